@@ -1,0 +1,49 @@
+# markup: every command a developer or CI needs. `make bench` and `make test`
+# set up everything on a fresh Debian machine (apt packages, .venv) first.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+CMAKE  := $(VENV)/bin/cmake
+BUILD  := build
+JOBS   ?= 2
+
+.PHONY: all bench test setup system venv install cbuild ctest pytest clean
+
+all: test
+
+## The main job: markup beside its peers, outputs checked, then timed.
+bench: install
+	$(PY) bench/compare.py
+
+## Every test: the C tests (ctest/cmocka), then the Python tests (pytest).
+test: ctest pytest
+
+system:
+	bash scripts/install-system-deps.sh
+
+$(VENV)/.stamp: requirements-dev.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -r requirements-dev.txt
+	touch $@
+
+venv: system $(VENV)/.stamp
+
+setup: venv
+
+## Builds the extension and installs markup into .venv (scikit-build-core).
+install: venv
+	$(PY) -m pip install -q --no-build-isolation -Cbuild-dir=$(BUILD)/pip .
+
+cbuild: venv
+	$(CMAKE) -S . -B $(BUILD)/c -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMARKUP_BUILD_TESTS=ON -DMARKUP_WERROR=ON
+	$(CMAKE) --build $(BUILD)/c -j $(JOBS)
+
+ctest: cbuild
+	$(VENV)/bin/ctest --test-dir $(BUILD)/c --output-on-failure
+
+pytest: install
+	$(PY) -m pytest -q
+
+clean:
+	rm -rf $(BUILD)

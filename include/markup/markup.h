@@ -1,0 +1,522 @@
+/*
+ * markup.h - the public C API of libmarkup.
+ *
+ * libmarkup writes HTML into one growable buffer: an escaper (SIMD with a
+ * portable fallback), UTF-8 validation, name checks and tag tables, low-level
+ * writers for the HTML5 syntax, reference-counted element trees with an
+ * iterative serializer, and "baked" templates (static HTML pre-rendered once,
+ * slots filled with escaped writes).
+ *
+ * Naming
+ *   Every exported symbol starts with `markup_`, every macro and enum value
+ *   with `MARKUP_`. The word after the prefix names the module: markup_buf_*,
+ *   markup_escape_*, markup_utf8_*, markup_html_*, markup_node_*,
+ *   markup_baked_*. A suffix `_html` means "trusted: written verbatim, not
+ *   escaped"; `_n`-less names always take an explicit byte length.
+ *
+ * Errors
+ *   Functions that can fail return a markup_status; MARKUP_OK is 0. Many take
+ *   an optional `markup_error *err` (NULL is allowed) that receives the
+ *   status, a static English message and the byte offset in the input where
+ *   the problem was found. Nothing in libmarkup calls abort() or exit(): out
+ *   of memory is MARKUP_ERR_NOMEM and leaves every object valid.
+ *
+ * Strings
+ *   All strings are (pointer, length) pairs of UTF-8 bytes; they need not be
+ *   NUL-terminated and may contain NUL. A NULL pointer with length 0 is the
+ *   empty string; a NULL pointer with a non-zero length is
+ *   MARKUP_ERR_INVALID_ARG.
+ *
+ * Threads
+ *   libmarkup has no global mutable state. Distinct objects may be used from
+ *   distinct threads freely. An object may be read (rendered) from many
+ *   threads at once once nobody modifies it: a markup_baked template is
+ *   immutable, and a markup_node is frozen (see markup_node_append_child).
+ */
+#ifndef MARKUP_MARKUP_H
+#define MARKUP_MARKUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "markup/export.h"
+#include "markup/version.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Status and errors                                                          */
+/* ------------------------------------------------------------------------ */
+
+typedef enum markup_status {
+    MARKUP_OK = 0,
+    MARKUP_ERR_NOMEM,            /* an allocation failed                     */
+    MARKUP_ERR_INVALID_ARG,      /* NULL object, NULL string with length > 0 */
+    MARKUP_ERR_TOO_LARGE,        /* a size would overflow size_t             */
+    MARKUP_ERR_INVALID_UTF8,     /* input bytes are not well-formed UTF-8    */
+    MARKUP_ERR_INVALID_TAG,      /* tag name not [A-Za-z][A-Za-z0-9-]*       */
+    MARKUP_ERR_INVALID_ATTR_NAME,/* attribute name rejected (see below)      */
+    MARKUP_ERR_VOID_CHILD,       /* child given to a void element (<br>)     */
+    MARKUP_ERR_RAW_TEXT,         /* text would end <script>/<style> early,
+                                    or an element inside <script>/<style>    */
+    MARKUP_ERR_FROZEN,           /* node already adopted by a parent         */
+    MARKUP_ERR_TOO_DEEP,         /* tree nested deeper than MARKUP_MAX_DEPTH */
+    MARKUP_ERR_SLOT_COUNT,       /* wrong number of baked slot values        */
+    MARKUP_ERR_SLOT_VALUE        /* slot value kind not allowed in that slot */
+} markup_status;
+
+/* Details of a failure. `msg` points to a static string (never freed);
+   `pos` is a byte offset into the input that was rejected (0 when the
+   error has no position). */
+typedef struct markup_error {
+    markup_status code;
+    size_t pos;
+    const char *msg;
+} markup_error;
+
+/* A static, human-readable name for a status ("out of memory", ...).
+   Never NULL; unknown values give "unknown status". Thread-safe. */
+MARKUP_API const char *markup_status_str(markup_status status);
+
+/* Runtime version: the same numbers as the MARKUP_VERSION_* macros of the
+   library that is actually linked. Returns a static string "MAJOR.MINOR.PATCH". */
+MARKUP_API const char *markup_version(void);
+
+/* ------------------------------------------------------------------------ */
+/* Allocator                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* Allocator hooks. Every function of libmarkup that allocates takes a
+   `const markup_alloc *`; NULL selects malloc/realloc/free. The struct is
+   read at each call, not copied, for buffers and trees that keep it: it must
+   outlive every object created with it. `ctx` is passed back untouched.
+   `realloc` receives the old size so that arena allocators can copy;
+   `free` receives the size that was allocated (0 when unknown is never
+   passed: libmarkup always knows). A hook signals failure by returning NULL;
+   libmarkup then returns MARKUP_ERR_NOMEM. */
+typedef struct markup_alloc {
+    void *(*malloc)(void *ctx, size_t size);
+    void *(*realloc)(void *ctx, void *ptr, size_t old_size, size_t new_size);
+    void (*free)(void *ctx, void *ptr, size_t size);
+    void *ctx;
+} markup_alloc;
+
+/* The allocator used when NULL is passed: libc malloc/realloc/free. */
+MARKUP_API const markup_alloc *markup_alloc_default(void);
+
+/* ------------------------------------------------------------------------ */
+/* Output buffer                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* A growable byte buffer. The struct is public so it can live on the stack
+   and appends can be inlined; treat the fields as read-only. `data` is NULL
+   until the first growth, `len` bytes of it are valid, and the buffer is not
+   NUL-terminated. Growth is geometric (1.5x, at least the request), so n
+   appends cost O(total length). A buffer is not thread-safe. */
+typedef struct markup_buf {
+    char *data;
+    size_t len;
+    size_t cap;
+    const markup_alloc *alc;
+} markup_buf;
+
+/* Initializes an empty buffer without allocating. `alc` may be NULL. */
+MARKUP_API void markup_buf_init(markup_buf *buf, const markup_alloc *alc);
+
+/* Frees the storage and leaves an empty buffer that may be reused.
+   NULL is a no-op. */
+MARKUP_API void markup_buf_free(markup_buf *buf);
+
+/* Grows the capacity so that `additional` more bytes fit. On failure the
+   buffer is unchanged: MARKUP_ERR_NOMEM, or MARKUP_ERR_TOO_LARGE when
+   len + additional overflows. Prefer markup_buf_reserve. */
+MARKUP_API markup_status markup_buf_grow(markup_buf *buf, size_t additional);
+
+/* Ensures room for `additional` more bytes; allocates only when needed. */
+static inline markup_status markup_buf_reserve(markup_buf *buf, size_t additional) {
+    if (buf->cap - buf->len >= additional) return MARKUP_OK;
+    return markup_buf_grow(buf, additional);
+}
+
+/* Appends `n` bytes verbatim (no escaping, no validation). `s` may be NULL
+   when n == 0. On failure nothing is appended. */
+static inline markup_status markup_buf_append(markup_buf *buf, const char *s, size_t n) {
+    if (n == 0) return MARKUP_OK;
+    if (buf->cap - buf->len < n) {
+        markup_status st = markup_buf_grow(buf, n);
+        if (st != MARKUP_OK) return st;
+    }
+    memcpy(buf->data + buf->len, s, n);
+    buf->len += n;
+    return MARKUP_OK;
+}
+
+/* Appends one byte verbatim. */
+static inline markup_status markup_buf_putc(markup_buf *buf, char c) {
+    if (buf->cap == buf->len) {
+        markup_status st = markup_buf_grow(buf, 1);
+        if (st != MARKUP_OK) return st;
+    }
+    buf->data[buf->len++] = c;
+    return MARKUP_OK;
+}
+
+/* Forgets the contents but keeps the storage. */
+static inline void markup_buf_clear(markup_buf *buf) { buf->len = 0; }
+
+/* Truncates to `len` bytes (no-op when len >= buf->len). Used to roll back a
+   partial write after an error. */
+static inline void markup_buf_truncate(markup_buf *buf, size_t len) {
+    if (len < buf->len) buf->len = len;
+}
+
+/* Hands the storage to the caller: returns the data pointer (NULL when the
+   buffer never allocated) and its length in *len (may be NULL), and leaves
+   the buffer empty. The caller frees the pointer with the buffer's
+   allocator, passing buf->cap as it was before the call as the size; *cap
+   (may be NULL) receives that capacity. */
+MARKUP_API char *markup_buf_detach(markup_buf *buf, size_t *len, size_t *cap);
+
+/* ------------------------------------------------------------------------ */
+/* Escaper                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* The escaper replaces exactly five bytes, the same in text and attribute
+   values, as markupsafe and Jinja2 do:
+       &  ->  &amp;     <  ->  &lt;     >  ->  &gt;
+       "  ->  &#34;     '  ->  &#39;
+   Every other byte, including NUL, control bytes and UTF-8 sequences
+   (valid or not), is copied unchanged. The escaper works on bytes: it does
+   not validate UTF-8 (see markup_utf8_validate). */
+
+/* Implementations. AUTO picks the fastest the running CPU supports, chosen
+   once per call from a cached CPU-feature probe (thread-safe, idempotent).
+   Every implementation produces identical bytes. */
+typedef enum markup_escape_impl {
+    MARKUP_ESCAPE_AUTO = 0,
+    MARKUP_ESCAPE_SCALAR, /* portable C: word-at-a-time scan, table writes */
+    MARKUP_ESCAPE_SSE2,   /* 16-byte blocks (x86-64 baseline)              */
+    MARKUP_ESCAPE_AVX2    /* 32-byte blocks, when the CPU has AVX2         */
+} markup_escape_impl;
+
+/* The longest escape of one byte ("&amp;" etc.). */
+#define MARKUP_ESCAPE_MAX_EXPANSION 5
+
+/* True when `impl` can run on this CPU (SCALAR and AUTO always can). */
+MARKUP_API bool markup_escape_impl_available(markup_escape_impl impl);
+
+/* The implementation AUTO resolves to on this CPU. Never AUTO. */
+MARKUP_API markup_escape_impl markup_escape_impl_best(void);
+
+/* A static name: "auto", "scalar", "sse2", "avx2". */
+MARKUP_API const char *markup_escape_impl_name(markup_escape_impl impl);
+
+/* Number of bytes in `s` that need escaping (0 means the input can be used
+   as it is). */
+MARKUP_API size_t markup_escape_count(const char *s, size_t n);
+
+/* Appends the escaped form of `s` to `buf` with the best implementation.
+   On failure (NOMEM, TOO_LARGE) the buffer is rolled back to its length
+   before the call. The escaped text never holds more than
+   n * MARKUP_ESCAPE_MAX_EXPANSION bytes, but the buffer only grows by what
+   is actually written (plus a small constant slack), so escaping a large
+   clean string does not reserve five times its size. */
+MARKUP_API markup_status markup_escape(markup_buf *buf, const char *s, size_t n);
+
+/* As markup_escape with an explicit implementation. An implementation the
+   CPU lacks returns MARKUP_ERR_INVALID_ARG. For tests, fuzzers and
+   benchmarks. */
+MARKUP_API markup_status markup_escape_with(markup_buf *buf, const char *s, size_t n,
+                                            markup_escape_impl impl);
+
+/* ------------------------------------------------------------------------ */
+/* UTF-8                                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* Checks that `s` is well-formed UTF-8 (RFC 3629: no overlongs, no
+   surrogates D800-DFFF, nothing above U+10FFFF, no truncated sequence).
+   ASCII runs take a fast path; the rest is decoded with utf8proc.
+   Returns MARKUP_OK or MARKUP_ERR_INVALID_UTF8 with err->pos at the first
+   byte of the first bad sequence. Thread-safe. */
+MARKUP_API markup_status markup_utf8_validate(const char *s, size_t n, markup_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* HTML syntax: names, tag tables and low-level writers                       */
+/* ------------------------------------------------------------------------ */
+
+/* How a tag's content is serialized. */
+typedef enum markup_tag_kind {
+    MARKUP_TAG_NORMAL = 0, /* <p>children</p>                               */
+    MARKUP_TAG_VOID,       /* area base br col embed hr img input link meta
+                              source track wbr: <br>, no children, no end tag */
+    MARKUP_TAG_SCRIPT,     /* raw text: no escaping; "</script" and "<!--"
+                              (any case) are rejected                        */
+    MARKUP_TAG_STYLE       /* raw text: no escaping; "</style" is rejected   */
+} markup_tag_kind;
+
+/* Validates a tag name: an ASCII letter, then ASCII letters, digits and '-'
+   ("div", "h1", "my-widget"). On success stores the kind in *kind (may be
+   NULL); matching of the void and raw-text tables is ASCII
+   case-insensitive. Errors: MARKUP_ERR_INVALID_TAG with err->pos at the
+   offending byte (0 for the empty name). */
+MARKUP_API markup_status markup_html_check_tag(const char *name, size_t n,
+                                               markup_tag_kind *kind, markup_error *err);
+
+/* Validates an attribute name. Rejected: the empty name, ASCII whitespace,
+   control characters (C0, DEL, C1), and the characters
+       "  '  <  >  /  =  &  \  `
+   and invalid UTF-8. Everything else is accepted, so "@click", ":class",
+   "x-on:click.prevent" and "data-on-click__debounce.500ms" are valid.
+   Errors: MARKUP_ERR_INVALID_ATTR_NAME (or MARKUP_ERR_INVALID_UTF8) with
+   err->pos at the offending byte. */
+MARKUP_API markup_status markup_html_check_attr_name(const char *name, size_t n,
+                                                     markup_error *err);
+
+/* Validates text for a raw-text element of the given kind: for
+   MARKUP_TAG_SCRIPT rejects "</script" and "<!--", for MARKUP_TAG_STYLE
+   rejects "</style", both ASCII case-insensitive; other kinds accept
+   anything. Errors: MARKUP_ERR_RAW_TEXT with err->pos at the '<'. */
+MARKUP_API markup_status markup_html_check_raw_text(markup_tag_kind kind, const char *s,
+                                                    size_t n, markup_error *err);
+
+/* Low-level writers. They append HTML syntax to `buf` and do not validate:
+   names must already have passed the checks above, and raw text must have
+   passed markup_html_check_raw_text. Text and attribute values are escaped
+   unless the function name ends in `_html`. On failure the buffer is rolled
+   back to its length before the call. */
+
+/* "<!doctype html>" */
+MARKUP_API markup_status markup_html_write_doctype(markup_buf *buf);
+/* "<tag" : the start of a start tag; attributes follow, then '>' */
+MARKUP_API markup_status markup_html_write_open(markup_buf *buf, const char *tag, size_t n);
+/* ' name="escaped value"' */
+MARKUP_API markup_status markup_html_write_attr(markup_buf *buf, const char *name, size_t name_len,
+                                                const char *value, size_t value_len);
+/* ' name="value"' with the value verbatim (already safe HTML) */
+MARKUP_API markup_status markup_html_write_attr_html(markup_buf *buf, const char *name,
+                                                     size_t name_len, const char *value,
+                                                     size_t value_len);
+/* ' name' : a boolean attribute that is present */
+MARKUP_API markup_status markup_html_write_attr_bare(markup_buf *buf, const char *name,
+                                                     size_t name_len);
+/* "</tag>" */
+MARKUP_API markup_status markup_html_write_close(markup_buf *buf, const char *tag, size_t n);
+/* "<!--escaped text-->" */
+MARKUP_API markup_status markup_html_write_comment(markup_buf *buf, const char *s, size_t n);
+
+/* ------------------------------------------------------------------------ */
+/* Element trees                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* The deepest nesting markup_node_render accepts (elements inside
+   elements). Deeper trees give MARKUP_ERR_TOO_DEEP, never a stack overflow:
+   the serializer is iterative. */
+#define MARKUP_MAX_DEPTH 1024
+
+/* A node: an element (tag, attributes, children) or a fragment (children
+   only; a document is a fragment that starts with a doctype).
+   Nodes are reference-counted (atomically). A new node has one reference,
+   owned by the caller. Building is bottom-up: a node becomes *frozen* when it
+   is appended to a parent, after which it can no longer be modified
+   (MARKUP_ERR_FROZEN). This makes cycles impossible and lets a frozen
+   subtree be shared by many parents and rendered from many threads. */
+typedef struct markup_node markup_node;
+
+/* Creates an element. The tag is validated (markup_html_check_tag) and
+   copied. `alc` may be NULL; it must outlive the node. On error *out is
+   NULL. */
+MARKUP_API markup_status markup_node_new_element(const char *tag, size_t n,
+                                                 const markup_alloc *alc, markup_node **out,
+                                                 markup_error *err);
+
+/* Creates an empty fragment: its children are rendered one after the other
+   with nothing around them. */
+MARKUP_API markup_status markup_node_new_fragment(const markup_alloc *alc, markup_node **out);
+
+/* Adds a reference. Returns `node` (NULL is allowed and returned). */
+MARKUP_API markup_node *markup_node_ref(markup_node *node);
+
+/* Drops a reference; the last one frees the node and drops its references
+   to its children. NULL is a no-op. Freeing is iterative: a deep tree does
+   not recurse on the C stack. */
+MARKUP_API void markup_node_unref(markup_node *node);
+
+/* The tag of an element (not NUL-terminated) and its length in *n;
+   NULL for a fragment. The pointer lives as long as the node. */
+MARKUP_API const char *markup_node_tag(const markup_node *node, size_t *n);
+
+/* Number of attributes and children stored so far. */
+MARKUP_API size_t markup_node_attr_count(const markup_node *node);
+MARKUP_API size_t markup_node_child_count(const markup_node *node);
+
+/* Adds an attribute with a text value (escaped when rendered). The name is
+   validated, the value must be valid UTF-8; both are copied. Attributes
+   render in insertion order; a repeated name is stored twice (no
+   de-duplication). Errors: INVALID_ARG (fragment or NULL), FROZEN,
+   INVALID_ATTR_NAME, INVALID_UTF8, NOMEM. */
+MARKUP_API markup_status markup_node_set_attr(markup_node *node, const char *name,
+                                              size_t name_len, const char *value,
+                                              size_t value_len, markup_error *err);
+
+/* As markup_node_set_attr, but the value is trusted HTML written verbatim
+   (still checked for valid UTF-8). */
+MARKUP_API markup_status markup_node_set_attr_html(markup_node *node, const char *name,
+                                                   size_t name_len, const char *value,
+                                                   size_t value_len, markup_error *err);
+
+/* A boolean attribute: `present` true stores a bare name (` disabled`),
+   false stores nothing (the attribute is omitted), matching Python's
+   True/False rules. The name is validated either way. */
+MARKUP_API markup_status markup_node_set_attr_bool(markup_node *node, const char *name,
+                                                   size_t name_len, bool present,
+                                                   markup_error *err);
+
+/* Appends a text child (escaped when rendered; in <script>/<style> written
+   raw after markup_html_check_raw_text). Valid UTF-8 required; copied.
+   Errors: FROZEN, VOID_CHILD, RAW_TEXT, INVALID_UTF8, NOMEM. */
+MARKUP_API markup_status markup_node_append_text(markup_node *node, const char *s, size_t n,
+                                                 markup_error *err);
+
+/* Appends trusted HTML written verbatim (valid UTF-8 required; in
+   <script>/<style> the raw-text check still applies). */
+MARKUP_API markup_status markup_node_append_html(markup_node *node, const char *s, size_t n,
+                                                 markup_error *err);
+
+/* Appends a comment, rendered as "<!--escaped text-->". */
+MARKUP_API markup_status markup_node_append_comment(markup_node *node, const char *s, size_t n,
+                                                    markup_error *err);
+
+/* Appends "<!doctype html>" as a child (normally the first child of a
+   fragment that holds the <html> element). */
+MARKUP_API markup_status markup_node_append_doctype(markup_node *node, markup_error *err);
+
+/* Appends `child` and freezes it. The parent takes its own reference; the
+   caller keeps (and must still drop) theirs. Errors: FROZEN (parent frozen),
+   INVALID_ARG (child NULL or child == node), VOID_CHILD, RAW_TEXT (element
+   inside <script>/<style>), NOMEM. */
+MARKUP_API markup_status markup_node_append_child(markup_node *node, markup_node *child,
+                                                  markup_error *err);
+
+/* Serializes the tree as HTML5 and appends it to `out`. Iterative; trees
+   deeper than MARKUP_MAX_DEPTH give MARKUP_ERR_TOO_DEEP. On error the buffer
+   is rolled back to its length before the call. Rendering only reads the
+   tree: a frozen tree may be rendered from many threads at once (each with
+   its own buffer). */
+MARKUP_API markup_status markup_node_render(const markup_node *node, markup_buf *out,
+                                            markup_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Baked templates                                                            */
+/* ------------------------------------------------------------------------ */
+
+/* A baked template is a sequence of static HTML segments and slots,
+   flattened into one contiguous static buffer plus a slot table. Rendering
+   reserves the static total once, copies each static segment and writes each
+   slot's value. A template is immutable after markup_baked_builder_finish
+   and may be rendered from many threads at once.
+
+   Slots:
+     CHILD  a child position: text is escaped, HTML verbatim, OMIT writes
+            nothing.
+     ATTR   a whole attribute, stored with its name: text writes
+            ' name="escaped"', HTML ' name="verbatim"', TRUE ' name',
+            OMIT (Python False/None) nothing. */
+typedef struct markup_baked markup_baked;
+typedef struct markup_baked_builder markup_baked_builder;
+
+typedef enum markup_slot_kind {
+    MARKUP_SLOT_CHILD = 0,
+    MARKUP_SLOT_ATTR
+} markup_slot_kind;
+
+typedef enum markup_value_kind {
+    MARKUP_VALUE_TEXT = 0, /* escaped                                   */
+    MARKUP_VALUE_HTML,     /* trusted, verbatim                         */
+    MARKUP_VALUE_TRUE,     /* ATTR only: bare attribute name            */
+    MARKUP_VALUE_OMIT      /* writes nothing (Python None, or False)    */
+} markup_value_kind;
+
+/* One slot value for markup_baked_render. TEXT and HTML strings must be
+   valid UTF-8 (checked); `s` is ignored for TRUE and OMIT. */
+typedef struct markup_value {
+    markup_value_kind kind;
+    const char *s;
+    size_t n;
+} markup_value;
+
+/* Starts a template. `alc` may be NULL and must outlive the builder and the
+   template. */
+MARKUP_API markup_status markup_baked_builder_new(const markup_alloc *alc,
+                                                  markup_baked_builder **out);
+
+/* Frees a builder that was not finished (NULL is a no-op). */
+MARKUP_API void markup_baked_builder_free(markup_baked_builder *b);
+
+/* Appends static HTML, copied verbatim (the caller produced it with the
+   markup_html_* writers or otherwise trusts it). Adjacent static pieces are
+   merged. */
+MARKUP_API markup_status markup_baked_builder_add_static(markup_baked_builder *b, const char *s,
+                                                         size_t n);
+
+/* Appends a child slot. Slots are numbered 0, 1, ... in the order added. */
+MARKUP_API markup_status markup_baked_builder_add_child_slot(markup_baked_builder *b);
+
+/* Appends an attribute slot for attribute `name` (validated, copied). It
+   belongs inside a start tag: after "<tag" and before ">". */
+MARKUP_API markup_status markup_baked_builder_add_attr_slot(markup_baked_builder *b,
+                                                            const char *name, size_t name_len,
+                                                            markup_error *err);
+
+/* Turns the builder into an immutable template. The builder is consumed
+   (freed) whether or not this succeeds. */
+MARKUP_API markup_status markup_baked_builder_finish(markup_baked_builder *b,
+                                                     markup_baked **out);
+
+/* Frees a template (NULL is a no-op). Not while another thread renders it. */
+MARKUP_API void markup_baked_free(markup_baked *tpl);
+
+/* Number of slots, their kinds, and the total size of the static HTML. */
+MARKUP_API size_t markup_baked_slot_count(const markup_baked *tpl);
+MARKUP_API markup_slot_kind markup_baked_slot_kind(const markup_baked *tpl, size_t slot);
+MARKUP_API size_t markup_baked_static_size(const markup_baked *tpl);
+
+/* Renders with one value per slot, in slot order, appending to `out`.
+   Errors: SLOT_COUNT (nvalues != slot count), SLOT_VALUE (TRUE in a child
+   slot), INVALID_UTF8 (err->pos is the offset inside that value), NOMEM.
+   On error the buffer is rolled back. Thread-safe for concurrent renders of
+   one template. */
+MARKUP_API markup_status markup_baked_render(const markup_baked *tpl, const markup_value *values,
+                                             size_t nvalues, markup_buf *out, markup_error *err);
+
+/* The general form, for bindings whose slot values are not strings (the
+   Python extension renders lists and elements into child slots). For each
+   slot in order, the static HTML before it is appended and then
+   `write_slot(ctx, slot_index, kind, name, name_len, out)` is called to
+   write that slot (for ATTR slots `name` is the attribute name, for CHILD
+   slots NULL); the callback appends whatever it wants to `out` and returns
+   MARKUP_OK, or any other status to stop. The trailing static HTML is
+   appended last. Returns the first non-OK status; the buffer is then
+   rolled back. */
+typedef markup_status (*markup_slot_writer)(void *ctx, size_t slot, markup_slot_kind kind,
+                                            const char *name, size_t name_len,
+                                            markup_buf *out);
+
+MARKUP_API markup_status markup_baked_render_with(const markup_baked *tpl,
+                                                  markup_slot_writer write_slot, void *ctx,
+                                                  markup_buf *out);
+
+/* Writes one value the way markup_baked_render does for a slot of `kind`
+   (and `name` for ATTR): exposed so that bindings apply the same rules.
+   Does not validate UTF-8. */
+MARKUP_API markup_status markup_baked_write_value(markup_slot_kind kind, const char *name,
+                                                  size_t name_len, const markup_value *value,
+                                                  markup_buf *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MARKUP_MARKUP_H */

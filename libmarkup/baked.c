@@ -1,0 +1,1 @@
+/* baked.c: to be written */

@@ -1,0 +1,1 @@
+/* buffer.c: to be written */

@@ -1,0 +1,1 @@
+/* escape.c: to be written */

@@ -1,0 +1,1 @@
+/* escape_avx2.c: to be written */

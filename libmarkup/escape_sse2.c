@@ -1,0 +1,1 @@
+/* escape_sse2.c: to be written */

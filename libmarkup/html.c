@@ -1,0 +1,1 @@
+/* html.c: to be written */

@@ -1,0 +1,1 @@
+/* node.c: to be written */

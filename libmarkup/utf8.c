@@ -1,0 +1,1 @@
+/* utf8.c: to be written */

@@ -1,0 +1,1 @@
+/* version.c: to be written */
