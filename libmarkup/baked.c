@@ -1,1 +1,338 @@
-/* baked.c: to be written */
+/*
+ * baked.c - baked templates: static HTML rendered once, slots filled per call.
+ *
+ * A builder collects static text into one growable buffer, attribute names
+ * into a second one and slots into an array. A slot only records where it
+ * sits in the static text, so adjacent static pieces merge for free and the
+ * static segment before slot i is statics[slot[i-1].at .. slot[i].at).
+ * Finishing copies the three parts into a single allocation that is never
+ * written again, which is what makes concurrent renders safe.
+ */
+#include <stdalign.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "markup/markup.h"
+
+typedef struct baked_slot {
+    size_t at;       /* offset in the static text where the slot is written */
+    size_t name_off; /* ATTR: the attribute name in the names area        */
+    size_t name_len;
+    markup_slot_kind kind;
+} baked_slot;
+
+struct markup_baked_builder {
+    const markup_alloc *alc;
+    markup_buf statics;
+    markup_buf names;
+    baked_slot *slots;
+    size_t nslots;
+    size_t slots_cap;
+};
+
+struct markup_baked {
+    const markup_alloc *alc;
+    size_t alloc_size; /* handed back to alc->free */
+    const baked_slot *slots;
+    size_t nslots;
+    const char *statics;
+    size_t static_len;
+    const char *names;
+};
+
+/* Room for ' name=""' around an attribute value. */
+#define ATTR_OVERHEAD 4
+
+static const markup_alloc *resolve_alloc(const markup_alloc *alc) {
+    return alc ? alc : markup_alloc_default();
+}
+
+static markup_status set_error(markup_error *err, markup_status code, size_t pos,
+                               const char *msg) {
+    if (err) {
+        err->code = code;
+        err->pos = pos;
+        err->msg = msg;
+    }
+    return code;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Builder                                                                    */
+/* ------------------------------------------------------------------------ */
+
+markup_status markup_baked_builder_new(const markup_alloc *alc, markup_baked_builder **out) {
+    if (!out) return MARKUP_ERR_INVALID_ARG;
+    *out = NULL;
+    alc = resolve_alloc(alc);
+    markup_baked_builder *b = alc->malloc(alc->ctx, sizeof *b);
+    if (!b) return MARKUP_ERR_NOMEM;
+    b->alc = alc;
+    markup_buf_init(&b->statics, alc);
+    markup_buf_init(&b->names, alc);
+    b->slots = NULL;
+    b->nslots = 0;
+    b->slots_cap = 0;
+    *out = b;
+    return MARKUP_OK;
+}
+
+void markup_baked_builder_free(markup_baked_builder *b) {
+    if (!b) return;
+    const markup_alloc *alc = b->alc;
+    markup_buf_free(&b->statics);
+    markup_buf_free(&b->names);
+    if (b->slots) alc->free(alc->ctx, b->slots, b->slots_cap * sizeof *b->slots);
+    alc->free(alc->ctx, b, sizeof *b);
+}
+
+markup_status markup_baked_builder_add_static(markup_baked_builder *b, const char *s, size_t n) {
+    if (!b || (!s && n > 0)) return MARKUP_ERR_INVALID_ARG;
+    return markup_buf_append(&b->statics, s, n);
+}
+
+/* Appends a slot at the current end of the static text. On failure the
+   builder is unchanged. */
+static markup_status push_slot(markup_baked_builder *b, markup_slot_kind kind, size_t name_off,
+                               size_t name_len) {
+    if (b->nslots == b->slots_cap) {
+        size_t cap = b->slots_cap ? b->slots_cap + b->slots_cap / 2 : 8;
+        if (cap > SIZE_MAX / sizeof *b->slots) return MARKUP_ERR_TOO_LARGE;
+        const markup_alloc *alc = b->alc;
+        baked_slot *slots =
+            b->slots ? alc->realloc(alc->ctx, b->slots, b->slots_cap * sizeof *slots,
+                                    cap * sizeof *slots)
+                     : alc->malloc(alc->ctx, cap * sizeof *slots);
+        if (!slots) return MARKUP_ERR_NOMEM;
+        b->slots = slots;
+        b->slots_cap = cap;
+    }
+    baked_slot *slot = &b->slots[b->nslots++];
+    slot->at = b->statics.len;
+    slot->name_off = name_off;
+    slot->name_len = name_len;
+    slot->kind = kind;
+    return MARKUP_OK;
+}
+
+markup_status markup_baked_builder_add_child_slot(markup_baked_builder *b) {
+    if (!b) return MARKUP_ERR_INVALID_ARG;
+    return push_slot(b, MARKUP_SLOT_CHILD, 0, 0);
+}
+
+markup_status markup_baked_builder_add_attr_slot(markup_baked_builder *b, const char *name,
+                                                 size_t name_len, markup_error *err) {
+    if (!b || (!name && name_len > 0))
+        return set_error(err, MARKUP_ERR_INVALID_ARG, 0, "invalid argument");
+    markup_status st = markup_html_check_attr_name(name, name_len, err);
+    if (st != MARKUP_OK) return st;
+    size_t name_off = b->names.len;
+    st = markup_buf_append(&b->names, name, name_len);
+    if (st == MARKUP_OK) st = push_slot(b, MARKUP_SLOT_ATTR, name_off, name_len);
+    if (st != MARKUP_OK) {
+        markup_buf_truncate(&b->names, name_off);
+        return set_error(err, st, 0, markup_status_str(st));
+    }
+    return MARKUP_OK;
+}
+
+/* Adds `n` to *total, reporting overflow. */
+static bool add_size(size_t *total, size_t n) {
+    if (n > SIZE_MAX - *total) return false;
+    *total += n;
+    return true;
+}
+
+markup_status markup_baked_builder_finish(markup_baked_builder *b, markup_baked **out) {
+    if (out) *out = NULL;
+    if (!b) return MARKUP_ERR_INVALID_ARG;
+    if (!out) {
+        markup_baked_builder_free(b);
+        return MARKUP_ERR_INVALID_ARG;
+    }
+
+    /* One block: the header, the slot table, the static text, the names. */
+    size_t slots_off = (sizeof(markup_baked) + alignof(baked_slot) - 1) &
+                       ~(size_t)(alignof(baked_slot) - 1);
+    size_t total = slots_off;
+    bool fits = b->nslots <= SIZE_MAX / sizeof(baked_slot) &&
+                add_size(&total, b->nslots * sizeof(baked_slot));
+    size_t statics_off = total;
+    fits = fits && add_size(&total, b->statics.len);
+    size_t names_off = total;
+    fits = fits && add_size(&total, b->names.len);
+    if (!fits) {
+        markup_baked_builder_free(b);
+        return MARKUP_ERR_TOO_LARGE;
+    }
+
+    const markup_alloc *alc = b->alc;
+    char *block = alc->malloc(alc->ctx, total);
+    if (!block) {
+        markup_baked_builder_free(b);
+        return MARKUP_ERR_NOMEM;
+    }
+    markup_baked *tpl = (markup_baked *)block;
+    baked_slot *slots = (baked_slot *)(block + slots_off);
+    if (b->nslots) memcpy(slots, b->slots, b->nslots * sizeof *slots);
+    if (b->statics.len) memcpy(block + statics_off, b->statics.data, b->statics.len);
+    if (b->names.len) memcpy(block + names_off, b->names.data, b->names.len);
+    tpl->alc = alc;
+    tpl->alloc_size = total;
+    tpl->slots = slots;
+    tpl->nslots = b->nslots;
+    tpl->statics = block + statics_off;
+    tpl->static_len = b->statics.len;
+    tpl->names = block + names_off;
+
+    markup_baked_builder_free(b);
+    *out = tpl;
+    return MARKUP_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Template                                                                   */
+/* ------------------------------------------------------------------------ */
+
+void markup_baked_free(markup_baked *tpl) {
+    if (!tpl) return;
+    const markup_alloc *alc = tpl->alc;
+    alc->free(alc->ctx, tpl, tpl->alloc_size);
+}
+
+size_t markup_baked_slot_count(const markup_baked *tpl) { return tpl ? tpl->nslots : 0; }
+
+markup_slot_kind markup_baked_slot_kind(const markup_baked *tpl, size_t slot) {
+    if (!tpl || slot >= tpl->nslots) return MARKUP_SLOT_CHILD;
+    return tpl->slots[slot].kind;
+}
+
+size_t markup_baked_static_size(const markup_baked *tpl) { return tpl ? tpl->static_len : 0; }
+
+markup_status markup_baked_write_value(markup_slot_kind kind, const char *name, size_t name_len,
+                                       const markup_value *value, markup_buf *out) {
+    if (!value || !out) return MARKUP_ERR_INVALID_ARG;
+    const char *s = value->s;
+    size_t n = value->n;
+    bool has_string = value->kind == MARKUP_VALUE_TEXT || value->kind == MARKUP_VALUE_HTML;
+    if (has_string && !s && n > 0) return MARKUP_ERR_INVALID_ARG;
+
+    if (kind == MARKUP_SLOT_CHILD) {
+        switch (value->kind) {
+        case MARKUP_VALUE_TEXT: return markup_escape(out, s, n);
+        case MARKUP_VALUE_HTML: return markup_buf_append(out, s, n);
+        case MARKUP_VALUE_OMIT: return MARKUP_OK;
+        case MARKUP_VALUE_TRUE: return MARKUP_ERR_SLOT_VALUE;
+        }
+        return MARKUP_ERR_INVALID_ARG;
+    }
+    if (kind != MARKUP_SLOT_ATTR || (!name && name_len > 0)) return MARKUP_ERR_INVALID_ARG;
+    switch (value->kind) {
+    case MARKUP_VALUE_TEXT: return markup_html_write_attr(out, name, name_len, s, n);
+    case MARKUP_VALUE_HTML: return markup_html_write_attr_html(out, name, name_len, s, n);
+    case MARKUP_VALUE_TRUE: return markup_html_write_attr_bare(out, name, name_len);
+    case MARKUP_VALUE_OMIT: return MARKUP_OK;
+    }
+    return MARKUP_ERR_INVALID_ARG;
+}
+
+/* Checks every value before anything is written, and adds up how many bytes
+   the render needs at least (escaping can only add to it). */
+static markup_status check_values(const markup_baked *tpl, const markup_value *values,
+                                  size_t *need, markup_error *err) {
+    size_t total = tpl->static_len;
+    for (size_t i = 0; i < tpl->nslots; i++) {
+        const markup_value *v = &values[i];
+        const baked_slot *slot = &tpl->slots[i];
+        bool fits = true;
+        switch (v->kind) {
+        case MARKUP_VALUE_TEXT:
+        case MARKUP_VALUE_HTML:
+            if (!v->s && v->n > 0)
+                return set_error(err, MARKUP_ERR_INVALID_ARG, 0,
+                                 "slot value has a NULL string with a non-zero length");
+            if (v->n > 0) {
+                markup_status st = markup_utf8_validate(v->s, v->n, err);
+                if (st != MARKUP_OK) return st;
+            }
+            fits = add_size(&total, v->n) &&
+                   (slot->kind != MARKUP_SLOT_ATTR ||
+                    add_size(&total, slot->name_len + ATTR_OVERHEAD));
+            break;
+        case MARKUP_VALUE_TRUE:
+            if (slot->kind == MARKUP_SLOT_CHILD)
+                return set_error(err, MARKUP_ERR_SLOT_VALUE, 0,
+                                 "a TRUE value is only allowed in an attribute slot");
+            fits = add_size(&total, slot->name_len + 1);
+            break;
+        case MARKUP_VALUE_OMIT:
+            break;
+        default:
+            return set_error(err, MARKUP_ERR_INVALID_ARG, 0, "unknown slot value kind");
+        }
+        if (!fits)
+            return set_error(err, MARKUP_ERR_TOO_LARGE, 0, "rendered template would be too large");
+    }
+    *need = total;
+    return MARKUP_OK;
+}
+
+markup_status markup_baked_render(const markup_baked *tpl, const markup_value *values,
+                                  size_t nvalues, markup_buf *out, markup_error *err) {
+    if (!tpl || !out || (!values && nvalues > 0))
+        return set_error(err, MARKUP_ERR_INVALID_ARG, 0, "invalid argument");
+    if (nvalues != tpl->nslots)
+        return set_error(err, MARKUP_ERR_SLOT_COUNT, 0,
+                         "number of values differs from the template's slot count");
+    size_t need;
+    markup_status st = check_values(tpl, values, &need, err);
+    if (st != MARKUP_OK) return st;
+
+    size_t start = out->len;
+    st = markup_buf_reserve(out, need);
+    if (st != MARKUP_OK) return set_error(err, st, 0, markup_status_str(st));
+
+    size_t done = 0; /* static text already written */
+    for (size_t i = 0; i < tpl->nslots; i++) {
+        const baked_slot *slot = &tpl->slots[i];
+        st = markup_buf_append(out, tpl->statics + done, slot->at - done);
+        if (st != MARKUP_OK) goto fail;
+        done = slot->at;
+        st = markup_baked_write_value(slot->kind, tpl->names + slot->name_off, slot->name_len,
+                                      &values[i], out);
+        if (st != MARKUP_OK) goto fail;
+    }
+    st = markup_buf_append(out, tpl->statics + done, tpl->static_len - done);
+    if (st != MARKUP_OK) goto fail;
+    return MARKUP_OK;
+
+fail:
+    markup_buf_truncate(out, start);
+    return set_error(err, st, 0, markup_status_str(st));
+}
+
+markup_status markup_baked_render_with(const markup_baked *tpl, markup_slot_writer write_slot,
+                                       void *ctx, markup_buf *out) {
+    if (!tpl || !write_slot || !out) return MARKUP_ERR_INVALID_ARG;
+    size_t start = out->len;
+    markup_status st = markup_buf_reserve(out, tpl->static_len);
+    if (st != MARKUP_OK) return st;
+
+    size_t done = 0;
+    for (size_t i = 0; i < tpl->nslots; i++) {
+        const baked_slot *slot = &tpl->slots[i];
+        st = markup_buf_append(out, tpl->statics + done, slot->at - done);
+        if (st != MARKUP_OK) goto fail;
+        done = slot->at;
+        const char *name = slot->kind == MARKUP_SLOT_ATTR ? tpl->names + slot->name_off : NULL;
+        st = write_slot(ctx, i, slot->kind, name, slot->name_len, out);
+        if (st != MARKUP_OK) goto fail;
+    }
+    st = markup_buf_append(out, tpl->statics + done, tpl->static_len - done);
+    if (st != MARKUP_OK) goto fail;
+    return MARKUP_OK;
+
+fail:
+    markup_buf_truncate(out, start);
+    return st;
+}
