@@ -1,0 +1,145 @@
+/*
+ * state.h - private header of the markup._core extension.
+ *
+ * The module state (heap types, interned strings, caches), the Element
+ * object, and the internal functions shared between module.c, element.c,
+ * render.c, safestring.c and baked.c. Nothing here is public API.
+ */
+#ifndef PYMARKUP_STATE_H
+#define PYMARKUP_STATE_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+
+#include "markup/markup.h"
+
+/* ------------------------------------------------------------------------ */
+/* Module state                                                               */
+/* ------------------------------------------------------------------------ */
+
+typedef struct pm_state {
+    PyTypeObject *element_type;    /* markup._core.Element                     */
+    PyTypeObject *tag_type;        /* markup._core.Tag: an element factory     */
+    PyTypeObject *namespace_type;  /* the type of `h`                          */
+    PyTypeObject *comment_type;    /* markup._core.Comment                     */
+    PyTypeObject *safestring_type; /* markup._core.SafeString (str subclass)   */
+
+    /* Owned by baked.c: pm_baked_init() may set these; they stay NULL
+       otherwise. module.c visits and clears them with the rest of the
+       state. Element construction accepts instances of placeholder_type as
+       children and attribute values; the render walker hands them to
+       pm_render_ctx.on_placeholder. */
+    PyTypeObject *placeholder_type;
+    PyTypeObject *baked_type;
+    PyObject *baked_refs[4];
+
+    PyObject *h;             /* the `h` namespace instance                    */
+    PyObject *factories;     /* dict: "Div" -> Tag('div'), for `h`            */
+    PyObject *kwname_cache;  /* dict: keyword ("class_") -> attr name ("class") */
+    PyObject *mapping_abc;   /* collections.abc.Mapping, for the rare path    */
+    PyObject *str_html;      /* interned "__html__"                          */
+} pm_state;
+
+extern PyModuleDef pm_module_def;
+
+/* The state of the module that defined `type` (or one of its bases). Never
+   fails for our own types and their subclasses. */
+pm_state *pm_state_from_type(PyTypeObject *type);
+
+static inline pm_state *pm_state_from_module(PyObject *module) {
+    return (pm_state *)PyModule_GetState(module);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Element                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Element.flags */
+#define PM_ELEMENT_DOCTYPE 0x01 /* write "<!doctype html>" before the element */
+
+/* An element: immutable once built. `tag` is a validated ASCII str.
+   `attrs` is NULL (no attributes) or a tuple of 2*n items: name, value,
+   name, value, ... in insertion order; names are validated str, values are
+   stored as given (str, SafeString, __html__ objects, int, float, True,
+   False, None or a baked placeholder) and the rules are applied when
+   rendering. `children` is NULL (no children) or a tuple of already
+   flattened children: str, int, float, Element, Comment, __html__ objects
+   or placeholders (None and nested lists were removed at construction). */
+typedef struct pm_element {
+    PyObject_HEAD
+    PyObject *tag;
+    PyObject *attrs;
+    PyObject *children;
+    uint8_t kind;  /* markup_tag_kind */
+    uint8_t flags; /* PM_ELEMENT_* */
+} pm_element;
+
+/* A Comment: `text` is a str written escaped between "<!--" and "-->". */
+typedef struct pm_comment {
+    PyObject_HEAD
+    PyObject *text;
+} pm_comment;
+
+/* ------------------------------------------------------------------------ */
+/* Rendering                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* The context of one render: the output buffer, and what to do with baked
+   placeholders. */
+typedef struct pm_render_ctx {
+    pm_state *st;
+    markup_buf *buf;
+    /* Called for a placeholder met as a child (attr_name NULL) or as an
+       attribute value (attr_name is the attribute's UTF-8 name). Returns 0,
+       or -1 with an exception set. NULL: a placeholder is a TypeError. */
+    int (*on_placeholder)(struct pm_render_ctx *ctx, PyObject *placeholder,
+                          const char *attr_name, Py_ssize_t attr_name_len);
+    void *user;
+} pm_render_ctx;
+
+/* The allocator of every buffer the extension makes: PyMem_*. */
+extern const markup_alloc pm_pymem_alloc;
+
+/* Writes any child value: str (escaped), SafeString and __html__ objects
+   (verbatim), int/float (str()), None (nothing), Element, Comment, lists
+   and tuples (each item), placeholders (ctx->on_placeholder). `depth` is
+   the element nesting depth so far (0 at the top). Returns 0, or -1 with an
+   exception set (the buffer may hold a partial write: the caller discards
+   it or truncates). */
+int pm_render_child(pm_render_ctx *ctx, PyObject *child, int depth);
+
+/* Writes one attribute by the value rules: str -> ' name="escaped"',
+   SafeString/__html__ -> ' name="verbatim"', int/float -> str() escaped,
+   True -> ' name', False/None -> nothing, placeholder ->
+   ctx->on_placeholder, anything else -> TypeError. The name must already
+   be validated. Returns 0 or -1 with an exception set. */
+int pm_render_attr_value(pm_render_ctx *ctx, const char *name, Py_ssize_t name_len,
+                         PyObject *value);
+
+/* Converts a markup_status into a Python exception (MemoryError,
+   OverflowError, ValueError) and returns -1. `what` names the element or
+   function for the message. */
+int pm_raise_status(markup_status status, const char *what);
+
+/* Renders `obj` (any child value) and returns a new SafeString. */
+PyObject *pm_render_to_safestring(pm_state *st, PyObject *obj);
+
+/* ------------------------------------------------------------------------ */
+/* SafeString                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* A new SafeString holding `n` bytes of UTF-8 (already safe HTML). */
+PyObject *pm_safestring_from_utf8(pm_state *st, const char *s, Py_ssize_t n);
+
+/* ------------------------------------------------------------------------ */
+/* Per-file init (called from module.c's exec slot)                            */
+/* ------------------------------------------------------------------------ */
+
+int pm_element_init(PyObject *module, pm_state *st);
+int pm_safestring_init(PyObject *module, pm_state *st);
+/* Provided by baked.c: creates the baked types, sets st->placeholder_type,
+   and adds its names to the module. Returns 0 or -1 with an exception. */
+int pm_baked_init(PyObject *module, pm_state *st);
+
+#endif /* PYMARKUP_STATE_H */
