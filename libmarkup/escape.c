@@ -1,1 +1,190 @@
-/* escape.c: to be written */
+/*
+ * escape.c - the HTML escaper: dispatch, the public entry points and the
+ * portable scalar kernel.
+ *
+ * Output is written in chunks: room for a chunk's worst case (5x) is reserved
+ * once, then the kernel writes into raw memory with no per-byte capacity
+ * check. Reserving per chunk rather than per call keeps a large clean string
+ * from reserving five times its size.
+ */
+#include <stdatomic.h>
+#include <string.h>
+
+#include "escape_impl.h"
+#include "markup/markup.h"
+
+/* ---- entity table ------------------------------------------------------ */
+
+#define ESC_SPECIAL(x) ((x) == '&' || (x) == '<' || (x) == '>' || (x) == '"' || (x) == '\'')
+#define ESC_B0(x) (ESC_SPECIAL(x) ? '&' : (x))
+#define ESC_B1(x) ((x) == '&' ? 'a' : (x) == '<' ? 'l' : (x) == '>' ? 'g' : ESC_SPECIAL(x) ? '#' : 0)
+#define ESC_B2(x) ((x) == '&' ? 'm' : ((x) == '<' || (x) == '>') ? 't' : ESC_SPECIAL(x) ? '3' : 0)
+#define ESC_B3(x) ((x) == '&' ? 'p' : ((x) == '<' || (x) == '>') ? ';' : (x) == '"' ? '4' \
+                   : (x) == '\'' ? '9' : 0)
+#define ESC_B4(x) (((x) == '&' || (x) == '"' || (x) == '\'') ? ';' : 0)
+#define ESC_LEN(x) (((x) == '<' || (x) == '>') ? 4 : ESC_SPECIAL(x) ? 5 : 1)
+
+#define ENT1(x) {(char)ESC_B0(x), (char)ESC_B1(x), (char)ESC_B2(x), (char)ESC_B3(x), (char)ESC_B4(x)}
+#define ENT4(x) ENT1(x), ENT1((x) + 1), ENT1((x) + 2), ENT1((x) + 3)
+#define ENT16(x) ENT4(x), ENT4((x) + 4), ENT4((x) + 8), ENT4((x) + 12)
+#define ENT64(x) ENT16(x), ENT16((x) + 16), ENT16((x) + 32), ENT16((x) + 48)
+#define LEN1(x) ESC_LEN(x)
+#define LEN4(x) LEN1(x), LEN1((x) + 1), LEN1((x) + 2), LEN1((x) + 3)
+#define LEN16(x) LEN4(x), LEN4((x) + 4), LEN4((x) + 8), LEN4((x) + 12)
+#define LEN64(x) LEN16(x), LEN16((x) + 16), LEN16((x) + 32), LEN16((x) + 48)
+
+const char markup_escape_entity_[256][8] = {ENT64(0), ENT64(64), ENT64(128), ENT64(192)};
+const uint8_t markup_escape_entity_len_[256] = {LEN64(0), LEN64(64), LEN64(128), LEN64(192)};
+
+/* ---- scalar kernel ----------------------------------------------------- */
+
+#define ONES UINT64_C(0x0101010101010101)
+#define HIGHS UINT64_C(0x8080808080808080)
+
+/* Non-zero when some byte of w is zero. May also flag bytes above a true
+   zero (borrow), which only matters for locating, not for detecting. */
+static inline uint64_t swar_has_zero(uint64_t v) { return (v - ONES) & ~v & HIGHS; }
+
+/* Non-zero when some byte of w is one of & < > " '. '<' and '>' differ only
+   in bit 1 and '&' and '\'' only in bit 0, so three tests cover five bytes. */
+static inline uint64_t swar_special(uint64_t w) {
+    return swar_has_zero((w | 0x02 * ONES) ^ (0x3E * ONES)) |
+           swar_has_zero((w | 0x01 * ONES) ^ (0x27 * ONES)) | swar_has_zero(w ^ (0x22 * ONES));
+}
+
+static inline char *put_escaped_byte(char *dst, unsigned char c) {
+    memcpy(dst, markup_escape_entity_[c], 8);
+    return dst + markup_escape_entity_len_[c];
+}
+
+static size_t scalar_escape(char *dst, const char *src, size_t n, size_t readable) {
+    (void)readable;
+    char *d = dst;
+    size_t i = 0;
+    for (; n - i >= 8; i += 8) {
+        uint64_t w;
+        memcpy(&w, src + i, 8);
+        if (swar_special(w) == 0) {
+            memcpy(d, &w, 8);
+            d += 8;
+        } else {
+            for (size_t k = 0; k < 8; k++) d = put_escaped_byte(d, (unsigned char)src[i + k]);
+        }
+    }
+    for (; i < n; i++) d = put_escaped_byte(d, (unsigned char)src[i]);
+    return (size_t)(d - dst);
+}
+
+static size_t scalar_count(const char *src, size_t n) {
+    size_t count = 0, i = 0;
+    for (; n - i >= 8; i += 8) {
+        uint64_t w;
+        memcpy(&w, src + i, 8);
+        if (swar_special(w) == 0) continue;
+        for (size_t k = 0; k < 8; k++)
+            count += markup_escape_entity_len_[(unsigned char)src[i + k]] != 1;
+    }
+    for (; i < n; i++) count += markup_escape_entity_len_[(unsigned char)src[i]] != 1;
+    return count;
+}
+
+static const markup_escape_kernels scalar_kernels = {scalar_escape, scalar_count};
+
+/* ---- dispatch ---------------------------------------------------------- */
+
+/* The probe result, cached: 0 until the first probe, then impl + 1. Every
+   thread computes the same value, so a racing double probe is harmless. */
+static atomic_int best_impl_cache;
+
+static markup_escape_impl probe_best(void) {
+#if MARKUP_ESCAPE_X86
+    if (markup_escape_avx2_kernels_() != NULL) {
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("avx2")) return MARKUP_ESCAPE_AVX2;
+    }
+    if (markup_escape_sse2_kernels_() != NULL) return MARKUP_ESCAPE_SSE2;
+#endif
+    return MARKUP_ESCAPE_SCALAR;
+}
+
+markup_escape_impl markup_escape_impl_best(void) {
+    int cached = atomic_load_explicit(&best_impl_cache, memory_order_relaxed);
+    if (cached == 0) {
+        cached = (int)probe_best() + 1;
+        atomic_store_explicit(&best_impl_cache, cached, memory_order_relaxed);
+    }
+    return (markup_escape_impl)(cached - 1);
+}
+
+/* Kernels for `impl`, or NULL when the CPU or the build lacks it. */
+static const markup_escape_kernels *kernels_for(markup_escape_impl impl) {
+    switch (impl) {
+    case MARKUP_ESCAPE_AUTO: return kernels_for(markup_escape_impl_best());
+    case MARKUP_ESCAPE_SCALAR: return &scalar_kernels;
+    case MARKUP_ESCAPE_SSE2:
+#if MARKUP_ESCAPE_X86
+        return markup_escape_sse2_kernels_();
+#else
+        return NULL;
+#endif
+    case MARKUP_ESCAPE_AVX2:
+#if MARKUP_ESCAPE_X86
+        return markup_escape_impl_best() == MARKUP_ESCAPE_AVX2 ? markup_escape_avx2_kernels_()
+                                                               : NULL;
+#else
+        return NULL;
+#endif
+    }
+    return NULL;
+}
+
+bool markup_escape_impl_available(markup_escape_impl impl) { return kernels_for(impl) != NULL; }
+
+const char *markup_escape_impl_name(markup_escape_impl impl) {
+    switch (impl) {
+    case MARKUP_ESCAPE_AUTO: return "auto";
+    case MARKUP_ESCAPE_SCALAR: return "scalar";
+    case MARKUP_ESCAPE_SSE2: return "sse2";
+    case MARKUP_ESCAPE_AVX2: return "avx2";
+    }
+    return "unknown";
+}
+
+size_t markup_escape_count(const char *s, size_t n) {
+    if (s == NULL || n == 0) return 0;
+    return kernels_for(MARKUP_ESCAPE_AUTO)->count(s, n);
+}
+
+/* Input per kernel call: the most a single reserve asks for is 5x this. */
+#define ESCAPE_CHUNK 4096
+
+static markup_status escape_run(markup_buf *buf, const char *s, size_t n,
+                                const markup_escape_kernels *k) {
+    size_t start = buf->len;
+    while (n > 0) {
+        size_t chunk = n < ESCAPE_CHUNK ? n : ESCAPE_CHUNK;
+        markup_status st = markup_buf_reserve(buf, chunk * MARKUP_ESCAPE_MAX_EXPANSION +
+                                                       MARKUP_ESCAPE_SLACK);
+        if (st != MARKUP_OK) {
+            markup_buf_truncate(buf, start);
+            return st;
+        }
+        buf->len += k->escape(buf->data + buf->len, s, chunk, n);
+        s += chunk;
+        n -= chunk;
+    }
+    return MARKUP_OK;
+}
+
+markup_status markup_escape_with(markup_buf *buf, const char *s, size_t n,
+                                 markup_escape_impl impl) {
+    if (buf == NULL || (s == NULL && n != 0)) return MARKUP_ERR_INVALID_ARG;
+    const markup_escape_kernels *k = kernels_for(impl);
+    if (k == NULL) return MARKUP_ERR_INVALID_ARG;
+    return escape_run(buf, s, n, k);
+}
+
+markup_status markup_escape(markup_buf *buf, const char *s, size_t n) {
+    if (buf == NULL || (s == NULL && n != 0)) return MARKUP_ERR_INVALID_ARG;
+    return escape_run(buf, s, n, kernels_for(MARKUP_ESCAPE_AUTO));
+}

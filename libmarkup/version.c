@@ -1,1 +1,25 @@
-/* version.c: to be written */
+/*
+ * version.c - runtime version and status names.
+ */
+#include "markup/markup.h"
+
+const char *markup_version(void) { return MARKUP_VERSION_STRING; }
+
+const char *markup_status_str(markup_status status) {
+    switch (status) {
+    case MARKUP_OK: return "ok";
+    case MARKUP_ERR_NOMEM: return "out of memory";
+    case MARKUP_ERR_INVALID_ARG: return "invalid argument";
+    case MARKUP_ERR_TOO_LARGE: return "size too large";
+    case MARKUP_ERR_INVALID_UTF8: return "invalid UTF-8";
+    case MARKUP_ERR_INVALID_TAG: return "invalid tag name";
+    case MARKUP_ERR_INVALID_ATTR_NAME: return "invalid attribute name";
+    case MARKUP_ERR_VOID_CHILD: return "void element cannot have children";
+    case MARKUP_ERR_RAW_TEXT: return "text would end a raw-text element early";
+    case MARKUP_ERR_FROZEN: return "node is frozen (already adopted by a parent)";
+    case MARKUP_ERR_TOO_DEEP: return "tree nested too deeply";
+    case MARKUP_ERR_SLOT_COUNT: return "wrong number of slot values";
+    case MARKUP_ERR_SLOT_VALUE: return "slot value not allowed in this slot";
+    }
+    return "unknown status";
+}

@@ -1,0 +1,43 @@
+/*
+ * escape_impl.h - private interface between the escaper's dispatch
+ * (escape.c) and its block kernels (escape_sse2.c, escape_avx2.c).
+ */
+#ifndef MARKUP_ESCAPE_IMPL_H
+#define MARKUP_ESCAPE_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* x86-64 SIMD kernels need GCC/Clang intrinsics and __builtin_cpu_supports. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define MARKUP_ESCAPE_X86 1
+#else
+#define MARKUP_ESCAPE_X86 0
+#endif
+
+/* Kernels write whole 8-byte entities and whole SIMD blocks, so the
+   destination needs this much room past the worst-case escaped length. */
+#define MARKUP_ESCAPE_SLACK 64
+
+/* The escaped spelling of every byte, as 8 bytes ready for one unaligned
+   store, and its length: 1 (the byte itself) for all but & < > " '. */
+extern const char markup_escape_entity_[256][8];
+extern const uint8_t markup_escape_entity_len_[256];
+
+typedef struct markup_escape_kernels {
+    /* Writes the escaped form of src[0..n) to dst and returns its length.
+       dst has room for n * 5 + MARKUP_ESCAPE_SLACK bytes (bytes past the
+       returned length may be scribbled on). src may be read up to
+       src + readable, readable >= n, which lets block kernels load past
+       the end of a chunk when more input follows. */
+    size_t (*escape)(char *dst, const char *src, size_t n, size_t readable);
+    /* Number of bytes in src[0..n) that need escaping. */
+    size_t (*count)(const char *src, size_t n);
+} markup_escape_kernels;
+
+/* The kernels of one instruction set, or NULL when this build has none
+   (non-x86). The caller checks the CPU before using AVX2. */
+const markup_escape_kernels *markup_escape_sse2_kernels_(void);
+const markup_escape_kernels *markup_escape_avx2_kernels_(void);
+
+#endif /* MARKUP_ESCAPE_IMPL_H */
