@@ -1,0 +1,350 @@
+/* test_escape.c - every escaper implementation the CPU has against a
+   byte-at-a-time reference, plus counting, growth and allocation failure. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "markup/markup.h"
+#include "test_alloc.h"
+
+/* ---- reference and helpers -------------------------------------------- */
+
+static const char *reference_entity(unsigned char c) {
+    switch (c) {
+    case '&': return "&amp;";
+    case '<': return "&lt;";
+    case '>': return "&gt;";
+    case '"': return "&#34;";
+    case '\'': return "&#39;";
+    default: return NULL;
+    }
+}
+
+/* Writes the escaped form of s into out (room for 5n bytes); returns its length. */
+static size_t reference_escape(char *out, const char *s, size_t n) {
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *e = reference_entity((unsigned char)s[i]);
+        if (e) {
+            memcpy(out + len, e, strlen(e));
+            len += strlen(e);
+        } else {
+            out[len++] = s[i];
+        }
+    }
+    return len;
+}
+
+static size_t reference_count(const char *s, size_t n) {
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++) count += reference_entity((unsigned char)s[i]) != NULL;
+    return count;
+}
+
+/* xorshift64*: reproducible inputs; the seed is printed. */
+static uint64_t rng_state;
+
+static uint64_t rng_next(void) {
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * UINT64_C(2685821657736338717);
+}
+
+/* A byte from a mix of specials, plain ASCII, NUL/controls and high bytes. */
+static char random_byte(void) {
+    static const char specials[] = "&<>\"'";
+    uint64_t r = rng_next();
+    switch (r % 4) {
+    case 0: return specials[(r >> 8) % 5];
+    case 1: return (char)(0x20 + (r >> 8) % 0x5F);
+    case 2: return (char)((r >> 8) % 0x20);
+    default: return (char)(0x80 + (r >> 8) % 0x80);
+    }
+}
+
+static const markup_escape_impl all_impls[] = {MARKUP_ESCAPE_AUTO, MARKUP_ESCAPE_SCALAR,
+                                               MARKUP_ESCAPE_SSE2, MARKUP_ESCAPE_AVX2};
+#define N_IMPLS (sizeof all_impls / sizeof all_impls[0])
+
+/* Escapes with `impl` after a prefix and compares with the reference. */
+static void check_impl(markup_escape_impl impl, const char *s, size_t n) {
+    static char expected[5 * 70000];
+    assert_true(n <= 70000);
+    size_t expected_len = reference_escape(expected, s, n);
+    markup_buf buf;
+    markup_buf_init(&buf, NULL);
+    assert_int_equal(markup_buf_append(&buf, "pre", 3), MARKUP_OK);
+    assert_int_equal(markup_escape_with(&buf, s, n, impl), MARKUP_OK);
+    if (buf.len != 3 + expected_len || memcmp(buf.data + 3, expected, expected_len) != 0) {
+        print_error("impl %s differs from the reference for n=%zu\n",
+                    markup_escape_impl_name(impl), n);
+        fail();
+    }
+    assert_memory_equal(buf.data, "pre", 3);
+    markup_buf_free(&buf);
+}
+
+/* ---- tests ------------------------------------------------------------- */
+
+static void test_impl_queries(void **state) {
+    (void)state;
+    assert_true(markup_escape_impl_available(MARKUP_ESCAPE_AUTO));
+    assert_true(markup_escape_impl_available(MARKUP_ESCAPE_SCALAR));
+    markup_escape_impl best = markup_escape_impl_best();
+    assert_int_not_equal(best, MARKUP_ESCAPE_AUTO);
+    assert_true(markup_escape_impl_available(best));
+    assert_int_equal(markup_escape_impl_best(), best); /* cached, stable */
+    /* AVX2 implies SSE2 is there too. */
+    if (markup_escape_impl_available(MARKUP_ESCAPE_AVX2))
+        assert_true(markup_escape_impl_available(MARKUP_ESCAPE_SSE2));
+    assert_string_equal(markup_escape_impl_name(MARKUP_ESCAPE_AUTO), "auto");
+    assert_string_equal(markup_escape_impl_name(MARKUP_ESCAPE_SCALAR), "scalar");
+    assert_string_equal(markup_escape_impl_name(MARKUP_ESCAPE_SSE2), "sse2");
+    assert_string_equal(markup_escape_impl_name(MARKUP_ESCAPE_AVX2), "avx2");
+    print_message("escape impls: best=%s sse2=%d avx2=%d\n", markup_escape_impl_name(best),
+                  markup_escape_impl_available(MARKUP_ESCAPE_SSE2),
+                  markup_escape_impl_available(MARKUP_ESCAPE_AVX2));
+    /* Unknown and unavailable implementations are refused. */
+    markup_buf buf;
+    markup_buf_init(&buf, NULL);
+    assert_false(markup_escape_impl_available((markup_escape_impl)42));
+    assert_int_equal(markup_escape_with(&buf, "a", 1, (markup_escape_impl)42),
+                     MARKUP_ERR_INVALID_ARG);
+    for (size_t i = 0; i < N_IMPLS; i++)
+        if (!markup_escape_impl_available(all_impls[i]))
+            assert_int_equal(markup_escape_with(&buf, "a", 1, all_impls[i]),
+                             MARKUP_ERR_INVALID_ARG);
+    assert_int_equal(buf.len, 0);
+    markup_buf_free(&buf);
+}
+
+static void test_entity_spellings(void **state) {
+    (void)state;
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"&", "&amp;"}, {"<", "&lt;"}, {">", "&gt;"}, {"\"", "&#34;"}, {"'", "&#39;"},
+        {"", ""},
+        {"Tea & cake", "Tea &amp; cake"},
+        {"<script>alert('x')</script>", "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"},
+        {"a=\"1\"", "a=&#34;1&#34;"},
+        {"&amp;", "&amp;amp;"},
+        {"caf\xC3\xA9 \xE2\x82\xAC", "caf\xC3\xA9 \xE2\x82\xAC"},
+        {"already clean text of more than thirty-two bytes, no specials at all",
+         "already clean text of more than thirty-two bytes, no specials at all"},
+    };
+    for (size_t i = 0; i < N_IMPLS; i++) {
+        if (!markup_escape_impl_available(all_impls[i])) continue;
+        for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+            markup_buf buf;
+            markup_buf_init(&buf, NULL);
+            assert_int_equal(markup_escape_with(&buf, cases[k].in, strlen(cases[k].in), all_impls[i]),
+                             MARKUP_OK);
+            size_t n = strlen(cases[k].out);
+            assert_int_equal(buf.len, n);
+            if (n) assert_memory_equal(buf.data, cases[k].out, n);
+            markup_buf_free(&buf);
+        }
+    }
+}
+
+static void test_every_byte_value(void **state) {
+    (void)state;
+    char all[256];
+    for (int c = 0; c < 256; c++) all[c] = (char)c;
+    for (size_t i = 0; i < N_IMPLS; i++)
+        if (markup_escape_impl_available(all_impls[i])) check_impl(all_impls[i], all, 256);
+    /* Each byte alone: exactly the five specials change. */
+    for (int c = 0; c < 256; c++) {
+        char in = (char)c;
+        markup_buf buf;
+        markup_buf_init(&buf, NULL);
+        assert_int_equal(markup_escape(&buf, &in, 1), MARKUP_OK);
+        const char *e = reference_entity((unsigned char)c);
+        if (e) {
+            assert_int_equal(buf.len, strlen(e));
+            assert_memory_equal(buf.data, e, buf.len);
+        } else {
+            assert_int_equal(buf.len, 1);
+            assert_int_equal(buf.data[0], in);
+        }
+        markup_buf_free(&buf);
+    }
+}
+
+static void test_all_lengths_and_alignments(void **state) {
+    (void)state;
+    /* A fresh seed per run (ASLR), or MARKUP_TEST_SEED to replay one. */
+    const char *replay = getenv("MARKUP_TEST_SEED");
+    rng_state = replay ? strtoull(replay, NULL, 10)
+                       : UINT64_C(0x9E3779B97F4A7C15) ^ (uint64_t)(uintptr_t)&rng_state;
+    if (rng_state == 0) rng_state = 1;
+    print_message("seed %llu (MARKUP_TEST_SEED to replay)\n", (unsigned long long)rng_state);
+    static char storage[64 + 300 + 64];
+    for (size_t i = 0; i < N_IMPLS; i++) {
+        markup_escape_impl impl = all_impls[i];
+        if (!markup_escape_impl_available(impl)) continue;
+        for (size_t n = 0; n <= 300; n++) {
+            for (size_t align = 0; align < 64; align++) {
+                /* 64-byte aligned storage, so `align` is the source's real
+                   offset from a cache line. */
+                char *base = (char *)(((uintptr_t)storage + 63) & ~(uintptr_t)63);
+                char *s = base + align;
+                for (size_t k = 0; k < n; k++) s[k] = random_byte();
+                check_impl(impl, s, n);
+            }
+        }
+    }
+}
+
+static void test_chunk_boundaries(void **state) {
+    (void)state;
+    /* Inputs longer than the internal chunk (4 KiB), with specials packed
+       around every multiple of 4096 and the SIMD block sizes. */
+    static char s[70000];
+    rng_state = UINT64_C(12345);
+    for (size_t k = 0; k < sizeof s; k++) s[k] = (char)('a' + k % 26);
+    for (size_t b = 4096; b < sizeof s; b += 4096)
+        for (size_t d = b - 40; d < b + 40; d += 3) s[d] = random_byte();
+    for (size_t i = 0; i < N_IMPLS; i++) {
+        if (!markup_escape_impl_available(all_impls[i])) continue;
+        const size_t lengths[] = {4095, 4096, 4097, 4096 + 31, 4096 + 33, 8192 - 1, 8192 + 64,
+                                  12288 + 17, sizeof s};
+        for (size_t k = 0; k < sizeof lengths / sizeof lengths[0]; k++)
+            for (size_t off = 0; off < 3; off++) check_impl(all_impls[i], s + off, lengths[k] - off);
+    }
+    /* All specials: the worst case expansion, across chunks. */
+    memset(s, '&', sizeof s);
+    for (size_t i = 0; i < N_IMPLS; i++)
+        if (markup_escape_impl_available(all_impls[i])) check_impl(all_impls[i], s, 20000);
+}
+
+static void test_count(void **state) {
+    (void)state;
+    rng_state = UINT64_C(777);
+    static char s[300000];
+    for (size_t n = 0; n < 300; n++) {
+        for (size_t k = 0; k < n; k++) s[k] = random_byte();
+        assert_int_equal(markup_escape_count(s, n), reference_count(s, n));
+    }
+    /* Long all-special input: per-lane counters must not wrap. */
+    memset(s, '<', sizeof s);
+    assert_int_equal(markup_escape_count(s, sizeof s), sizeof s);
+    for (size_t k = 0; k < sizeof s; k++) s[k] = random_byte();
+    assert_int_equal(markup_escape_count(s, sizeof s), reference_count(s, sizeof s));
+    memset(s, 'x', sizeof s);
+    assert_int_equal(markup_escape_count(s, sizeof s), 0);
+    s[sizeof s - 1] = '\'';
+    assert_int_equal(markup_escape_count(s, sizeof s), 1);
+    assert_int_equal(markup_escape_count(NULL, 0), 0);
+    assert_int_equal(markup_escape_count("", 0), 0);
+}
+
+static void test_null_arguments(void **state) {
+    (void)state;
+    markup_buf buf;
+    markup_buf_init(&buf, NULL);
+    assert_int_equal(markup_escape(&buf, NULL, 0), MARKUP_OK);
+    assert_int_equal(buf.len, 0);
+    assert_int_equal(markup_escape(&buf, NULL, 3), MARKUP_ERR_INVALID_ARG);
+    assert_int_equal(markup_escape(NULL, "a", 1), MARKUP_ERR_INVALID_ARG);
+    assert_int_equal(markup_escape_with(&buf, NULL, 3, MARKUP_ESCAPE_SCALAR),
+                     MARKUP_ERR_INVALID_ARG);
+    assert_int_equal(buf.len, 0);
+    markup_buf_free(&buf);
+}
+
+static void test_large_clean_string_grows_by_what_is_written(void **state) {
+    (void)state;
+    const size_t n = 8u << 20;
+    char *s = malloc(n);
+    assert_non_null(s);
+    for (size_t k = 0; k < n; k++) s[k] = (char)('a' + k % 26);
+    for (size_t i = 0; i < N_IMPLS; i++) {
+        if (!markup_escape_impl_available(all_impls[i])) continue;
+        test_alloc ta;
+        test_alloc_init(&ta, TEST_ALLOC_NEVER);
+        markup_buf buf;
+        markup_buf_init(&buf, &ta.alc);
+        assert_int_equal(markup_escape_with(&buf, s, n, all_impls[i]), MARKUP_OK);
+        assert_int_equal(buf.len, n);
+        assert_memory_equal(buf.data, s, n);
+        /* Geometric growth may overshoot by 1.5x; 5x would be 40 MB. */
+        assert_true(buf.cap < n + n / 2 + 64 * 1024);
+        assert_true(ta.peak_bytes < 2 * n);
+        markup_buf_free(&buf);
+        assert_int_equal(ta.live_bytes, 0);
+    }
+    /* One special in eight: output is 1.5x, capacity stays near it. */
+    for (size_t k = 7; k < n; k += 8) s[k] = '&';
+    test_alloc ta;
+    test_alloc_init(&ta, TEST_ALLOC_NEVER);
+    markup_buf buf;
+    markup_buf_init(&buf, &ta.alc);
+    assert_int_equal(markup_escape(&buf, s, n), MARKUP_OK);
+    assert_int_equal(buf.len, n + (n / 8) * 4);
+    assert_true(buf.cap < 2 * buf.len);
+    markup_buf_free(&buf);
+    free(s);
+}
+
+static void test_allocation_failure_rolls_back(void **state) {
+    (void)state;
+    static char s[20000];
+    rng_state = UINT64_C(99);
+    for (size_t k = 0; k < sizeof s; k++) s[k] = random_byte();
+    static char expected[5 * sizeof s];
+    size_t expected_len = reference_escape(expected, s, sizeof s);
+    for (size_t i = 0; i < N_IMPLS; i++) {
+        if (!markup_escape_impl_available(all_impls[i])) continue;
+        size_t fail_at = 0;
+        for (;; fail_at++) {
+            test_alloc ta;
+            test_alloc_init(&ta, fail_at);
+            markup_buf buf;
+            markup_buf_init(&buf, &ta.alc);
+            markup_status st = markup_buf_append(&buf, "keep", 4);
+            if (st == MARKUP_OK) {
+                st = markup_escape_with(&buf, s, sizeof s, all_impls[i]);
+                if (st == MARKUP_OK) {
+                    assert_int_equal(buf.len, 4 + expected_len);
+                    assert_memory_equal(buf.data + 4, expected, expected_len);
+                } else {
+                    /* rolled back to what was there before the call */
+                    assert_int_equal(buf.len, 4);
+                    assert_memory_equal(buf.data, "keep", 4);
+                }
+            } else {
+                assert_int_equal(buf.len, 0);
+            }
+            markup_buf_free(&buf);
+            assert_int_equal(ta.live_bytes, 0);
+            assert_int_equal(ta.size_mismatches, 0);
+            if (st == MARKUP_OK) break;
+            assert_int_equal(st, MARKUP_ERR_NOMEM);
+        }
+        assert_true(fail_at > 1); /* the escape itself had to grow the buffer */
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_impl_queries),
+        cmocka_unit_test(test_entity_spellings),
+        cmocka_unit_test(test_every_byte_value),
+        cmocka_unit_test(test_all_lengths_and_alignments),
+        cmocka_unit_test(test_chunk_boundaries),
+        cmocka_unit_test(test_count),
+        cmocka_unit_test(test_null_arguments),
+        cmocka_unit_test(test_large_clean_string_grows_by_what_is_written),
+        cmocka_unit_test(test_allocation_failure_rolls_back),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
