@@ -1,11 +1,1019 @@
 /*
- * baked.c - the @baked decorator's C side: placeholders, the compiled
- * template type and the per-call path. (Work in progress.)
+ * baked.c - the C side of @baked: placeholders, the compiled template type
+ * and its per-call path.
+ *
+ * Decoration (markup._core._compile) calls the builder once with one
+ * Placeholder per parameter. Every operation on a placeholder that would
+ * freeze a per-call decision into static HTML (str(), +, ==, bool, iteration,
+ * attribute access, ...) raises TypeError naming the parameter. The returned
+ * tree is checked (no bool literals, no slots in raw text) and serialized by
+ * the ordinary render walker; each placeholder it meets closes a static
+ * segment and opens a slot of a libmarkup template. A call binds its
+ * arguments in C, lets the same walker write each slot's value and returns
+ * one SafeString: no Python code runs per call.
  */
 #include "state.h"
 
-int pm_baked_init(PyObject *module, pm_state *st) {
-    (void)module;
-    (void)st;
+#include <string.h>
+
+#include "structmember.h"
+
+
+#if !defined(__STDC_NO_ATOMICS__)
+#include <stdatomic.h>
+#define PM_HAVE_ATOMICS 1
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Placeholder                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* A stand-in for one parameter while the builder runs. */
+typedef struct pm_placeholder {
+    PyObject_HEAD
+    PyObject *name;      /* the parameter's name                     */
+    PyObject *func_name; /* the builder's qualified name, for errors */
+    Py_ssize_t index;    /* the parameter's position                 */
+} pm_placeholder;
+
+/* What to do instead, by kind of misuse. */
+#define HINT_VALUE "compute the value in the caller and pass the result as the argument"
+#define HINT_TEXT                                                                          \
+    "build the text in the caller and pass it as the argument, or give the parameter its " \
+    "own child beside the fixed text: h.P(\"Hello, \", name)"
+#define HINT_BRANCH                                                                      \
+    "decide in the caller and pass the outcome as the argument: a class string or None, " \
+    "True/False for a boolean attribute, an element or None for an optional child"
+#define HINT_CHILDREN                                                                 \
+    "pass the finished children as the argument (a child slot takes lists, tuples, " \
+    "generators, elements and the results of other baked functions)"
+#define HINT_ATTR "pass the value you need (for example item.name) as a parameter of its own"
+#define HINT_NAME \
+    "attribute names are fixed when baking: write the name as a constant and pass the " \
+    "parameter as its value"
+
+/* Raises the TypeError for a misused placeholder and returns NULL. */
+static PyObject *misuse(PyObject *self, const char *what, const char *hint) {
+    pm_placeholder *ph = (pm_placeholder *)self;
+    PyErr_Format(PyExc_TypeError,
+                 "@baked %U(): parameter '%U' %s. The builder runs once, when it is decorated, "
+                 "with stand-ins for its parameters, so a parameter can only be a whole child "
+                 "or a whole attribute value; %s.",
+                 ph->func_name, ph->name, what, hint);
+    return NULL;
+}
+
+static void ph_dealloc(PyObject *self) {
+    pm_placeholder *ph = (pm_placeholder *)self;
+    PyTypeObject *type = Py_TYPE(self);
+    Py_XDECREF(ph->name);
+    Py_XDECREF(ph->func_name);
+    type->tp_free(self);
+    Py_DECREF(type);
+}
+
+static int is_placeholder(PyObject *o) { return Py_TYPE(o)->tp_dealloc == ph_dealloc; }
+
+/* For binary operators: whichever operand is the placeholder. */
+static PyObject *either(PyObject *a, PyObject *b) { return is_placeholder(a) ? a : b; }
+
+static PyObject *ph_repr(PyObject *self) {
+    return misuse(self, "is converted with repr() (or !r in an f-string)", HINT_TEXT);
+}
+
+static PyObject *ph_str(PyObject *self) {
+    return misuse(self, "is converted to a string (str(), %-formatting or join)", HINT_TEXT);
+}
+
+static Py_hash_t ph_hash(PyObject *self) {
+    misuse(self, "is used as an attribute name or dictionary key", HINT_NAME);
+    return -1;
+}
+
+static PyObject *ph_richcompare(PyObject *self, PyObject *other, int op) {
+    (void)other;
+    static const char *const what[] = {
+        "is compared with '<'",  "is compared with '<='", "is compared with '=='",
+        "is compared with '!='", "is compared with '>'",  "is compared with '>='",
+    };
+    return misuse(self, what[op >= 0 && op <= 5 ? op : Py_EQ], HINT_BRANCH);
+}
+
+static int ph_bool(PyObject *self) {
+    misuse(self, "is used as a truth value (if, and, or, not, or a conditional expression)",
+           HINT_BRANCH);
+    return -1;
+}
+
+static PyObject *ph_iter(PyObject *self) {
+    return misuse(self, "is iterated (a for loop, list(), unpacking or *)", HINT_CHILDREN);
+}
+
+static Py_ssize_t ph_len(PyObject *self) {
+    misuse(self, "is passed to len()", HINT_VALUE);
+    return -1;
+}
+
+static int ph_contains(PyObject *self, PyObject *item) {
+    (void)item;
+    misuse(self, "is tested with 'in'", HINT_BRANCH);
+    return -1;
+}
+
+static PyObject *ph_getitem(PyObject *self, PyObject *key) {
+    (void)key;
+    return misuse(self, "is indexed or sliced", HINT_ATTR);
+}
+
+static int ph_setitem(PyObject *self, PyObject *key, PyObject *value) {
+    (void)key;
+    (void)value;
+    misuse(self, "has an item assigned or deleted", HINT_VALUE);
+    return -1;
+}
+
+static PyObject *ph_call(PyObject *self, PyObject *args, PyObject *kwargs) {
+    (void)args;
+    (void)kwargs;
+    return misuse(self, "is called", HINT_VALUE);
+}
+
+/* Attribute access is refused, except what the interpreter's own
+   machinery asks for: `__class__` (isinstance() against ABCs) is answered,
+   and `__html__` is simply absent, so a probe for it says "not HTML". */
+static PyObject *ph_getattro(PyObject *self, PyObject *name) {
+    if (PyUnicode_Check(name)) {
+        if (PyUnicode_CompareWithASCIIString(name, "__class__") == 0)
+            return PyObject_GenericGetAttr(self, name);
+        if (PyUnicode_CompareWithASCIIString(name, "__html__") == 0) {
+            PyErr_SetObject(PyExc_AttributeError, name);
+            return NULL;
+        }
+    }
+    pm_placeholder *ph = (pm_placeholder *)self;
+    PyErr_Format(PyExc_TypeError,
+                 "@baked %U(): parameter '%U' has its attribute '%S' read. The builder runs "
+                 "once, when it is decorated, with stand-ins for its parameters, so a "
+                 "parameter can only be a whole child or a whole attribute value; %s.",
+                 ph->func_name, ph->name, name, HINT_ATTR);
+    return NULL;
+}
+
+static int ph_setattro(PyObject *self, PyObject *name, PyObject *value) {
+    (void)name;
+    (void)value;
+    misuse(self, "has an attribute assigned or deleted", HINT_VALUE);
+    return -1;
+}
+
+#define PH_BINARY(fn, what, hint)                                              \
+    static PyObject *fn(PyObject *a, PyObject *b) { return misuse(either(a, b), what, hint); }
+#define PH_UNARY(fn, what, hint) \
+    static PyObject *fn(PyObject *self) { return misuse(self, what, hint); }
+
+PH_BINARY(ph_add, "is used with '+'", HINT_TEXT)
+PH_BINARY(ph_sub, "is used with '-'", HINT_VALUE)
+PH_BINARY(ph_mul, "is used with '*'", HINT_VALUE)
+PH_BINARY(ph_mod, "is used with '%' (formatting or modulo)", HINT_TEXT)
+PH_BINARY(ph_divmod, "is passed to divmod()", HINT_VALUE)
+PH_BINARY(ph_lshift, "is used with '<<'", HINT_VALUE)
+PH_BINARY(ph_rshift, "is used with '>>'", HINT_VALUE)
+PH_BINARY(ph_and, "is used with '&'", HINT_VALUE)
+PH_BINARY(ph_xor, "is used with '^'", HINT_VALUE)
+PH_BINARY(ph_or, "is used with '|'", HINT_VALUE)
+PH_BINARY(ph_floordiv, "is used with '//'", HINT_VALUE)
+PH_BINARY(ph_truediv, "is used with '/'", HINT_VALUE)
+PH_BINARY(ph_matmul, "is used with '@'", HINT_VALUE)
+PH_UNARY(ph_neg, "is used with unary '-'", HINT_VALUE)
+PH_UNARY(ph_pos, "is used with unary '+'", HINT_VALUE)
+PH_UNARY(ph_abs, "is passed to abs()", HINT_VALUE)
+PH_UNARY(ph_invert, "is used with '~'", HINT_VALUE)
+PH_UNARY(ph_int, "is converted with int()", HINT_VALUE)
+PH_UNARY(ph_float, "is converted with float()", HINT_VALUE)
+PH_UNARY(ph_index, "is used as an integer (an index, range() or %d)", HINT_VALUE)
+
+static PyObject *ph_pow(PyObject *a, PyObject *b, PyObject *c) {
+    (void)c;
+    return misuse(either(a, b), "is used with '**'", HINT_VALUE);
+}
+
+/* Special methods looked up on the type (format(), round(), math.floor()
+   ...): each one refuses with its own wording. */
+static PyObject *ph_format(PyObject *self, PyObject *spec) {
+    (void)spec;
+    return misuse(self, "is formatted into a string (an f-string or format())", HINT_TEXT);
+}
+
+#define PH_METHOD(fn, what, hint)                                \
+    static PyObject *fn(PyObject *self, PyObject *Py_UNUSED(x)) { \
+        return misuse(self, what, hint);                         \
+    }
+
+PH_METHOD(ph_round, "is passed to round()", HINT_VALUE)
+PH_METHOD(ph_trunc, "is passed to math.trunc()", HINT_VALUE)
+PH_METHOD(ph_floor, "is passed to math.floor()", HINT_VALUE)
+PH_METHOD(ph_ceil, "is passed to math.ceil()", HINT_VALUE)
+PH_METHOD(ph_reversed, "is passed to reversed()", HINT_CHILDREN)
+PH_METHOD(ph_bytes, "is converted with bytes()", HINT_TEXT)
+PH_METHOD(ph_complex, "is converted with complex()", HINT_VALUE)
+PH_METHOD(ph_reduce, "is copied or pickled", HINT_VALUE)
+
+static PyMethodDef ph_methods[] = {
+    {"__format__", ph_format, METH_O, NULL},
+    {"__round__", ph_round, METH_VARARGS, NULL},
+    {"__trunc__", ph_trunc, METH_NOARGS, NULL},
+    {"__floor__", ph_floor, METH_NOARGS, NULL},
+    {"__ceil__", ph_ceil, METH_NOARGS, NULL},
+    {"__reversed__", ph_reversed, METH_NOARGS, NULL},
+    {"__bytes__", ph_bytes, METH_NOARGS, NULL},
+    {"__complex__", ph_complex, METH_NOARGS, NULL},
+    {"__reduce_ex__", ph_reduce, METH_O, NULL},
+    {"__reduce__", ph_reduce, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+PyDoc_STRVAR(ph_doc, "A stand-in for a parameter while an @baked builder runs.\n\n"
+                     "It may only be used as a whole child or a whole attribute value.");
+
+static PyType_Slot ph_slots[] = {
+    {Py_tp_dealloc, ph_dealloc},
+    {Py_tp_repr, ph_repr},
+    {Py_tp_str, ph_str},
+    {Py_tp_hash, ph_hash},
+    {Py_tp_richcompare, ph_richcompare},
+    {Py_tp_iter, ph_iter},
+    {Py_tp_call, ph_call},
+    {Py_tp_getattro, ph_getattro},
+    {Py_tp_setattro, ph_setattro},
+    {Py_tp_methods, ph_methods},
+    {Py_tp_doc, (void *)ph_doc},
+    {Py_nb_bool, ph_bool},
+    {Py_nb_add, ph_add},
+    {Py_nb_subtract, ph_sub},
+    {Py_nb_multiply, ph_mul},
+    {Py_nb_remainder, ph_mod},
+    {Py_nb_divmod, ph_divmod},
+    {Py_nb_power, ph_pow},
+    {Py_nb_lshift, ph_lshift},
+    {Py_nb_rshift, ph_rshift},
+    {Py_nb_and, ph_and},
+    {Py_nb_xor, ph_xor},
+    {Py_nb_or, ph_or},
+    {Py_nb_floor_divide, ph_floordiv},
+    {Py_nb_true_divide, ph_truediv},
+    {Py_nb_matrix_multiply, ph_matmul},
+    {Py_nb_negative, ph_neg},
+    {Py_nb_positive, ph_pos},
+    {Py_nb_absolute, ph_abs},
+    {Py_nb_invert, ph_invert},
+    {Py_nb_int, ph_int},
+    {Py_nb_float, ph_float},
+    {Py_nb_index, ph_index},
+    {Py_mp_length, ph_len},
+    {Py_mp_subscript, ph_getitem},
+    {Py_mp_ass_subscript, ph_setitem},
+    {Py_sq_length, ph_len},
+    {Py_sq_contains, ph_contains},
+    {0, NULL},
+};
+
+static PyType_Spec ph_spec = {
+    .name = "markup._core.Placeholder",
+    .basicsize = sizeof(pm_placeholder),
+    .flags = Py_TPFLAGS_DEFAULT
+#ifdef Py_TPFLAGS_DISALLOW_INSTANTIATION
+             | Py_TPFLAGS_DISALLOW_INSTANTIATION
+#endif
+#ifdef Py_TPFLAGS_IMMUTABLETYPE
+             | Py_TPFLAGS_IMMUTABLETYPE
+#endif
+    ,
+    .slots = ph_slots,
+};
+
+static PyObject *placeholder_new(PyTypeObject *type, PyObject *name, PyObject *func_name,
+                                 Py_ssize_t index) {
+    pm_placeholder *ph = PyObject_New(pm_placeholder, type);
+    if (!ph) return NULL; /* PyObject_New took a reference to the heap type */
+    ph->name = Py_NewRef(name);
+    ph->func_name = Py_NewRef(func_name);
+    ph->index = index;
+    return (PyObject *)ph;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The compiled template                                                      */
+/* ------------------------------------------------------------------------ */
+
+typedef struct pm_baked {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *dict;        /* __dict__: functools.update_wrapper fills it */
+    PyObject *weakreflist;
+    pm_state *st;          /* the defining module's state (the type keeps it alive) */
+    markup_baked *tpl;
+    PyObject *func_name;   /* the builder's qualified name, for errors */
+    PyObject *params;      /* tuple of interned parameter names */
+    PyObject **defaults;   /* per parameter: its default (owned) or NULL */
+    Py_ssize_t nparams;
+    Py_ssize_t npositional; /* the first npositional may be passed positionally */
+    Py_ssize_t *slot_param; /* per slot: the parameter that fills it */
+    unsigned char *multi;   /* per parameter: fills more than one slot */
+#ifdef PM_HAVE_ATOMICS
+    _Atomic size_t size_hint; /* the last output's size, to reserve at once */
+#else
+    size_t size_hint;
+#endif
+} pm_baked;
+
+static size_t hint_load(pm_baked *self) {
+#ifdef PM_HAVE_ATOMICS
+    return atomic_load_explicit(&self->size_hint, memory_order_relaxed);
+#else
+    return self->size_hint;
+#endif
+}
+
+static void hint_store(pm_baked *self, size_t n) {
+#ifdef PM_HAVE_ATOMICS
+    atomic_store_explicit(&self->size_hint, n, memory_order_relaxed);
+#else
+    self->size_hint = n;
+#endif
+}
+
+/* Arguments bound to parameters, on the stack for the usual small case. */
+#define SMALL_PARAMS 16
+
+typedef struct call_ctx {
+    pm_render_ctx rctx;
+    pm_baked *self;
+    PyObject **values;
+    size_t failed_slot;
+} call_ctx;
+
+/* A placeholder among the arguments of a call means the call happens while
+   another builder runs: a baked function renders at once, so it cannot keep
+   a slot open for the outer one. */
+static int call_on_placeholder(pm_render_ctx *ctx, PyObject *placeholder, const char *attr_name,
+                               Py_ssize_t attr_name_len) {
+    (void)attr_name;
+    (void)attr_name_len;
+    pm_baked *self = ((call_ctx *)ctx)->self;
+    pm_placeholder *ph = (pm_placeholder *)placeholder;
+    PyErr_Format(PyExc_TypeError,
+                 "@baked %U(): parameter '%U' is passed to the baked function %U() while "
+                 "baking; a baked function renders as soon as it is called, so it cannot take "
+                 "a parameter's stand-in. Pass %U()'s results to %U() as an argument instead, "
+                 "or build that part with h.* inside %U()",
+                 ph->func_name, ph->name, self->func_name, self->func_name, ph->func_name,
+                 ph->func_name);
+    return -1;
+}
+
+static markup_status write_slot(void *ctx, size_t slot, markup_slot_kind kind, const char *name,
+                                size_t name_len, markup_buf *out) {
+    call_ctx *c = ctx;
+    (void)out; /* the same buffer as c->rctx.buf */
+    PyObject *value = c->values[c->self->slot_param[slot]];
+    int rc = kind == MARKUP_SLOT_ATTR
+                 ? pm_render_attr_value(&c->rctx, name, (Py_ssize_t)name_len, value)
+                 : pm_render_child(&c->rctx, value, 0);
+    if (rc == 0) return MARKUP_OK;
+    c->failed_slot = slot;
+    return MARKUP_ERR_SLOT_VALUE;
+}
+
+/* Prefixes a TypeError/ValueError raised while writing a slot with the
+   function and the argument, keeping the original as the cause. */
+static void name_failed_argument(pm_baked *self, size_t slot) {
+    if (!PyErr_ExceptionMatches(PyExc_TypeError) && !PyErr_ExceptionMatches(PyExc_ValueError))
+        return;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    if (tb) PyException_SetTraceback(value, tb);
+    PyObject *param = PyTuple_GET_ITEM(self->params, self->slot_param[slot]);
+    PyErr_Format(type, "%U() argument '%U': %S", self->func_name, param, value);
+    PyObject *type2, *value2, *tb2;
+    PyErr_Fetch(&type2, &value2, &tb2);
+    PyErr_NormalizeException(&type2, &value2, &tb2);
+    PyException_SetCause(value2, value); /* steals value */
+    Py_DECREF(type);
+    Py_XDECREF(tb);
+    PyErr_Restore(type2, value2, tb2);
+}
+
+static void raise_missing(pm_baked *self, PyObject **values, Py_ssize_t from, Py_ssize_t to,
+                          const char *kind) {
+    /* Python's own wording: "f() missing 2 required positional arguments:
+       'a' and 'b'". */
+    PyObject *names = PyList_New(0);
+    if (!names) return;
+    for (Py_ssize_t i = from; i < to; i++) {
+        if (values[i]) continue;
+        PyObject *quoted = PyUnicode_FromFormat("'%U'", PyTuple_GET_ITEM(self->params, i));
+        if (!quoted || PyList_Append(names, quoted) < 0) {
+            Py_XDECREF(quoted);
+            Py_DECREF(names);
+            return;
+        }
+        Py_DECREF(quoted);
+    }
+    Py_ssize_t n = PyList_GET_SIZE(names);
+    PyObject *joined = NULL;
+    if (n == 1) {
+        joined = Py_NewRef(PyList_GET_ITEM(names, 0));
+    } else {
+        PyObject *head = PyList_GetSlice(names, 0, n - 1);
+        PyObject *sep = PyUnicode_FromString(n == 2 ? "" : ", ");
+        PyObject *first = head && sep ? PyUnicode_Join(sep, head) : NULL;
+        if (first)
+            joined = PyUnicode_FromFormat(n == 2 ? "%U and %U" : "%U, and %U", first,
+                                          PyList_GET_ITEM(names, n - 1));
+        Py_XDECREF(head);
+        Py_XDECREF(sep);
+        Py_XDECREF(first);
+    }
+    if (joined)
+        PyErr_Format(PyExc_TypeError, "%U() missing %zd required %s argument%s: %U",
+                     self->func_name, n, kind, n == 1 ? "" : "s", joined);
+    Py_XDECREF(joined);
+    Py_DECREF(names);
+}
+
+static void raise_too_many(pm_baked *self, Py_ssize_t given) {
+    Py_ssize_t most = self->npositional, least = 0;
+    while (least < most && !self->defaults[least]) least++;
+    if (least == most)
+        PyErr_Format(PyExc_TypeError, "%U() takes %zd positional argument%s but %zd %s given",
+                     self->func_name, most, most == 1 ? "" : "s", given,
+                     given == 1 ? "was" : "were");
+    else
+        PyErr_Format(PyExc_TypeError,
+                     "%U() takes from %zd to %zd positional arguments but %zd %s given",
+                     self->func_name, least, most, given, given == 1 ? "was" : "were");
+}
+
+static Py_ssize_t find_param(pm_baked *self, PyObject *kw) {
+    PyObject *const *names = &PyTuple_GET_ITEM(self->params, 0);
+    /* Keyword names from call sites are interned, as are ours: compare
+       pointers first, strings only for names built at run time. */
+    for (Py_ssize_t i = 0; i < self->nparams; i++)
+        if (names[i] == kw) return i;
+    for (Py_ssize_t i = 0; i < self->nparams; i++)
+        if (PyUnicode_Compare(names[i], kw) == 0) return i;
+    if (PyErr_Occurred()) PyErr_Clear();
+    return -1;
+}
+
+/* Fills values[0..nparams) from the call; every entry is a borrowed
+   reference. Returns 0 or -1 with the TypeError Python would raise. */
+static int bind_arguments(pm_baked *self, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames, PyObject **values) {
+    Py_ssize_t npos = nargs < self->npositional ? nargs : self->npositional;
+    for (Py_ssize_t i = 0; i < npos; i++) values[i] = args[i];
+    for (Py_ssize_t i = npos; i < self->nparams; i++) values[i] = NULL;
+
+    if (kwnames) {
+        Py_ssize_t nkw = PyTuple_GET_SIZE(kwnames);
+        for (Py_ssize_t k = 0; k < nkw; k++) {
+            PyObject *kw = PyTuple_GET_ITEM(kwnames, k);
+            Py_ssize_t i = find_param(self, kw);
+            if (i < 0) {
+                PyErr_Format(PyExc_TypeError, "%U() got an unexpected keyword argument '%S'",
+                             self->func_name, kw);
+                return -1;
+            }
+            if (values[i]) {
+                PyErr_Format(PyExc_TypeError, "%U() got multiple values for argument '%S'",
+                             self->func_name, kw);
+                return -1;
+            }
+            values[i] = args[nargs + k];
+        }
+    }
+    if (nargs > self->npositional) {
+        raise_too_many(self, nargs);
+        return -1;
+    }
+    int missing_pos = 0, missing_kw = 0;
+    for (Py_ssize_t i = 0; i < self->nparams; i++) {
+        if (values[i]) continue;
+        if (self->defaults[i]) {
+            values[i] = self->defaults[i];
+        } else if (i < self->npositional) {
+            missing_pos = 1;
+        } else {
+            missing_kw = 1;
+        }
+    }
+    if (missing_pos) {
+        raise_missing(self, values, 0, self->npositional, "positional");
+        return -1;
+    }
+    if (missing_kw) {
+        raise_missing(self, values, self->npositional, self->nparams, "keyword-only");
+        return -1;
+    }
     return 0;
+}
+
+static PyObject *baked_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf,
+                                  PyObject *kwnames) {
+    pm_baked *self = (pm_baked *)callable;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    PyObject *small[SMALL_PARAMS];
+    PyObject **values = small;
+    PyObject *result = NULL;
+    Py_ssize_t materialized = 0; /* values[0..materialized) may own a list */
+    PyObject *owned[SMALL_PARAMS];
+    PyObject **owned_lists = owned;
+
+    if (self->nparams > SMALL_PARAMS) {
+        values = PyMem_Calloc((size_t)self->nparams * 2, sizeof *values);
+        if (!values) return PyErr_NoMemory();
+        owned_lists = values + self->nparams;
+    }
+    if (bind_arguments(self, args, nargs, kwnames, values) < 0) goto done;
+
+    /* A parameter that fills several slots is read several times: an
+       iterator would be exhausted by the first, so it is listed once. */
+    for (Py_ssize_t i = 0; i < self->nparams; i++) {
+        owned_lists[i] = NULL;
+        materialized = i + 1;
+        PyObject *v = values[i];
+        if (self->multi[i] && PyIter_Check(v)) {
+            owned_lists[i] = PySequence_List(v);
+            if (!owned_lists[i]) goto done;
+            values[i] = owned_lists[i];
+        }
+    }
+
+    markup_buf buf;
+    markup_buf_init(&buf, &pm_pymem_alloc);
+    size_t hint = hint_load(self);
+    if (hint && markup_buf_reserve(&buf, hint + hint / 8) != MARKUP_OK) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    call_ctx c = {{self->st, &buf, call_on_placeholder, NULL}, self, values, 0};
+    markup_status st = markup_baked_render_with(self->tpl, write_slot, &c, &buf);
+    if (st == MARKUP_OK) {
+        hint_store(self, buf.len);
+        result = pm_safestring_from_utf8(self->st, buf.data, (Py_ssize_t)buf.len);
+    } else if (PyErr_Occurred()) {
+        name_failed_argument(self, c.failed_slot);
+    } else {
+        pm_raise_status(st, "baked function");
+    }
+    markup_buf_free(&buf);
+
+done:
+    for (Py_ssize_t i = 0; i < materialized; i++) Py_XDECREF(owned_lists[i]);
+    if (values != small) PyMem_Free(values);
+    return result;
+}
+
+static int baked_traverse(PyObject *op, visitproc visit, void *arg) {
+    pm_baked *self = (pm_baked *)op;
+    Py_VISIT(Py_TYPE(op));
+    Py_VISIT(self->dict);
+    Py_VISIT(self->func_name);
+    Py_VISIT(self->params);
+    if (self->defaults)
+        for (Py_ssize_t i = 0; i < self->nparams; i++) Py_VISIT(self->defaults[i]);
+    return 0;
+}
+
+static int baked_clear(PyObject *op) {
+    pm_baked *self = (pm_baked *)op;
+    Py_CLEAR(self->dict);
+    if (self->defaults)
+        for (Py_ssize_t i = 0; i < self->nparams; i++) Py_CLEAR(self->defaults[i]);
+    return 0;
+}
+
+static void baked_dealloc(PyObject *op) {
+    pm_baked *self = (pm_baked *)op;
+    PyTypeObject *type = Py_TYPE(op);
+    PyObject_GC_UnTrack(op);
+    if (self->weakreflist) PyObject_ClearWeakRefs(op);
+    baked_clear(op);
+    Py_CLEAR(self->func_name);
+    Py_CLEAR(self->params);
+    PyMem_Free(self->defaults);
+    PyMem_Free(self->slot_param);
+    PyMem_Free(self->multi);
+    markup_baked_free(self->tpl);
+    type->tp_free(op);
+    Py_DECREF(type);
+}
+
+static PyObject *baked_repr(PyObject *op) {
+    return PyUnicode_FromFormat("<baked function %U>", ((pm_baked *)op)->func_name);
+}
+
+static PyObject *baked_get_slot_count(PyObject *op, void *closure) {
+    (void)closure;
+    return PyLong_FromSize_t(markup_baked_slot_count(((pm_baked *)op)->tpl));
+}
+
+static PyObject *baked_get_static_size(PyObject *op, void *closure) {
+    (void)closure;
+    return PyLong_FromSize_t(markup_baked_static_size(((pm_baked *)op)->tpl));
+}
+
+static PyGetSetDef baked_getset[] = {
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
+    {"slot_count", baked_get_slot_count, NULL, "Number of slots in the compiled template.",
+     NULL},
+    {"static_size", baked_get_static_size, NULL,
+     "Bytes of static HTML in the compiled template.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMemberDef baked_members[] = {
+    {"__dictoffset__", T_PYSSIZET, offsetof(pm_baked, dict), READONLY, NULL},
+    {"__weaklistoffset__", T_PYSSIZET, offsetof(pm_baked, weakreflist), READONLY, NULL},
+    {"__vectorcalloffset__", T_PYSSIZET, offsetof(pm_baked, vectorcall), READONLY, NULL},
+    {NULL, 0, 0, 0, NULL},
+};
+
+PyDoc_STRVAR(baked_doc, "A function compiled by @baked: static HTML plus slots filled per call.");
+
+static PyType_Slot baked_slots[] = {
+    {Py_tp_dealloc, baked_dealloc},
+    {Py_tp_traverse, baked_traverse},
+    {Py_tp_clear, baked_clear},
+    {Py_tp_repr, baked_repr},
+    {Py_tp_call, PyVectorcall_Call},
+    {Py_tp_getset, baked_getset},
+    {Py_tp_members, baked_members},
+    {Py_tp_doc, (void *)baked_doc},
+    {0, NULL},
+};
+
+static PyType_Spec baked_spec = {
+    .name = "markup._core.BakedFunction",
+    .basicsize = sizeof(pm_baked),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL
+#ifdef Py_TPFLAGS_DISALLOW_INSTANTIATION
+             | Py_TPFLAGS_DISALLOW_INSTANTIATION
+#endif
+#ifdef Py_TPFLAGS_IMMUTABLETYPE
+             | Py_TPFLAGS_IMMUTABLETYPE
+#endif
+    ,
+    .slots = baked_slots,
+};
+
+/* ------------------------------------------------------------------------ */
+/* Compiling: run the builder, check the tree, flatten it                     */
+/* ------------------------------------------------------------------------ */
+
+typedef struct flatten_ctx {
+    pm_render_ctx rctx;
+    markup_baked_builder *builder;
+    size_t flushed;          /* bytes of the buffer already handed to the builder */
+    PyObject *placeholders;  /* tuple: this decoration's stand-ins */
+    PyObject *func_name;
+    Py_ssize_t *slot_param;  /* grows with the slots */
+    size_t nslots, slots_cap;
+    Py_ssize_t *uses;        /* per parameter: slots it fills */
+} flatten_ctx;
+
+static int builder_status(markup_status st) {
+    if (st == MARKUP_OK) return 0;
+    return pm_raise_status(st, "@baked");
+}
+
+/* The walker met a placeholder: what it wrote since the last one is static
+   HTML, the placeholder becomes a slot. */
+static int flatten_on_placeholder(pm_render_ctx *ctx, PyObject *placeholder,
+                                  const char *attr_name, Py_ssize_t attr_name_len) {
+    flatten_ctx *f = (flatten_ctx *)ctx;
+    pm_placeholder *ph = (pm_placeholder *)placeholder;
+    Py_ssize_t n = PyTuple_GET_SIZE(f->placeholders);
+    if (ph->index < 0 || ph->index >= n ||
+        PyTuple_GET_ITEM(f->placeholders, ph->index) != placeholder) {
+        PyErr_Format(PyExc_TypeError,
+                     "@baked %U(): the tree holds the stand-in for parameter '%U' of %U(), "
+                     "kept from another decoration; only this function's own parameters can "
+                     "be slots",
+                     f->func_name, ph->name, ph->func_name);
+        return -1;
+    }
+    markup_buf *buf = ctx->buf;
+    if (builder_status(markup_baked_builder_add_static(f->builder, buf->data + f->flushed,
+                                                       buf->len - f->flushed)) < 0)
+        return -1;
+    f->flushed = buf->len;
+    if (f->nslots == f->slots_cap) {
+        size_t cap = f->slots_cap ? f->slots_cap * 2 : 16;
+        Py_ssize_t *grown = PyMem_Realloc(f->slot_param, cap * sizeof *grown);
+        if (!grown) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        f->slot_param = grown;
+        f->slots_cap = cap;
+    }
+    markup_status st;
+    if (attr_name) {
+        markup_error err = {MARKUP_OK, 0, NULL};
+        st = markup_baked_builder_add_attr_slot(f->builder, attr_name, (size_t)attr_name_len,
+                                                &err);
+    } else {
+        st = markup_baked_builder_add_child_slot(f->builder);
+    }
+    if (builder_status(st) < 0) return -1;
+    f->slot_param[f->nslots++] = ph->index;
+    f->uses[ph->index]++;
+    return 0;
+}
+
+static int is_element(pm_state *st, PyObject *o) {
+    return PyObject_TypeCheck(o, st->element_type);
+}
+
+/* What a builder may return (alone or in a list or tuple). */
+static int is_node(pm_state *st, PyObject *o) {
+    return is_element(st, o) || (st->comment_type && PyObject_TypeCheck(o, st->comment_type)) ||
+           (st->safestring_type && PyObject_TypeCheck(o, st->safestring_type));
+}
+
+static int reject_bool(PyObject *func_name, PyObject *elem_tag, PyObject *attr, PyObject *value) {
+    const char *what = value == Py_True ? "True" : "False";
+    if (attr)
+        PyErr_Format(PyExc_TypeError,
+                     "@baked %U(): attribute '%U' of <%U> is the constant %s. A test on a "
+                     "parameter such as `x is None` runs once, when baking, and its answer "
+                     "would be frozen into the template, so a bool is not allowed in a baked "
+                     "tree. Make the attribute value a parameter and pass True or False per "
+                     "call (for an attribute that is always there, write it as '')",
+                     func_name, attr, elem_tag, what);
+    else
+        PyErr_Format(PyExc_TypeError,
+                     "@baked %U(): a child of <%U> is the constant %s. A test on a parameter "
+                     "such as `x is None` runs once, when baking, and its answer would be "
+                     "frozen into the template; make that child a parameter and pass the "
+                     "element or None per call",
+                     func_name, elem_tag, what);
+    return -1;
+}
+
+/* Checks what the walker cannot see: bool constants (the trace of a test
+   like `x is None` that no placeholder method could intercept) and slots
+   inside <script>/<style>, whose text is raw and checked only when built. */
+static int check_tree(pm_state *st, PyObject *func_name, PyObject *node, int depth) {
+    if (!is_element(st, node)) return 0;
+    if (depth > MARKUP_MAX_DEPTH) {
+        PyErr_Format(PyExc_ValueError,
+                     "@baked %U(): the tree is nested deeper than %d elements", func_name,
+                     MARKUP_MAX_DEPTH);
+        return -1;
+    }
+    pm_element *el = (pm_element *)node;
+    if (el->attrs) {
+        Py_ssize_t n = PyTuple_GET_SIZE(el->attrs);
+        for (Py_ssize_t i = 0; i + 1 < n; i += 2) {
+            PyObject *value = PyTuple_GET_ITEM(el->attrs, i + 1);
+            if (PyBool_Check(value))
+                return reject_bool(func_name, el->tag, PyTuple_GET_ITEM(el->attrs, i), value);
+        }
+    }
+    if (!el->children) return 0;
+    int raw = el->kind == MARKUP_TAG_SCRIPT || el->kind == MARKUP_TAG_STYLE;
+    Py_ssize_t n = PyTuple_GET_SIZE(el->children);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *child = PyTuple_GET_ITEM(el->children, i);
+        if (PyBool_Check(child)) return reject_bool(func_name, el->tag, NULL, child);
+        if (raw && is_placeholder(child)) {
+            PyErr_Format(PyExc_TypeError,
+                         "@baked %U(): parameter '%U' is a child of <%U>, whose text is raw "
+                         "(not escaped) and checked when the element is built, so it cannot "
+                         "be a slot. Make the whole <%U> element the parameter: build it per "
+                         "call and pass it in",
+                         func_name, ((pm_placeholder *)child)->name, el->tag, el->tag);
+            return -1;
+        }
+        if (check_tree(st, func_name, child, depth + 1) < 0) return -1;
+    }
+    return 0;
+}
+
+/* The builder must return an element, a SafeString, or a list or tuple of
+   them. */
+static int check_result(pm_state *st, PyObject *func_name, PyObject *result) {
+    int ok = is_node(st, result);
+    if (!ok && (PyList_CheckExact(result) || PyTuple_CheckExact(result))) {
+        ok = 1;
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(result);
+        for (Py_ssize_t i = 0; i < n && ok; i++) {
+            PyObject *item = PySequence_Fast_GET_ITEM(result, i);
+            ok = is_node(st, item);
+            if (!ok) {
+                PyErr_Format(PyExc_TypeError,
+                             "@baked %U(): the builder returned a %s whose item %zd is a %s; "
+                             "return an element, a SafeString, or a list or tuple of them "
+                             "(wrap text and parameters in an element, e.g. h.Span(name))",
+                             func_name, Py_TYPE(result)->tp_name, i, Py_TYPE(item)->tp_name);
+                return -1;
+            }
+        }
+    }
+    if (!ok) {
+        PyErr_Format(PyExc_TypeError,
+                     "@baked %U(): the builder returned %s; return an element, a SafeString, "
+                     "or a list or tuple of them (wrap text and parameters in an element, e.g. "
+                     "h.Span(name))",
+                     func_name,
+                     is_placeholder(result) ? "a parameter's stand-in" : Py_TYPE(result)->tp_name);
+        return -1;
+    }
+    if (is_element(st, result)) return check_tree(st, func_name, result, 0);
+    if (PyList_CheckExact(result) || PyTuple_CheckExact(result)) {
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(result);
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (check_tree(st, func_name, PySequence_Fast_GET_ITEM(result, i), 0) < 0) return -1;
+    }
+    return 0;
+}
+
+/* Serializes the checked tree into a new template and fills self's slot
+   table. Returns 0 or -1 with an exception. */
+static int flatten(pm_state *st, pm_baked *self, PyObject *tree, PyObject *placeholders) {
+    markup_buf buf;
+    markup_buf_init(&buf, &pm_pymem_alloc);
+    flatten_ctx f;
+    memset(&f, 0, sizeof f);
+    f.rctx.st = st;
+    f.rctx.buf = &buf;
+    f.rctx.on_placeholder = flatten_on_placeholder;
+    f.rctx.user = NULL;
+    f.placeholders = placeholders;
+    f.func_name = self->func_name;
+    int rc = -1;
+
+    f.uses = PyMem_Calloc((size_t)(self->nparams ? self->nparams : 1), sizeof *f.uses);
+    if (!f.uses) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (builder_status(markup_baked_builder_new(&pm_pymem_alloc, &f.builder)) < 0) goto done;
+    if (pm_render_child(&f.rctx, tree, 0) < 0) goto done;
+    if (builder_status(markup_baked_builder_add_static(f.builder, buf.data + f.flushed,
+                                                       buf.len - f.flushed)) < 0)
+        goto done;
+
+    for (Py_ssize_t i = 0; i < self->nparams; i++) {
+        if (f.uses[i]) continue;
+        PyErr_Format(PyExc_TypeError,
+                     "@baked %U(): parameter '%U' is not used in the returned tree. Every "
+                     "parameter must stand as a child or an attribute value; a parameter "
+                     "that only steers a test (such as `x is None`) would be decided once, "
+                     "when baking. Remove it, or pass the outcome of the test as the "
+                     "parameter instead",
+                     self->func_name, PyTuple_GET_ITEM(self->params, i));
+        goto done;
+    }
+
+    self->multi = PyMem_Calloc((size_t)(self->nparams ? self->nparams : 1), 1);
+    if (!self->multi) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < self->nparams; i++) self->multi[i] = f.uses[i] > 1;
+
+    markup_baked_builder *b = f.builder;
+    f.builder = NULL; /* finish consumes it either way */
+    if (builder_status(markup_baked_builder_finish(b, &self->tpl)) < 0) goto done;
+    self->slot_param = f.slot_param;
+    f.slot_param = NULL;
+    rc = 0;
+
+done:
+    markup_baked_builder_free(f.builder);
+    PyMem_Free(f.slot_param);
+    PyMem_Free(f.uses);
+    markup_buf_free(&buf);
+    return rc;
+}
+
+PyDoc_STRVAR(compile_doc,
+             "_compile(builder, params, npositional, defaults, qualname)\n--\n\n"
+             "Compile `builder` into a baked function (used by markup.baked).\n\n"
+             "`params` is a tuple of parameter names; the first `npositional` may be\n"
+             "passed positionally, the rest are keyword-only. `defaults` maps names\n"
+             "to default values. The builder is called once with a Placeholder per\n"
+             "parameter, passed by keyword.");
+
+static PyObject *baked_compile(PyObject *module, PyObject *args) {
+    pm_state *st = pm_state_from_module(module);
+    PyObject *builder, *params, *defaults, *qualname;
+    Py_ssize_t npositional;
+    if (!PyArg_ParseTuple(args, "OO!nO!U:_compile", &builder, &PyTuple_Type, &params,
+                          &npositional, &PyDict_Type, &defaults, &qualname))
+        return NULL;
+    Py_ssize_t nparams = PyTuple_GET_SIZE(params);
+    if (npositional < 0 || npositional > nparams) {
+        PyErr_SetString(PyExc_ValueError, "_compile: npositional out of range");
+        return NULL;
+    }
+
+    pm_baked *self = PyObject_GC_New(pm_baked, st->baked_type);
+    if (!self) return NULL;
+    self->vectorcall = baked_vectorcall;
+    self->dict = NULL;
+    self->weakreflist = NULL;
+    self->st = st;
+    self->tpl = NULL;
+    self->func_name = Py_NewRef(qualname);
+    self->params = NULL;
+    self->defaults = NULL;
+    self->nparams = nparams;
+    self->npositional = npositional;
+    self->slot_param = NULL;
+    self->multi = NULL;
+    hint_store(self, 0);
+    PyObject_GC_Track((PyObject *)self);
+
+    PyObject *placeholders = NULL, *kwnames = NULL, *tree = NULL;
+    PyObject **stand_ins = NULL;
+
+    self->defaults = PyMem_Calloc((size_t)(nparams ? nparams : 1), sizeof(PyObject *));
+    self->params = PyTuple_New(nparams);
+    placeholders = PyTuple_New(nparams);
+    if (!self->defaults || !self->params || !placeholders) {
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        goto fail;
+    }
+    for (Py_ssize_t i = 0; i < nparams; i++) {
+        PyObject *name = PyTuple_GET_ITEM(params, i);
+        if (!PyUnicode_CheckExact(name)) {
+            PyErr_SetString(PyExc_TypeError, "_compile: parameter names must be str");
+            goto fail;
+        }
+        Py_INCREF(name);
+        PyUnicode_InternInPlace(&name);
+        PyTuple_SET_ITEM(self->params, i, name);
+        PyObject *dflt = PyDict_GetItemWithError(defaults, name);
+        if (dflt) {
+            self->defaults[i] = Py_NewRef(dflt);
+        } else if (PyErr_Occurred()) {
+            goto fail;
+        }
+        PyObject *ph = placeholder_new(st->placeholder_type, name, qualname, i);
+        if (!ph) goto fail;
+        PyTuple_SET_ITEM(placeholders, i, ph);
+    }
+
+    /* Every parameter by keyword: positional-or-keyword and keyword-only
+       parameters both accept that. */
+    kwnames = Py_NewRef(self->params);
+    stand_ins = PyMem_Calloc((size_t)(nparams ? nparams : 1), sizeof *stand_ins);
+    if (!stand_ins) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (Py_ssize_t i = 0; i < nparams; i++) stand_ins[i] = PyTuple_GET_ITEM(placeholders, i);
+    tree = PyObject_Vectorcall(builder, stand_ins, 0, nparams ? kwnames : NULL);
+    if (!tree) goto fail;
+    if (check_result(st, qualname, tree) < 0) goto fail;
+    if (flatten(st, self, tree, placeholders) < 0) goto fail;
+
+    PyMem_Free(stand_ins);
+    Py_DECREF(kwnames);
+    Py_DECREF(tree);
+    Py_DECREF(placeholders);
+    return (PyObject *)self;
+
+fail:
+    PyMem_Free(stand_ins);
+    Py_XDECREF(kwnames);
+    Py_XDECREF(tree);
+    Py_XDECREF(placeholders);
+    Py_DECREF(self);
+    return NULL;
+}
+
+static PyMethodDef baked_functions[] = {
+    {"_compile", baked_compile, METH_VARARGS, compile_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+int pm_baked_init(PyObject *module, pm_state *st) {
+    st->placeholder_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &ph_spec, NULL);
+    if (!st->placeholder_type) return -1;
+    st->baked_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &baked_spec, NULL);
+    if (!st->baked_type) return -1;
+#ifndef Py_TPFLAGS_DISALLOW_INSTANTIATION
+    /* Python 3.9: no flag yet, so drop the constructors inherited from object. */
+    st->placeholder_type->tp_new = NULL;
+    st->baked_type->tp_new = NULL;
+#endif
+    if (PyModule_AddType(module, st->placeholder_type) < 0) return -1;
+    if (PyModule_AddType(module, st->baked_type) < 0) return -1;
+    return PyModule_AddFunctions(module, baked_functions);
 }

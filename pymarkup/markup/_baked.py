@@ -1,0 +1,68 @@
+"""The ``@baked`` decorator: compile an ``h.*`` builder into a C template.
+
+The builder runs once, here, with a stand-in for each parameter; the tree it
+returns becomes static HTML plus slots (``markup._core._compile``). Calling
+the result fills the slots in C and returns a ``SafeString``.
+"""
+
+import functools
+import inspect
+
+from ._core import _compile
+
+__all__ = ["baked"]
+
+_POSITIONAL_OR_KEYWORD = inspect.Parameter.POSITIONAL_OR_KEYWORD
+_KEYWORD_ONLY = inspect.Parameter.KEYWORD_ONLY
+_VAR_POSITIONAL = inspect.Parameter.VAR_POSITIONAL
+_VAR_KEYWORD = inspect.Parameter.VAR_KEYWORD
+
+
+def baked(func):
+    """Compile ``func``, a function that builds a tree with ``h.*``, into a
+    baked function: same signature, returns a ``SafeString``.
+
+    Each parameter may stand only as a whole child or a whole attribute
+    value; anything else (``+``, f-strings, ``if``, ``==``, iteration,
+    attribute access, ...) is a ``TypeError`` raised here, naming the
+    parameter. Unused parameters, ``*args``, ``**kwargs`` and
+    positional-only parameters are refused too.
+    """
+    if not callable(func):
+        raise TypeError(f"@baked expects a function, got {type(func).__name__}")
+    name = getattr(func, "__qualname__", None) or getattr(func, "__name__", None) or repr(func)
+    try:
+        signature = inspect.signature(func)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"@baked {name}(): cannot read the signature: {exc}") from exc
+
+    params = []
+    defaults = {}
+    npositional = 0
+    for param in signature.parameters.values():
+        if param.kind is _VAR_POSITIONAL:
+            raise TypeError(
+                f"@baked {name}(): *{param.name} is not supported: a baked template has a "
+                f"fixed set of slots. Take one parameter holding a list instead "
+                f"(a child slot renders lists, tuples and generators)"
+            )
+        if param.kind is _VAR_KEYWORD:
+            raise TypeError(
+                f"@baked {name}(): **{param.name} is not supported: a baked template has a "
+                f"fixed set of slots. Name each value as a parameter of its own"
+            )
+        if param.kind is not _POSITIONAL_OR_KEYWORD and param.kind is not _KEYWORD_ONLY:
+            raise TypeError(
+                f"@baked {name}(): parameter '{param.name}' is positional-only; the builder "
+                f"is called with its parameters by keyword. Remove the '/' from the "
+                f"signature (keyword-only parameters are fine)"
+            )
+        if param.kind is _POSITIONAL_OR_KEYWORD:
+            npositional += 1
+        params.append(param.name)
+        if param.default is not inspect.Parameter.empty:
+            defaults[param.name] = param.default
+
+    compiled = _compile(func, tuple(params), npositional, defaults, name)
+    functools.update_wrapper(compiled, func)
+    return compiled

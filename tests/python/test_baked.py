@@ -1,0 +1,709 @@
+"""@baked: builders compiled into C templates.
+
+Every parity test renders three ways and compares bytes: the baked function,
+the same builder called directly with the real values (an h.* tree), and the
+equivalent Jinja2 template with autoescape on.
+"""
+
+import gc
+import inspect
+import random
+import sys
+import threading
+import tracemalloc
+
+import jinja2
+import markupsafe
+import pytest
+
+from markup import SafeString, baked, h, render
+
+JINJA = jinja2.Environment(autoescape=True)
+
+# A Jinja2 macro with the attribute-value rules: True -> bare name,
+# False/None -> omitted, anything else -> name="escaped".
+ATTR_MACRO = (
+    "{% macro attr(name, v) %}"
+    "{% if v is sameas true %} {{ name }}"
+    "{% elif v is not none and v is not sameas false %} {{ name }}=\"{{ v }}\""
+    "{% endif %}{% endmacro %}"
+)
+# A child value: None -> nothing, lists/tuples/generators -> each item.
+CHILD_MACRO = (
+    "{% macro child(v) %}"
+    "{% if v is none %}"
+    "{% elif v is string or v is not iterable %}{{ v }}"
+    "{% else %}{% for x in v %}{{ child(x) }}{% endfor %}"
+    "{% endif %}{% endmacro %}"
+)
+
+
+def jinja(source):
+    return JINJA.from_string(ATTR_MACRO + CHILD_MACRO + source)
+
+
+HOSTILE = [
+    "",
+    "plain",
+    "<script>alert('x')</script>",
+    "\"onmouseover=\"alert(1)",
+    "' onfocus='x",
+    "&amp; &lt; already escaped",
+    "a & b < c > d \" e ' f",
+    "</li></ul><b>",
+    "{{ 7*7 }} {% raw %}",
+    "\x00\x01\t\n\r",
+    "Grüße, 日本語, עברית, emoji 🎉👩‍👩‍👧",
+    "x" * 5000 + "<" + "y" * 5000,
+]
+
+NUMBERS = [0, 1, -7, 10**30, 3.5, -0.0, 1e-9, 1e22, float("inf")]
+
+
+def sample_children():
+    """Child slot values, as factories (generators can only be used once)."""
+
+    inner = baked(_inner_fragment)
+    values = [lambda v=v: v for v in HOSTILE + NUMBERS]
+    values += [
+        lambda: None,
+        lambda: SafeString("<em>trusted & kept</em>"),
+        lambda: markupsafe.Markup("<i>markup</i>"),
+        lambda: h.B("bold & <strong>"),
+        lambda: h.Br(),
+        lambda: inner("<nested & 'quoted'>"),
+        lambda: [inner("a<b"), inner("c&d")],
+        lambda: ["text <1>", 2, None, h.I("i"), SafeString("<hr>")],
+        lambda: ("tuple", 3.25, h.Code("x<y")),
+        lambda: (h.Li(i) for i in range(3)),
+        lambda: (s for s in ["gen <", "erated &"]),
+        lambda: [],
+        lambda: [[["deep", ["er <"]]]],
+    ]
+    return values
+
+
+def sample_attrs():
+    values = [lambda v=v: v for v in HOSTILE[:-1] + NUMBERS]
+    values += [
+        lambda: None,
+        lambda: True,
+        lambda: False,
+        lambda: SafeString("a&amp;b"),
+        lambda: markupsafe.Markup("x &lt; y"),
+    ]
+    return values
+
+
+def _inner_fragment(text):
+    return h.Span({"class": "inner"}, text)
+
+
+# ---------------------------------------------------------------------------
+# Parity: baked == h.* tree == Jinja2
+# ---------------------------------------------------------------------------
+
+
+def card(title, body, cls, count):
+    return h.Div(
+        {"class": cls, "data-count": count},
+        h.H2(title),
+        h.P({"title": title}, body),
+        h.Footer("fixed & static"),
+    )
+
+
+CARD_JINJA = jinja(
+    "<div{{ attr('class', cls) }}{{ attr('data-count', count) }}>"
+    "<h2>{{ child(title) }}</h2>"
+    "<p{{ attr('title', title) }}>{{ child(body) }}</p>"
+    "<footer>fixed &amp; static</footer></div>"
+)
+
+
+def check_three_ways(builder, template, **values_by_factory):
+    baked_fn = baked(builder)
+    direct = render(builder(**{k: f() for k, f in values_by_factory.items()}))
+    result = baked_fn(**{k: f() for k, f in values_by_factory.items()})
+    assert type(result) is SafeString
+    assert render(result) == str(result)
+    assert str(result) == direct
+    assert template.render(**{k: f() for k, f in values_by_factory.items()}) == direct
+    return direct
+
+
+@pytest.mark.parametrize("body", sample_children(), ids=lambda f: repr(f())[:40])
+def test_child_slot_parity(body):
+    check_three_ways(
+        card,
+        CARD_JINJA,
+        title=lambda: "T",
+        body=body,
+        cls=lambda: "c",
+        count=lambda: 1,
+    )
+
+
+@pytest.mark.parametrize("cls", sample_attrs(), ids=lambda f: repr(f())[:40])
+def test_attr_slot_parity(cls):
+    out = check_three_ways(
+        card,
+        CARD_JINJA,
+        title=lambda: "T",
+        body=lambda: "B",
+        cls=cls,
+        count=lambda: 5,
+    )
+    if cls() is True:
+        assert out.startswith("<div class data-count")
+    if cls() is False or cls() is None:
+        assert out.startswith("<div data-count")
+
+
+def test_title_in_text_and_attribute():
+    # One parameter, two slots of different kinds.
+    for title in HOSTILE[:-1] + NUMBERS:
+        check_three_ways(
+            card,
+            CARD_JINJA,
+            title=lambda: title,
+            body=lambda: None,
+            cls=lambda: None,
+            count=lambda: None,
+        )
+
+
+def test_randomized_parity():
+    seed = random.randrange(2**32)
+    print("seed", seed)
+    rng = random.Random(seed)
+    children, attrs = sample_children(), sample_attrs()
+    baked_card = baked(card)
+    for _ in range(300):
+        args = [rng.choice(attrs[:-5]), rng.choice(children), rng.choice(attrs), rng.choice(attrs)]
+        names = ("title", "body", "cls", "count")
+        direct = render(card(*(f() for f in args)))
+        assert baked_card(*(f() for f in args)) == direct, seed
+        assert CARD_JINJA.render(**{n: f() for n, f in zip(names, args)}) == direct, seed
+
+
+def test_nested_baked_is_not_escaped_twice():
+    item = baked(lambda label: h.Li(label))
+    listing = baked(lambda items: h.Ul(items))
+    out = listing([item("a & b"), item("<c>")])
+    assert out == "<ul><li>a &amp; b</li><li>&lt;c&gt;</li></ul>"
+    # The result has __html__: Jinja2 and markupsafe keep it verbatim too.
+    assert out.__html__() == str(out)
+    assert jinja("<div>{{ x }}</div>").render(x=out) == "<div>" + out + "</div>"
+    assert markupsafe.escape(out) == out
+
+
+def test_nested_baked_as_attribute_value_is_verbatim():
+    inner = baked(lambda v: h.B(v))
+    outer = baked(lambda t: h.Abbr({"title": t}, "x"))
+    assert outer(inner("&")) == '<abbr title="<b>&amp;</b>">x</abbr>'
+
+
+def test_static_parts_are_escaped_once():
+    f = baked(lambda x: h.P({"title": "a\"b"}, "Tom & Jerry <3", x))
+    assert f("&") == '<p title="a&#34;b">Tom &amp; Jerry &lt;3&amp;</p>'
+
+
+def test_lone_surrogate_is_a_value_error_naming_the_argument():
+    f = baked(lambda text: h.P(text))
+    with pytest.raises(ValueError, match="text"):
+        f("bad \ud800 surrogate")
+
+
+def test_bad_slot_value_names_the_argument():
+    f = baked(lambda body, cls: h.P({"class": cls}, body))
+    with pytest.raises(TypeError, match=r"argument 'body'"):
+        f({"a": 1}, "x")
+    with pytest.raises(TypeError, match=r"argument 'cls'"):
+        f("ok", ["a", "b"])
+    with pytest.raises(TypeError, match=r"argument 'body'"):
+        f(True, "x")
+
+
+def test_generator_in_two_slots_is_read_once():
+    both = baked(lambda items: h.Div(h.Ul(items), h.Ol(items)))
+    out = both(h.Li(i) for i in range(2))
+    assert out == "<div><ul><li>0</li><li>1</li></ul><ol><li>0</li><li>1</li></ol></div>"
+
+
+def test_builder_returning_list_and_safestring():
+    pair = baked(lambda a, b: [h.Dt(a), h.Dd(b)])
+    assert pair("x", "<y>") == "<dt>x</dt><dd>&lt;y&gt;</dd>"
+    pair_t = baked(lambda a: (h.Dt(a), SafeString("<hr>")))
+    assert pair_t(1) == "<dt>1</dt><hr>"
+    fixed = baked(lambda: SafeString("<p>static</p>"))
+    assert fixed() == "<p>static</p>"
+    assert fixed.slot_count == 0
+
+
+def test_document_and_void_elements():
+    def page(title, value):
+        return h.HtmlDocument(h.Head(h.Title(title)), h.Body(h.Input({"value": value}), h.Br()))
+
+    f = baked(page)
+    for title, value in [("a<b", "c\"d"), ("", None), ("日本", 0)]:
+        assert f(title, value) == render(page(title, value))
+    assert f("t", "v").startswith("<!doctype html><html>")
+
+
+# ---------------------------------------------------------------------------
+# The 50-row product page of issue 3
+# ---------------------------------------------------------------------------
+
+
+def product_row(cls, pid, name, price):
+    return h.Li(
+        {"class": cls, "data-id": pid},
+        h.Span({"class": "name"}, name),
+        h.Span({"class": "price"}, price),
+    )
+
+
+def product_page(title, rows):
+    return h.Html(h.Body(h.Main(h.H1(title), h.Ul(rows))))
+
+
+PRODUCT_JINJA = JINJA.from_string(
+    "<html><body><main><h1>{{ title }}</h1><ul>"
+    "{% for p in products %}"
+    "<li{% if p.on_sale %} class=\"sale\"{% endif %} data-id=\"{{ p.id }}\">"
+    "<span class=\"name\">{{ p.name }}</span>"
+    "<span class=\"price\">{{ p.price }}</span></li>"
+    "{% endfor %}</ul></main></body></html>"
+)
+
+
+def products(escape_heavy):
+    name = "Tea & <Cake> \"special\" 'n' more" if escape_heavy else "Green tea"
+    return [
+        {"id": i, "name": f"{name} {i}", "price": round(1.5 + i * 0.25, 2), "on_sale": i % 3 == 0}
+        for i in range(50)
+    ]
+
+
+@pytest.mark.parametrize("escape_heavy", [False, True])
+def test_product_page_equals_jinja(escape_heavy):
+    row = baked(product_row)
+    page = baked(product_page)
+    items = products(escape_heavy)
+    title = "Products & <offers>" if escape_heavy else "Products"
+
+    def rows_of(make):
+        return [make("sale" if p["on_sale"] else None, p["id"], p["name"], p["price"]) for p in items]
+
+    out = page(title, rows_of(row))
+    assert out == PRODUCT_JINJA.render(title=title, products=items)
+    assert out == render(product_page(title, rows_of(product_row)))
+    assert out.count("<li") == 50 and out.count('class="sale"') == 17
+
+
+# ---------------------------------------------------------------------------
+# Decoration-time errors
+# ---------------------------------------------------------------------------
+
+
+def _misuse_cases():
+    return {
+        "attribute name": (lambda x: h.Div({x: "1"}), "attribute name or dictionary key"),
+        "f-string": (lambda x: h.P(f"Hello {x}"), "f-string"),
+        "format()": (lambda x: h.P(format(x, ">5")), "format()"),
+        "str()": (lambda x: h.P(str(x)), "str()"),
+        "repr()": (lambda x: h.P(repr(x)), "repr()"),
+        "plus right": (lambda x: h.P(x + "!"), "'+'"),
+        "plus left": (lambda x: h.P("Hi " + x), "'+'"),
+        "percent format": (lambda x: h.P("%s!" % x), "str()"),
+        "percent int": (lambda x: h.P("%d" % x), "int"),
+        "modulo": (lambda x: h.P(x % 2), "'%'"),
+        "minus": (lambda x: h.P(x - 1), "'-'"),
+        "times": (lambda x: h.P(x * 2), "'*'"),
+        "rtimes": (lambda x: h.P(2 * x), "'*'"),
+        "divide": (lambda x: h.P(x / 2), "'/'"),
+        "power": (lambda x: h.P(x**2), "'**'"),
+        "negate": (lambda x: h.P(-x), "unary '-'"),
+        "int()": (lambda x: h.P(int(x)), "int()"),
+        "float()": (lambda x: h.P(float(x)), "float()"),
+        "round()": (lambda x: h.P(round(x)), "round()"),
+        "if": (lambda x: h.P("yes" if x else "no"), "truth value"),
+        "and": (lambda x: h.P(x and "y"), "truth value"),
+        "or": (lambda x: h.P(x or "default"), "truth value"),
+        "not": (lambda x: h.P(not x), "truth value"),
+        "==": (lambda x: h.P("a" if x == "b" else "c"), "'=='"),
+        "!=": (lambda x: h.P(x != 1), "'!='"),
+        "<": (lambda x: h.P(x < 1), "'<'"),
+        "iteration": (lambda x: h.Ul([h.Li(i) for i in x]), "iterated"),
+        "list()": (lambda x: h.Ul(list(x)), "iterated"),
+        "unpacking": (lambda x: h.Ul(*x), "iterated"),
+        "indexing": (lambda x: h.P(x[0]), "indexed"),
+        "slicing": (lambda x: h.P(x[1:]), "indexed"),
+        "attribute": (lambda x: h.P(x.name), "attribute 'name'"),
+        "method": (lambda x: h.P(x.upper()), "attribute 'upper'"),
+        "len()": (lambda x: h.P(len(x)), "len()"),
+        "in": (lambda x: h.P("a" in x), "'in'"),
+        "call": (lambda x: h.P(x()), "called"),
+        "hash": (lambda x: h.P({x}), "dictionary key"),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_misuse_cases()))
+def test_misuse_is_a_type_error_naming_the_parameter(case):
+    builder, phrase = _misuse_cases()[case]
+    with pytest.raises(TypeError) as info:
+        baked(builder)
+    message = str(info.value)
+    assert "parameter 'x'" in message
+    assert "<lambda>()" in message
+    assert phrase in message
+    # and it says what to do instead
+    assert "pass" in message
+
+
+def test_named_function_in_misuse_message():
+    def greeting(name):
+        return h.P("Hello, " + name)
+
+    with pytest.raises(TypeError, match=r"@baked .*greeting\(\): parameter 'name' is used with '\+'"):
+        baked(greeting)
+
+
+def test_unused_parameter():
+    def row(name, unused):
+        return h.Li(name)
+
+    with pytest.raises(TypeError, match=r"parameter 'unused' is not used"):
+        baked(row)
+
+
+def test_is_none_test_is_caught_as_unused_or_bool():
+    def hidden_unless(x):
+        return h.P("shown" if x is None else "other")
+
+    with pytest.raises(TypeError, match=r"parameter 'x' is not used.*x is None"):
+        baked(hidden_unless)
+
+    def flag(x):
+        return h.Input({"value": x, "disabled": x is None})
+
+    with pytest.raises(
+        TypeError, match=r"attribute 'disabled' of <input> is the constant False.*parameter"
+    ):
+        baked(flag)
+
+
+def test_constant_bool_attribute_is_rejected_with_advice():
+    with pytest.raises(TypeError, match=r"constant False.*pass True or False"):
+        baked(lambda v: h.Input(value=v, checked=False))
+
+
+def test_var_args_kwargs_and_positional_only():
+    def star(*items):
+        return h.Ul(items)
+
+    def starstar(**attrs):
+        return h.Div(attrs)
+
+    def posonly(a, /, b):
+        return h.P(a, b)
+
+    with pytest.raises(TypeError, match=r"\*items is not supported.*list"):
+        baked(star)
+    with pytest.raises(TypeError, match=r"\*\*attrs is not supported"):
+        baked(starstar)
+    with pytest.raises(TypeError, match=r"parameter 'a' is positional-only.*'/'"):
+        baked(posonly)
+
+
+def test_keyword_only_parameters_are_fine():
+    def tag(label, *, cls=None):
+        return h.Span({"class": cls}, label)
+
+    f = baked(tag)
+    assert f("x", cls="c") == '<span class="c">x</span>'
+    assert f("x") == "<span>x</span>"
+    with pytest.raises(TypeError) as baked_err:
+        f("x", "c")
+    with pytest.raises(TypeError) as plain_err:
+        tag("x", "c")
+    assert str(baked_err.value) == str(plain_err.value)
+
+
+@pytest.mark.parametrize(
+    "result, shown",
+    [
+        ("text", "str"),
+        (None, "NoneType"),
+        (42, "int"),
+        ({"a": 1}, "dict"),
+        (["text"], "item 1 is a str"),
+    ],
+)
+def test_builder_must_return_elements(result, shown):
+    def returns(x):
+        element = h.P(x)
+        return [element, *result] if isinstance(result, list) else result
+
+    with pytest.raises(TypeError, match=shown):
+        baked(returns)
+
+
+def test_builder_returning_its_parameter():
+    with pytest.raises(TypeError, match="stand-in"):
+        baked(lambda x: x)
+
+
+def test_placeholder_in_script_is_rejected():
+    with pytest.raises(TypeError, match="script"):
+        baked(lambda code: h.Script(code))
+
+
+def test_builder_exception_propagates():
+    def broken(x):
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        baked(broken)
+
+
+def test_placeholder_outside_baked_is_rejected_when_rendered():
+    kept = []
+
+    def keep(x):
+        kept.append(x)
+        return h.P(x)
+
+    baked(keep)
+    (placeholder,) = kept
+    tree = h.Div(placeholder)  # building is allowed ...
+    with pytest.raises(TypeError):
+        render(tree)  # ... rendering it without @baked is not
+    other = kept[0]
+    with pytest.raises(TypeError, match="another decoration"):
+        baked(lambda y: h.Div(y, other))
+
+
+def test_calling_a_baked_function_with_a_placeholder_while_baking():
+    item = baked(lambda label: h.Li(label))
+    with pytest.raises(TypeError, match=r"parameter 'x' is passed to the baked function"):
+        baked(lambda x: h.Ul(item(x)))
+
+
+def test_not_callable():
+    with pytest.raises(TypeError, match="expects a function"):
+        baked(42)
+
+
+# ---------------------------------------------------------------------------
+# The decorated object: signature, metadata, calls
+# ---------------------------------------------------------------------------
+
+
+def documented(title, items=(), *, cls="list"):
+    """Render a titled list."""
+    return h.Section({"class": cls}, h.H2(title), h.Ul(items))
+
+
+def test_signature_name_and_doc_preserved():
+    f = baked(documented)
+    assert inspect.signature(f) == inspect.signature(documented)
+    assert f.__name__ == "documented"
+    assert f.__qualname__ == "documented"
+    assert f.__doc__ == "Render a titled list."
+    assert f.__module__ == __name__
+    assert f.__wrapped__ is documented
+    assert "documented" in repr(f)
+    assert f.slot_count == 3
+
+
+def test_positional_keyword_and_default_calls():
+    f = baked(documented)
+    expected = render(documented("T", [h.Li(1)], cls="x"))
+    assert f("T", [h.Li(1)], cls="x") == expected
+    assert f(title="T", items=[h.Li(1)], cls="x") == expected
+    assert f("T", items=[h.Li(1)], cls="x") == expected
+    assert f(cls="x", items=[h.Li(1)], title="T") == expected
+    assert f("T") == render(documented("T"))
+    # A keyword built at run time (not interned) still binds.
+    key = "".join(["ti", "tle"])
+    assert f(**{key: "T"}) == render(documented("T"))
+
+
+@pytest.mark.parametrize(
+    "args, kwargs",
+    [
+        ((), {}),
+        (("T", [], "x"), {}),
+        (("T",), {"title": "U"}),
+        (("T",), {"nope": 1}),
+        ((), {"items": []}),
+        ((), {"cls": "x"}),
+    ],
+)
+def test_wrong_arguments_give_pythons_type_error(args, kwargs):
+    f = baked(documented)
+    with pytest.raises(TypeError) as baked_err:
+        f(*args, **kwargs)
+    with pytest.raises(TypeError) as plain_err:
+        documented(*args, **kwargs)
+    assert str(baked_err.value) == str(plain_err.value)
+
+
+def test_missing_arguments_messages():
+    def three(a, b, c, d=1):
+        return h.P(a, b, c, d)
+
+    f = baked(three)
+    for args in [(), (1,), (1, 2)]:
+        with pytest.raises(TypeError) as baked_err:
+            f(*args)
+        with pytest.raises(TypeError) as plain_err:
+            three(*args)
+        assert str(baked_err.value) == str(plain_err.value)
+    with pytest.raises(TypeError) as baked_err:
+        f(1, 2, 3, 4, 5)
+    with pytest.raises(TypeError) as plain_err:
+        three(1, 2, 3, 4, 5)
+    assert str(baked_err.value) == str(plain_err.value)
+
+
+def test_no_parameters():
+    f = baked(lambda: h.P("static"))
+    assert f() == "<p>static</p>"
+    with pytest.raises(TypeError, match="takes 0 positional arguments but 1 was given"):
+        f(1)
+
+
+def test_many_parameters():
+    names = [f"p{i}" for i in range(40)]
+    src = f"def wide({', '.join(names)}):\n    return h.Div({', '.join(names)})\n"
+    namespace = {"h": h}
+    exec(src, namespace)
+    f = baked(namespace["wide"])
+    values = [f"<{i}>" for i in range(40)]
+    assert f(*values) == render(namespace["wide"](*values))
+    assert f(**dict(zip(names, values))) == render(namespace["wide"](*values))
+
+
+def test_ten_thousand_slots():
+    def big(a, b):
+        return h.Ul([h.Li({"class": a}, b, " #", str(i)) for i in range(5000)])
+
+    f = baked(big)
+    assert f.slot_count == 10000
+    for a, b in [("x", "y"), (None, "<&>"), (True, h.B(1))]:
+        assert f(a, b) == render(big(a, b))
+
+
+def test_default_values_are_rendered_per_call():
+    marker = ["<default>"]
+    f = baked(lambda items=marker: h.Ul(items))
+    assert f() == "<ul>&lt;default&gt;</ul>"
+    marker.append("more")
+    assert f() == "<ul>&lt;default&gt;more</ul>"
+
+
+# ---------------------------------------------------------------------------
+# Reference counts, leaks, threads
+# ---------------------------------------------------------------------------
+
+
+def test_reference_counts_are_stable():
+    f = baked(product_row)
+    name = "name <x> " + "y" * 10
+    price = 12.5
+    rows = [h.B("a")]
+    before = [sys.getrefcount(o) for o in (name, price, rows)]
+    for _ in range(1000):
+        f("sale", 1, name, price)
+        f(cls=None, pid=2, name=rows, price=price)
+    after = [sys.getrefcount(o) for o in (name, price, rows)]
+    assert before == after
+
+
+def test_reference_counts_stable_when_calls_fail():
+    f = baked(product_row)
+    bad = {"not": "renderable"}
+    name = "n" * 20
+    before = sys.getrefcount(bad), sys.getrefcount(name)
+    for _ in range(1000):
+        with pytest.raises(TypeError):
+            f("c", 1, name, bad)
+        with pytest.raises(TypeError):
+            f("c", 1, name, price=bad, extra=name)
+    assert (sys.getrefcount(bad), sys.getrefcount(name)) == before
+
+
+def test_no_leak_over_many_calls():
+    row = baked(product_row)
+    page = baked(product_page)
+    gens = baked(lambda items: h.Div(h.Ul(items), h.Ol(items)))
+
+    def work(n):
+        for i in range(n):
+            row("sale" if i % 2 else None, i, "Tea & cake", 1.25)
+            gens(h.Li(j) for j in range(2))
+            if i % 1000 == 0:
+                page("P", [row(None, j, "x", j) for j in range(10)])
+            try:
+                row("c", i, {"bad": 1}, 1)
+            except TypeError:
+                pass
+
+    work(2000)
+    gc.collect()
+    objects_before = len(gc.get_objects())
+    tracemalloc.start()
+    try:
+        work(1000)
+        first, _ = tracemalloc.get_traced_memory()
+        work(100_000)
+        gc.collect()
+        second, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    gc.collect()
+    assert second - first < 64 * 1024, (first, second)
+    assert len(gc.get_objects()) - objects_before < 100
+
+
+def test_baked_function_is_collected():
+    import weakref
+
+    def make():
+        f = baked(lambda x: h.P(x))
+        f.self_ref = f  # a cycle through __dict__
+        return weakref.ref(f)
+
+    ref = make()
+    gc.collect()
+    assert ref() is None
+
+
+def test_threads_share_one_baked_function():
+    row = baked(product_row)
+    items = products(True)
+    expected = [render(product_row(None, p["id"], p["name"], p["price"])) for p in items]
+    errors = []
+    barrier = threading.Barrier(8)
+
+    def worker(k):
+        try:
+            barrier.wait()
+            for _ in range(300):
+                for p, want in zip(items, expected):
+                    got = row(None, p["id"], p["name"], p["price"])
+                    if got != want:
+                        errors.append((k, got, want))
+                        return
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append((k, exc))
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
