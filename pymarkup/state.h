@@ -14,6 +14,18 @@
 
 #include "markup/markup.h"
 
+/* Compatibility with the oldest supported CPython (3.9). */
+#if PY_VERSION_HEX < 0x030A0000
+static inline PyObject *Py_NewRef(PyObject *o) { Py_INCREF(o); return o; }
+static inline PyObject *Py_XNewRef(PyObject *o) { Py_XINCREF(o); return o; }
+static inline int PyModule_AddObjectRef(PyObject *m, const char *name, PyObject *v) {
+    Py_INCREF(v);
+    int r = PyModule_AddObject(m, name, v);
+    if (r < 0) Py_DECREF(v);
+    return r;
+}
+#endif
+
 /* ------------------------------------------------------------------------ */
 /* Module state                                                               */
 /* ------------------------------------------------------------------------ */
@@ -44,8 +56,11 @@ typedef struct pm_state {
 extern PyModuleDef pm_module_def;
 
 /* The state of the module that defined `type` (or one of its bases). Never
-   fails for our own types and their subclasses. */
+   fails for our own types and their subclasses; for a foreign type it
+   raises SystemError and returns NULL. */
 pm_state *pm_state_from_type(PyTypeObject *type);
+/* As pm_state_from_type, but returns NULL without an exception. */
+pm_state *pm_state_find(PyTypeObject *type);
 
 static inline pm_state *pm_state_from_module(PyObject *module) {
     return (pm_state *)PyModule_GetState(module);
@@ -124,6 +139,26 @@ int pm_raise_status(markup_status status, const char *what);
 
 /* Renders `obj` (any child value) and returns a new SafeString. */
 PyObject *pm_render_to_safestring(pm_state *st, PyObject *obj);
+
+/* The UTF-8 form of a str (cached by CPython; no copy for ASCII). A lone
+   surrogate becomes a ValueError that names the element `tag` (a str, as
+   "<div>") or, when tag is NULL, the function `func` ("render()").
+   Returns NULL with an exception set on failure. */
+const char *pm_utf8(PyObject *str, Py_ssize_t *n, PyObject *tag, const char *func);
+
+/* Looks up `__html__` on `obj`: 1 and a new reference in *method, 0 when
+   absent (no exception), -1 on error. */
+int pm_lookup_html(pm_state *st, PyObject *obj, PyObject **method);
+
+/* True (1) when `obj` is a baked placeholder. */
+static inline int pm_is_placeholder(pm_state *st, PyObject *obj) {
+    return st->placeholder_type != NULL && PyObject_TypeCheck(obj, st->placeholder_type);
+}
+
+/* Module functions (METH_O). */
+PyObject *pm_render(PyObject *module, PyObject *obj);
+PyObject *pm_render_bytes(PyObject *module, PyObject *obj);
+PyObject *pm_escape(PyObject *module, PyObject *obj);
 
 /* ------------------------------------------------------------------------ */
 /* SafeString                                                                 */

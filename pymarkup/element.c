@@ -1,0 +1,1122 @@
+/*
+ * element.c - Element, the Tag factories, the `h` namespace and Comment.
+ *
+ * A factory call (h.Div(...)) is the hot path of building a tree: it runs
+ * through vectorcall with hand-written argument handling. Exact types (str,
+ * dict, Element, list, tuple) are tested first; everything else goes to
+ * out-of-line "rare" functions. All validation happens here, at
+ * construction, so that a bad value is reported where it was written and
+ * the render walker can trust the tree.
+ */
+#include "state.h"
+
+#include <structmember.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#  define PM_NOINLINE __attribute__((noinline))
+#else
+#  define PM_NOINLINE
+#endif
+
+/* The kwname cache only holds names seen in source code; a program that
+   passes unbounded **kwargs keys must not grow it forever. */
+#define PM_KWNAME_CACHE_MAX 4096
+
+/* Above this many attributes, duplicates are found with a set instead of a
+   linear scan. */
+#define PM_ATTR_SCAN_MAX 32
+
+static inline int is_raw_kind(uint8_t kind) {
+    return kind == MARKUP_TAG_SCRIPT || kind == MARKUP_TAG_STYLE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* A small vector of owned references, on the stack until it grows          */
+/* ------------------------------------------------------------------------ */
+
+#define PM_VEC_INLINE 16
+
+typedef struct pm_vec {
+    PyObject **items;
+    Py_ssize_t len;
+    Py_ssize_t cap;
+    PyObject *inline_items[PM_VEC_INLINE];
+} pm_vec;
+
+static void vec_init(pm_vec *v) {
+    v->items = v->inline_items;
+    v->len = 0;
+    v->cap = PM_VEC_INLINE;
+}
+
+static PM_NOINLINE int vec_grow(pm_vec *v) {
+    Py_ssize_t cap = v->cap + v->cap / 2;
+    PyObject **items;
+    if (v->items == v->inline_items) {
+        items = PyMem_New(PyObject *, cap);
+        if (items != NULL) memcpy(items, v->inline_items, sizeof(PyObject *) * (size_t)v->len);
+    } else {
+        items = v->items;
+        PyMem_Resize(items, PyObject *, cap);
+    }
+    if (items == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    v->items = items;
+    v->cap = cap;
+    return 0;
+}
+
+/* Appends a new reference to `o`. */
+static inline int vec_push(pm_vec *v, PyObject *o) {
+    if (v->len == v->cap && vec_grow(v) < 0) return -1;
+    Py_INCREF(o);
+    v->items[v->len++] = o;
+    return 0;
+}
+
+static void vec_clear(pm_vec *v) {
+    for (Py_ssize_t i = 0; i < v->len; i++) Py_DECREF(v->items[i]);
+    if (v->items != v->inline_items) PyMem_Free(v->items);
+    vec_init(v);
+}
+
+/* Moves the references into a new tuple (NULL with no error when empty). */
+static PyObject *vec_to_tuple(pm_vec *v, int *failed) {
+    *failed = 0;
+    if (v->len == 0) return NULL;
+    PyObject *t = PyTuple_New(v->len);
+    if (t == NULL) {
+        *failed = 1;
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < v->len; i++) PyTuple_SET_ITEM(t, i, v->items[i]);
+    v->len = 0;
+    vec_clear(v);
+    return t;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Shared helpers                                                             */
+/* ------------------------------------------------------------------------ */
+
+static PM_NOINLINE void raise_surrogate(PyObject *str, PyObject *tag, const char *func) {
+    /* Find the offending code point so the message can show it. */
+    Py_ssize_t len = PyUnicode_GET_LENGTH(str), at = -1;
+    Py_UCS4 ch = 0;
+    for (Py_ssize_t i = 0; i < len; i++) {
+        Py_UCS4 c = PyUnicode_READ_CHAR(str, i);
+        if (c >= 0xD800 && c <= 0xDFFF) {
+            at = i;
+            ch = c;
+            break;
+        }
+    }
+    PyErr_Clear();
+    if (tag != NULL) {
+        PyErr_Format(PyExc_ValueError,
+                     "<%U>: text contains a lone surrogate U+%04X at index %zd, which cannot "
+                     "be written as UTF-8; fix the string where it was decoded (for example "
+                     "decode with errors='replace')",
+                     tag, (unsigned)ch, at);
+    } else {
+        PyErr_Format(PyExc_ValueError,
+                     "%s: text contains a lone surrogate U+%04X at index %zd, which cannot be "
+                     "written as UTF-8; fix the string where it was decoded (for example "
+                     "decode with errors='replace')",
+                     func, (unsigned)ch, at);
+    }
+}
+
+const char *pm_utf8(PyObject *str, Py_ssize_t *n, PyObject *tag, const char *func) {
+    const char *s = PyUnicode_AsUTF8AndSize(str, n);
+    if (s == NULL && PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) {
+        raise_surrogate(str, tag, func);
+    }
+    return s;
+}
+
+int pm_lookup_html(pm_state *st, PyObject *obj, PyObject **method) {
+#if PY_VERSION_HEX >= 0x030D0000
+    return PyObject_GetOptionalAttr(obj, st->str_html, method);
+#else
+    *method = PyObject_GetAttr(obj, st->str_html);
+    if (*method != NULL) return 1;
+    if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        PyErr_Clear();
+        return 0;
+    }
+    return -1;
+#endif
+}
+
+static int has_html(pm_state *st, PyObject *obj) {
+    PyObject *method;
+    int r = pm_lookup_html(st, obj, &method);
+    Py_XDECREF(method);
+    return r;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tag: an element factory                                                    */
+/* ------------------------------------------------------------------------ */
+
+typedef struct pm_tag {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    pm_state *st;    /* lives as long as the module, which our type keeps alive */
+    PyObject *name;  /* validated ASCII tag name: "div", "my-widget"          */
+    PyObject *label; /* repr: "h.Div", "Tag('my-widget')"                     */
+    uint8_t kind;
+    uint8_t flags;
+} pm_tag;
+
+/* --- attributes --------------------------------------------------------- */
+
+static PM_NOINLINE int attr_name_error(pm_tag *tag, PyObject *name, const markup_error *err) {
+    PyErr_Format(PyExc_ValueError,
+                 "<%U>: invalid attribute name %R (%s at byte %zu); attribute names cannot be "
+                 "empty or contain whitespace, control characters, quotes, '<', '>', '/', '=', "
+                 "'&', '\\' or '`'",
+                 tag->name, name, err->msg ? err->msg : "rejected", err->pos);
+    return -1;
+}
+
+static int check_attr_name(pm_tag *tag, PyObject *name) {
+    Py_ssize_t n;
+    const char *s = pm_utf8(name, &n, tag->name, NULL);
+    if (s == NULL) return -1;
+    markup_error err = {MARKUP_OK, 0, NULL};
+    if (markup_html_check_attr_name(s, (size_t)n, &err) != MARKUP_OK) {
+        return attr_name_error(tag, name, &err);
+    }
+    return 0;
+}
+
+static PM_NOINLINE int attr_value_rare(pm_tag *tag, PyObject *name, PyObject *value) {
+    pm_state *st = tag->st;
+    if (pm_is_placeholder(st, value)) return 0;
+    if (PyBool_Check(value) || PyLong_Check(value) || PyFloat_Check(value)) return 0;
+    if (PyUnicode_Check(value)) {
+        Py_ssize_t n;
+        return pm_utf8(value, &n, tag->name, NULL) == NULL ? -1 : 0;
+    }
+    int r = has_html(st, value);
+    if (r != 0) return r < 0 ? -1 : 0;
+    const char *hint = "";
+    if (PyList_Check(value) || PyTuple_Check(value) || PySet_Check(value)) {
+        hint = " (for a class list use classes(...), which joins the names)";
+    } else if (PyDict_Check(value)) {
+        hint = " (for a style mapping use styles(...))";
+    } else if (PyBytes_Check(value) || PyByteArray_Check(value)) {
+        hint = " (decode bytes to str first)";
+    }
+    PyErr_Format(PyExc_TypeError,
+                 "<%U>: attribute %R cannot take a value of type '%.100s'; pass a str, int, "
+                 "float, True/False/None or a SafeString%s",
+                 tag->name, name, Py_TYPE(value)->tp_name, hint);
+    return -1;
+}
+
+static inline int check_attr_value(pm_tag *tag, PyObject *name, PyObject *value) {
+    if (PyUnicode_CheckExact(value)) {
+        if (PyUnicode_IS_ASCII(value)) return 0;
+        Py_ssize_t n;
+        return pm_utf8(value, &n, tag->name, NULL) == NULL ? -1 : 0;
+    }
+    if (value == Py_True || value == Py_False || value == Py_None) return 0;
+    if (PyLong_CheckExact(value) || PyFloat_CheckExact(value)) return 0;
+    return attr_value_rare(tag, name, value);
+}
+
+static inline int str_equal(PyObject *a, PyObject *b) {
+    if (a == b) return 1;
+    if (PyUnicode_GET_LENGTH(a) != PyUnicode_GET_LENGTH(b)) return 0;
+    if (PyUnicode_KIND(a) != PyUnicode_KIND(b)) return 0;
+    return memcmp(PyUnicode_DATA(a), PyUnicode_DATA(b),
+                  (size_t)PyUnicode_GET_LENGTH(a) * PyUnicode_KIND(a)) == 0;
+}
+
+static PM_NOINLINE int duplicate_error(pm_tag *tag, PyObject *name) {
+    PyErr_Format(PyExc_ValueError,
+                 "<%U>: attribute %R is given twice; pass each attribute once (a mapping and a "
+                 "keyword, or two mappings, name the same attribute; combine the values "
+                 "yourself, e.g. with classes(...))",
+                 tag->name, name);
+    return -1;
+}
+
+/* Duplicate detection for elements with very many attributes. */
+static PM_NOINLINE int is_duplicate_many(pm_vec *attrs, PyObject *name) {
+    PyObject *seen = PySet_New(NULL);
+    if (seen == NULL) return -1;
+    for (Py_ssize_t i = 0; i < attrs->len; i += 2) {
+        if (PySet_Add(seen, attrs->items[i]) < 0) {
+            Py_DECREF(seen);
+            return -1;
+        }
+    }
+    int r = PySet_Contains(seen, name);
+    Py_DECREF(seen);
+    return r;
+}
+
+/* Appends (name, value); `name` is an exact str already validated. */
+static int add_attr(pm_tag *tag, pm_vec *attrs, PyObject *name, PyObject *value) {
+    if (attrs->len <= 2 * PM_ATTR_SCAN_MAX) {
+        for (Py_ssize_t i = 0; i < attrs->len; i += 2) {
+            if (str_equal(attrs->items[i], name)) return duplicate_error(tag, name);
+        }
+    } else {
+        int dup = is_duplicate_many(attrs, name);
+        if (dup != 0) return dup < 0 ? -1 : duplicate_error(tag, name);
+    }
+    if (check_attr_value(tag, name, value) < 0) return -1;
+    if (vec_push(attrs, name) < 0) return -1;
+    return vec_push(attrs, value);
+}
+
+static PM_NOINLINE int attr_key_error(pm_tag *tag, PyObject *key) {
+    PyErr_Format(PyExc_TypeError,
+                 "<%U>: attribute names must be str, got %.100s %R in an attribute mapping",
+                 tag->name, Py_TYPE(key)->tp_name, key);
+    return -1;
+}
+
+/* One (key, value) from a mapping. Holds its own references meanwhile, as
+   checking a value may run Python code. */
+static int add_mapping_item(pm_tag *tag, pm_vec *attrs, PyObject *key, PyObject *value) {
+    int r = -1;
+    Py_INCREF(key);
+    Py_INCREF(value);
+    if (!PyUnicode_Check(key)) {
+        attr_key_error(tag, key);
+    } else if (!PyUnicode_CheckExact(key)) {
+        /* Store a plain str: the tree must not hold objects that can
+           change their mind about what they are. */
+        PyObject *plain = PyUnicode_FromObject(key);
+        if (plain != NULL) {
+            if (check_attr_name(tag, plain) == 0) r = add_attr(tag, attrs, plain, value);
+            Py_DECREF(plain);
+        }
+    } else if (check_attr_name(tag, key) == 0) {
+        r = add_attr(tag, attrs, key, value);
+    }
+    Py_DECREF(key);
+    Py_DECREF(value);
+    return r;
+}
+
+static int add_dict_attrs(pm_tag *tag, pm_vec *attrs, PyObject *dict) {
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(dict, &pos, &key, &value)) {
+        if (add_mapping_item(tag, attrs, key, value) < 0) return -1;
+    }
+    return 0;
+}
+
+/* Any other Mapping (dict subclasses, MappingProxyType, ...), via items(). */
+static PM_NOINLINE int add_mapping_attrs(pm_tag *tag, pm_vec *attrs, PyObject *mapping) {
+    PyObject *items = PyMapping_Items(mapping);
+    if (items == NULL) return -1;
+    int r = 0;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(items) && r == 0; i++) {
+        PyObject *pair = PyList_GET_ITEM(items, i);
+        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
+            PyErr_Format(PyExc_TypeError, "<%U>: attribute mapping items() must give pairs",
+                         tag->name);
+            r = -1;
+        } else {
+            r = add_mapping_item(tag, attrs, PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1));
+        }
+    }
+    Py_DECREF(items);
+    return r;
+}
+
+/* 1 when `arg` (not an exact dict) is an attribute mapping. */
+static PM_NOINLINE int is_mapping_rare(pm_state *st, PyObject *arg) {
+    if (PyList_CheckExact(arg) || PyTuple_CheckExact(arg) || arg == Py_None ||
+        PyLong_Check(arg) || PyFloat_Check(arg) || PyUnicode_Check(arg) ||
+        Py_TYPE(arg) == st->comment_type || pm_is_placeholder(st, arg) || PyIter_Check(arg)) {
+        return 0;
+    }
+    if (PyDict_Check(arg)) return 1;
+    return PyObject_IsInstance(arg, st->mapping_abc);
+}
+
+/* "class_" -> "class", "data_id" -> "data-id", "for_" -> "for". Cached. */
+static PM_NOINLINE PyObject *kwname_convert(pm_tag *tag, PyObject *kw) {
+    pm_state *st = tag->st;
+    Py_ssize_t n;
+    const char *s = pm_utf8(kw, &n, tag->name, NULL);
+    if (s == NULL) return NULL;
+    if (n > 0 && s[n - 1] == '_') n--;
+    char small[64];
+    char *out = n <= (Py_ssize_t)sizeof small ? small : PyMem_Malloc((size_t)n);
+    if (out == NULL) return PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < n; i++) out[i] = s[i] == '_' ? '-' : s[i];
+    PyObject *name = PyUnicode_DecodeUTF8(out, n, "strict");
+    if (out != small) PyMem_Free(out);
+    if (name == NULL) return NULL;
+    if (check_attr_name(tag, name) < 0) {
+        Py_DECREF(name);
+        return NULL;
+    }
+    PyUnicode_InternInPlace(&name);
+    if (PyDict_GET_SIZE(st->kwname_cache) < PM_KWNAME_CACHE_MAX &&
+        PyDict_SetItem(st->kwname_cache, kw, name) < 0) {
+        Py_DECREF(name);
+        return NULL;
+    }
+    return name;
+}
+
+static inline int add_kw_attr(pm_tag *tag, pm_vec *attrs, PyObject *kw, PyObject *value) {
+    PyObject *name = PyDict_GetItemWithError(tag->st->kwname_cache, kw);
+    if (name != NULL) return add_attr(tag, attrs, name, value);
+    if (PyErr_Occurred()) return -1;
+    name = kwname_convert(tag, kw);
+    if (name == NULL) return -1;
+    int r = add_attr(tag, attrs, name, value);
+    Py_DECREF(name);
+    return r;
+}
+
+/* --- children ----------------------------------------------------------- */
+
+static int add_child(pm_tag *tag, pm_vec *kids, PyObject *child);
+
+static PM_NOINLINE int raw_text_error(pm_tag *tag, const markup_error *err) {
+    const char *what = tag->kind == MARKUP_TAG_SCRIPT ? "'</script' or '<!--'" : "'</style'";
+    PyErr_Format(PyExc_ValueError,
+                 "<%U>: text contains %s at byte %zu, which would end the element early; "
+                 "for data use tojson(...), or split the sequence (e.g. '<\\/script')",
+                 tag->name, what, err->pos);
+    return -1;
+}
+
+/* A str child: lone surrogates rejected, raw text checked for breakout. */
+static PM_NOINLINE int check_text_child(pm_tag *tag, PyObject *text) {
+    Py_ssize_t n;
+    const char *s = pm_utf8(text, &n, tag->name, NULL);
+    if (s == NULL) return -1;
+    if (is_raw_kind(tag->kind)) {
+        markup_error err = {MARKUP_OK, 0, NULL};
+        if (markup_html_check_raw_text((markup_tag_kind)tag->kind, s, (size_t)n, &err) !=
+            MARKUP_OK) {
+            return raw_text_error(tag, &err);
+        }
+    }
+    return 0;
+}
+
+static PM_NOINLINE int raw_child_error(pm_tag *tag, PyObject *child) {
+    PyErr_Format(PyExc_TypeError,
+                 "<%U> holds raw text only and cannot contain %.100s %R; pass a str (for data "
+                 "use tojson(...))",
+                 tag->name, Py_TYPE(child)->tp_name, child);
+    return -1;
+}
+
+static PM_NOINLINE int add_children_seq(pm_tag *tag, pm_vec *kids, PyObject *seq) {
+    if (Py_EnterRecursiveCall(" while flattening markup children")) return -1;
+    int r = 0;
+    /* Re-read the size each time: checking a child may run Python code. */
+    for (Py_ssize_t i = 0; r == 0 && i < PySequence_Fast_GET_SIZE(seq); i++) {
+        PyObject *item = Py_NewRef(PySequence_Fast_GET_ITEM(seq, i));
+        r = add_child(tag, kids, item);
+        Py_DECREF(item);
+    }
+    Py_LeaveRecursiveCall();
+    return r;
+}
+
+static PM_NOINLINE int add_children_iter(pm_tag *tag, pm_vec *kids, PyObject *it) {
+    if (Py_EnterRecursiveCall(" while flattening markup children")) return -1;
+    int r = 0;
+    PyObject *item;
+    while (r == 0 && (item = PyIter_Next(it)) != NULL) {
+        r = add_child(tag, kids, item);
+        Py_DECREF(item);
+    }
+    if (r == 0 && PyErr_Occurred()) r = -1;
+    Py_LeaveRecursiveCall();
+    return r;
+}
+
+static PM_NOINLINE int bad_child(pm_tag *tag, PyObject *child) {
+    if (PyBool_Check(child)) {
+        PyErr_Format(PyExc_TypeError,
+                     "<%U>: a bool child (%R) is almost always a bug (a leftover 'cond and "
+                     "x'?); use 'x if cond else None' to render nothing, or str(value) for "
+                     "the text",
+                     tag->name, child);
+    } else if (PyBytes_Check(child) || PyByteArray_Check(child) ||
+               PyMemoryView_Check(child)) {
+        PyErr_Format(PyExc_TypeError,
+                     "<%U>: cannot render %.100s as a child; decode it to str first "
+                     "(e.g. value.decode('utf-8'))",
+                     tag->name, Py_TYPE(child)->tp_name);
+    } else if (PyDict_Check(child) || PyObject_IsInstance(child, tag->st->mapping_abc) == 1) {
+        PyErr_Format(PyExc_TypeError,
+                     "<%U>: attribute mapping %R given after a child; pass attribute "
+                     "mappings first, before any children (or use keywords)",
+                     tag->name, child);
+    } else if (PyAnySet_Check(child)) {
+        PyErr_Format(PyExc_TypeError,
+                     "<%U>: a %.100s has no order, so it cannot be a list of children; "
+                     "pass sorted(...) or a list",
+                     tag->name, Py_TYPE(child)->tp_name);
+    } else {
+        PyErr_Format(PyExc_TypeError,
+                     "<%U>: cannot render a child of type '%.100s'; pass str, int, float, "
+                     "None, an element, a SafeString (or any object with __html__), or a "
+                     "list of these (use str(value) if its text is what you want)",
+                     tag->name, Py_TYPE(child)->tp_name);
+    }
+    return -1;
+}
+
+static PM_NOINLINE int add_child_rare(pm_tag *tag, pm_vec *kids, PyObject *child) {
+    pm_state *st = tag->st;
+    int raw = is_raw_kind(tag->kind);
+    if (pm_is_placeholder(st, child)) {
+        /* A baked parameter inside <script>/<style> would be filled with
+           escaped text, which is wrong for raw text. */
+        if (raw) return raw_child_error(tag, child);
+        return vec_push(kids, child);
+    }
+    if (PyBool_Check(child)) return bad_child(tag, child);
+    if (PyLong_Check(child) || PyFloat_Check(child)) return vec_push(kids, child);
+    if (Py_TYPE(child) == st->comment_type) {
+        if (raw) return raw_child_error(tag, child);
+        return vec_push(kids, child);
+    }
+    if (PyUnicode_Check(child)) {
+        if (check_text_child(tag, child) < 0) return -1;
+        return vec_push(kids, child);
+    }
+    if (PyList_Check(child) || PyTuple_Check(child)) return add_children_seq(tag, kids, child);
+    if (PyBytes_Check(child) || PyByteArray_Check(child) || PyDict_Check(child)) {
+        return bad_child(tag, child);
+    }
+    int r = has_html(st, child);
+    if (r < 0) return -1;
+    if (r > 0) return vec_push(kids, child);
+    if (PyIter_Check(child)) return add_children_iter(tag, kids, child);
+    return bad_child(tag, child);
+}
+
+static int add_child(pm_tag *tag, pm_vec *kids, PyObject *child) {
+    if (PyUnicode_CheckExact(child)) {
+        if (!PyUnicode_IS_ASCII(child) || is_raw_kind(tag->kind)) {
+            if (check_text_child(tag, child) < 0) return -1;
+        }
+        return vec_push(kids, child);
+    }
+    if (Py_TYPE(child) == tag->st->element_type) {
+        if (is_raw_kind(tag->kind)) return raw_child_error(tag, child);
+        return vec_push(kids, child);
+    }
+    if (child == Py_None) return 0;
+    if (PyList_CheckExact(child) || PyTuple_CheckExact(child)) {
+        return add_children_seq(tag, kids, child);
+    }
+    return add_child_rare(tag, kids, child);
+}
+
+static PM_NOINLINE int void_error(pm_tag *tag, Py_ssize_t nkids) {
+    PyErr_Format(PyExc_TypeError,
+                 "<%U> is a void element and cannot have children (got %zd); pass only "
+                 "attributes, and put the content next to it instead",
+                 tag->name, nkids);
+    return -1;
+}
+
+static PM_NOINLINE int mapping_after_child_error(pm_tag *tag, PyObject *mapping) {
+    PyErr_Format(PyExc_TypeError,
+                 "<%U>: attribute mapping %R given after a child; pass attribute mappings "
+                 "first, before any children (or use keywords)",
+                 tag->name, mapping);
+    return -1;
+}
+
+static PyObject *tag_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf,
+                                PyObject *kwnames) {
+    pm_tag *tag = (pm_tag *)callable;
+    pm_state *st = tag->st;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    pm_vec attrs, kids;
+    vec_init(&attrs);
+    vec_init(&kids);
+
+    /* Leading mappings are attributes. */
+    Py_ssize_t i = 0;
+    for (; i < nargs; i++) {
+        PyObject *arg = args[i];
+        if (PyDict_CheckExact(arg)) {
+            if (add_dict_attrs(tag, &attrs, arg) < 0) goto error;
+            continue;
+        }
+        if (PyUnicode_CheckExact(arg) || Py_TYPE(arg) == st->element_type) break;
+        int is_map = is_mapping_rare(st, arg);
+        if (is_map < 0) goto error;
+        if (!is_map) break;
+        if (add_mapping_attrs(tag, &attrs, arg) < 0) goto error;
+    }
+    for (Py_ssize_t k = 0; k < nkw; k++) {
+        if (add_kw_attr(tag, &attrs, PyTuple_GET_ITEM(kwnames, k), args[nargs + k]) < 0) {
+            goto error;
+        }
+    }
+    /* The rest are children; a mapping here is a misplaced attribute set. */
+    for (; i < nargs; i++) {
+        PyObject *arg = args[i];
+        if (PyDict_CheckExact(arg)) {
+            mapping_after_child_error(tag, arg);
+            goto error;
+        }
+        if (add_child(tag, &kids, arg) < 0) goto error;
+    }
+    if (kids.len > 0 && tag->kind == MARKUP_TAG_VOID) {
+        void_error(tag, kids.len);
+        goto error;
+    }
+
+    pm_element *el = PyObject_GC_New(pm_element, st->element_type);
+    if (el == NULL) goto error;
+    int failed;
+    el->tag = Py_NewRef(tag->name);
+    el->kind = tag->kind;
+    el->flags = tag->flags;
+    el->children = NULL;
+    el->attrs = vec_to_tuple(&attrs, &failed);
+    if (!failed) el->children = vec_to_tuple(&kids, &failed);
+    PyObject_GC_Track(el);
+    if (failed) {
+        Py_DECREF(el);
+        goto error;
+    }
+    return (PyObject *)el;
+
+error:
+    vec_clear(&attrs);
+    vec_clear(&kids);
+    return NULL;
+}
+
+/* --- the Tag type ------------------------------------------------------- */
+
+static PyObject *tag_create(pm_state *st, PyTypeObject *type, PyObject *name, PyObject *label,
+                            uint8_t flags) {
+    Py_ssize_t n;
+    const char *s = pm_utf8(name, &n, NULL, "Tag()");
+    if (s == NULL) return NULL;
+    markup_tag_kind kind = MARKUP_TAG_NORMAL;
+    markup_error err = {MARKUP_OK, 0, NULL};
+    if (markup_html_check_tag(s, (size_t)n, &kind, &err) != MARKUP_OK) {
+        PyErr_Format(PyExc_ValueError,
+                     "Tag(%R): invalid tag name (%s at byte %zu); a tag name is an ASCII "
+                     "letter followed by letters, digits or '-', like 'my-widget'",
+                     name, err.msg ? err.msg : "rejected", err.pos);
+        return NULL;
+    }
+    pm_tag *tag = PyObject_GC_New(pm_tag, type);
+    if (tag == NULL) return NULL;
+    tag->vectorcall = tag_vectorcall;
+    tag->st = st;
+    tag->name = PyUnicode_FromStringAndSize(s, n); /* an exact, interned str */
+    if (tag->name != NULL) PyUnicode_InternInPlace(&tag->name);
+    tag->label = Py_XNewRef(label);
+    tag->kind = (uint8_t)kind;
+    tag->flags = flags;
+    PyObject_GC_Track(tag);
+    if (tag->name == NULL) {
+        Py_DECREF(tag);
+        return NULL;
+    }
+    return (PyObject *)tag;
+}
+
+static PyObject *tag_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    pm_state *st = pm_state_from_type(type);
+    if (st == NULL) return NULL;
+    PyObject *name;
+    static char *kwlist[] = {"name", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "U:Tag", kwlist, &name)) return NULL;
+    return tag_create(st, type, name, NULL, 0);
+}
+
+static int tag_traverse(pm_tag *self, visitproc visit, void *arg) {
+    Py_VISIT(Py_TYPE(self));
+    Py_VISIT(self->label);
+    return 0;
+}
+
+static int tag_clear(pm_tag *self) {
+    Py_CLEAR(self->label);
+    return 0;
+}
+
+static void tag_dealloc(pm_tag *self) {
+    PyTypeObject *tp = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    Py_CLEAR(self->name);
+    Py_CLEAR(self->label);
+    tp->tp_free(self);
+    Py_DECREF(tp);
+}
+
+static PyObject *tag_repr(pm_tag *self) {
+    if (self->label != NULL) return Py_NewRef(self->label);
+    return PyUnicode_FromFormat("Tag(%R)", self->name);
+}
+
+static PyObject *tag_get_name(pm_tag *self, void *closure) {
+    (void)closure;
+    return Py_NewRef(self->name);
+}
+
+static PyObject *tag_get_void(pm_tag *self, void *closure) {
+    (void)closure;
+    return PyBool_FromLong(self->kind == MARKUP_TAG_VOID);
+}
+
+static PyGetSetDef tag_getset[] = {
+    {"name", (getter)tag_get_name, NULL, "The tag name, as written in HTML.", NULL},
+    {"void", (getter)tag_get_void, NULL, "True for void elements such as <br>.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMemberDef tag_members[] = {
+    {"__vectorcalloffset__", T_PYSSIZET, offsetof(pm_tag, vectorcall), READONLY, NULL},
+    {NULL, 0, 0, 0, NULL},
+};
+
+PyDoc_STRVAR(tag_doc,
+"Tag(name)\n--\n\n"
+"An element factory: Tag('my-widget')(...) builds <my-widget> elements.\n"
+"Call it with attribute mappings first, then children; keywords are\n"
+"attributes too (class_='x' -> class, data_id=3 -> data-id). h.Div and the\n"
+"other h.* factories are Tag objects.");
+
+static PyType_Slot tag_slots[] = {
+    {Py_tp_new, tag_new},
+    {Py_tp_dealloc, tag_dealloc},
+    {Py_tp_traverse, tag_traverse},
+    {Py_tp_clear, tag_clear},
+    {Py_tp_repr, tag_repr},
+    {Py_tp_call, PyVectorcall_Call},
+    {Py_tp_getset, tag_getset},
+    {Py_tp_members, tag_members},
+    {Py_tp_doc, (void *)tag_doc},
+    {0, NULL},
+};
+
+static PyType_Spec tag_spec = {
+    .name = "markup.Tag",
+    .basicsize = sizeof(pm_tag),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL
+#ifdef Py_TPFLAGS_IMMUTABLETYPE
+             | Py_TPFLAGS_IMMUTABLETYPE
+#endif
+    ,
+    .slots = tag_slots,
+};
+
+/* ------------------------------------------------------------------------ */
+/* Element                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static int element_traverse(pm_element *self, visitproc visit, void *arg) {
+    Py_VISIT(Py_TYPE(self));
+    Py_VISIT(self->attrs);
+    Py_VISIT(self->children);
+    return 0;
+}
+
+static int element_clear(pm_element *self) {
+    Py_CLEAR(self->attrs);
+    Py_CLEAR(self->children);
+    return 0;
+}
+
+static void element_dealloc(pm_element *self) {
+    PyTypeObject *tp = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    /* The trashcan turns the recursive free of a deep tree into a loop. */
+    Py_TRASHCAN_BEGIN(self, element_dealloc)
+    Py_CLEAR(self->tag);
+    Py_CLEAR(self->attrs);
+    Py_CLEAR(self->children);
+    tp->tp_free(self);
+    Py_DECREF(tp);
+    Py_TRASHCAN_END
+}
+
+static PyObject *element_get_tag(pm_element *self, void *closure) {
+    (void)closure;
+    return Py_NewRef(self->tag);
+}
+
+static PyObject *element_get_attrs(pm_element *self, void *closure) {
+    (void)closure;
+    PyObject *d = PyDict_New();
+    if (d == NULL || self->attrs == NULL) return d;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(self->attrs); i += 2) {
+        if (PyDict_SetItem(d, PyTuple_GET_ITEM(self->attrs, i),
+                           PyTuple_GET_ITEM(self->attrs, i + 1)) < 0) {
+            Py_DECREF(d);
+            return NULL;
+        }
+    }
+    return d;
+}
+
+static PyObject *element_get_children(pm_element *self, void *closure) {
+    (void)closure;
+    if (self->children == NULL) return PyTuple_New(0);
+    return Py_NewRef(self->children);
+}
+
+static PyObject *element_get_doctype(pm_element *self, void *closure) {
+    (void)closure;
+    return PyBool_FromLong(self->flags & PM_ELEMENT_DOCTYPE);
+}
+
+static PyGetSetDef element_getset[] = {
+    {"tag", (getter)element_get_tag, NULL, "The tag name (str).", NULL},
+    {"attrs", (getter)element_get_attrs, NULL,
+     "The attributes as a new dict, in insertion order, values as given.", NULL},
+    {"children", (getter)element_get_children, NULL,
+     "The children as a tuple (lists flattened, None dropped).", NULL},
+    {"doctype", (getter)element_get_doctype, NULL,
+     "True when <!doctype html> is written before the element.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyObject *element_repr(pm_element *self) {
+    Py_ssize_t nattrs = self->attrs ? PyTuple_GET_SIZE(self->attrs) / 2 : 0;
+    Py_ssize_t nkids = self->children ? PyTuple_GET_SIZE(self->children) : 0;
+    const char *doc = (self->flags & PM_ELEMENT_DOCTYPE) ? " doctype" : "";
+    if (nattrs == 0) {
+        return PyUnicode_FromFormat("<Element %U%s children=%zd>", self->tag, doc, nkids);
+    }
+    int rc = Py_ReprEnter((PyObject *)self);
+    if (rc != 0) return rc > 0 ? PyUnicode_FromString("<Element ...>") : NULL;
+    PyObject *attrs = element_get_attrs(self, NULL);
+    PyObject *r = NULL;
+    if (attrs != NULL) {
+        r = PyUnicode_FromFormat("<Element %U%s attrs=%R children=%zd>", self->tag, doc, attrs,
+                                 nkids);
+        Py_DECREF(attrs);
+    }
+    Py_ReprLeave((PyObject *)self);
+    return r;
+}
+
+static PyObject *element_html(PyObject *self, PyObject *unused) {
+    (void)unused;
+    pm_state *st = pm_state_from_type(Py_TYPE(self));
+    if (st == NULL) return NULL;
+    return pm_render_to_safestring(st, self);
+}
+
+static PyMethodDef element_methods[] = {
+    {"__html__", element_html, METH_NOARGS,
+     "__html__($self, /)\n--\n\nThe rendered element as a SafeString (for Jinja2 and markupsafe)."},
+    {NULL, NULL, 0, NULL},
+};
+
+PyDoc_STRVAR(element_doc,
+"An HTML element built by h.* or Tag(...): immutable; render it with render().");
+
+static PyType_Slot element_slots[] = {
+    {Py_tp_dealloc, element_dealloc},
+    {Py_tp_traverse, element_traverse},
+    {Py_tp_clear, element_clear},
+    {Py_tp_repr, element_repr},
+    {Py_tp_getset, element_getset},
+    {Py_tp_methods, element_methods},
+    {Py_tp_doc, (void *)element_doc},
+    {0, NULL},
+};
+
+static PyType_Spec element_spec = {
+    .name = "markup.Element",
+    .basicsize = sizeof(pm_element),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC
+#ifdef Py_TPFLAGS_IMMUTABLETYPE
+             | Py_TPFLAGS_IMMUTABLETYPE
+#endif
+#ifdef Py_TPFLAGS_DISALLOW_INSTANTIATION
+             | Py_TPFLAGS_DISALLOW_INSTANTIATION
+#endif
+    ,
+    .slots = element_slots,
+};
+
+/* ------------------------------------------------------------------------ */
+/* Comment                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static PyObject *comment_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    PyObject *text;
+    static char *kwlist[] = {"text", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O:Comment", kwlist, &text)) return NULL;
+    if (!PyUnicode_Check(text)) {
+        PyErr_Format(PyExc_TypeError, "Comment() takes a str, got %.100s; use str(value)",
+                     Py_TYPE(text)->tp_name);
+        return NULL;
+    }
+    Py_ssize_t n;
+    if (pm_utf8(text, &n, NULL, "Comment()") == NULL) return NULL;
+    pm_comment *self = (pm_comment *)type->tp_alloc(type, 0);
+    if (self == NULL) return NULL;
+    self->text = PyUnicode_FromObject(text); /* a plain str */
+    if (self->text == NULL) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    return (PyObject *)self;
+}
+
+static void comment_dealloc(pm_comment *self) {
+    PyTypeObject *tp = Py_TYPE(self);
+    Py_CLEAR(self->text);
+    tp->tp_free(self);
+    Py_DECREF(tp);
+}
+
+static PyObject *comment_repr(pm_comment *self) {
+    return PyUnicode_FromFormat("Comment(%R)", self->text);
+}
+
+static PyMemberDef comment_members[] = {
+    {"text", T_OBJECT_EX, offsetof(pm_comment, text), READONLY, "The comment text."},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyMethodDef comment_methods[] = {
+    {"__html__", element_html, METH_NOARGS,
+     "__html__($self, /)\n--\n\nThe rendered comment as a SafeString."},
+    {NULL, NULL, 0, NULL},
+};
+
+PyDoc_STRVAR(comment_doc,
+"Comment(text)\n--\n\n"
+"An HTML comment, rendered as <!--text--> with the text escaped.");
+
+static PyType_Slot comment_slots[] = {
+    {Py_tp_new, comment_new},
+    {Py_tp_dealloc, comment_dealloc},
+    {Py_tp_repr, comment_repr},
+    {Py_tp_members, comment_members},
+    {Py_tp_methods, comment_methods},
+    {Py_tp_doc, (void *)comment_doc},
+    {0, NULL},
+};
+
+static PyType_Spec comment_spec = {
+    .name = "markup.Comment",
+    .basicsize = sizeof(pm_comment),
+    .flags = Py_TPFLAGS_DEFAULT
+#ifdef Py_TPFLAGS_IMMUTABLETYPE
+             | Py_TPFLAGS_IMMUTABLETYPE
+#endif
+    ,
+    .slots = comment_slots,
+};
+
+/* ------------------------------------------------------------------------ */
+/* The `h` namespace                                                          */
+/* ------------------------------------------------------------------------ */
+
+typedef struct pm_namespace {
+    PyObject_HEAD
+    PyObject *factories; /* dict: "Div" -> Tag */
+} pm_namespace;
+
+/* The elements of the HTML living standard; h.<Capitalized> for each. */
+static const char *const html_elements[] = {
+    "a", "abbr", "address", "area", "article", "aside", "audio", "b", "base", "bdi", "bdo",
+    "blockquote", "body", "br", "button", "canvas", "caption", "cite", "code", "col",
+    "colgroup", "data", "datalist", "dd", "del", "details", "dfn", "dialog", "div", "dl", "dt",
+    "em", "embed", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3",
+    "h4", "h5", "h6", "head", "header", "hgroup", "hr", "html", "i", "iframe", "img",
+    "input", "ins", "kbd", "label", "legend", "li", "link", "main", "map", "mark", "menu",
+    "meta", "meter", "nav", "noscript", "object", "ol", "optgroup", "option", "output", "p",
+    "picture", "pre", "progress", "q", "rp", "rt", "ruby", "s", "samp", "script", "search",
+    "section", "select", "slot", "small", "source", "span", "strong", "style", "sub",
+    "summary", "sup", "table", "tbody", "td", "template", "textarea", "tfoot", "th", "thead",
+    "time", "title", "tr", "track", "u", "ul", "var", "video", "wbr",
+};
+
+static PM_NOINLINE PyObject *namespace_missing(pm_namespace *self, PyObject *name) {
+    /* Suggest the right spelling: h.div -> h.Div, h.MyWidget ->
+       Tag('my-widget'). */
+    Py_ssize_t n;
+    const char *s = PyUnicode_AsUTF8AndSize(name, &n);
+    if (s == NULL) return NULL;
+    if (n > 0 && s[0] != '_' && n < 64) {
+        char camel[64], kebab[160];
+        size_t k = 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            char c = s[i];
+            camel[i] = (char)(i == 0 && c >= 'a' && c <= 'z' ? c - 32 : (i > 0 && c >= 'A' && c <= 'Z' ? c + 32 : c));
+            if (c >= 'A' && c <= 'Z') {
+                if (i > 0) kebab[k++] = '-';
+                kebab[k++] = (char)(c + 32);
+            } else {
+                kebab[k++] = c == '_' ? '-' : c;
+            }
+        }
+        PyObject *alt = PyUnicode_FromStringAndSize(camel, n);
+        if (alt == NULL) return NULL;
+        int known = PyDict_Contains(self->factories, alt);
+        if (known > 0 && PyUnicode_Compare(alt, name) != 0) {
+            PyErr_Format(PyExc_AttributeError,
+                         "h has no element %R; element factories are capitalized: h.%U",
+                         name, alt);
+            Py_DECREF(alt);
+            return NULL;
+        }
+        Py_DECREF(alt);
+        if (known < 0) return NULL;
+        if (markup_html_check_tag(kebab, k, NULL, NULL) == MARKUP_OK) {
+            PyErr_Format(PyExc_AttributeError,
+                         "h has no element %R (h has the elements of the HTML standard); for "
+                         "a custom element use Tag('%.*s')",
+                         name, (int)k, kebab);
+            return NULL;
+        }
+    }
+    PyErr_Format(PyExc_AttributeError,
+                 "h has no element %R; for a custom element use Tag(\"name\")", name);
+    return NULL;
+}
+
+static PyObject *namespace_getattro(pm_namespace *self, PyObject *name) {
+    PyObject *tag = PyDict_GetItemWithError(self->factories, name);
+    if (tag != NULL) return Py_NewRef(tag);
+    if (PyErr_Occurred()) return NULL;
+    PyObject *r = PyObject_GenericGetAttr((PyObject *)self, name);
+    if (r != NULL || !PyErr_ExceptionMatches(PyExc_AttributeError)) return r;
+    PyErr_Clear();
+    return namespace_missing(self, name);
+}
+
+static PyObject *namespace_dir(pm_namespace *self, PyObject *unused) {
+    (void)unused;
+    PyObject *names = PyDict_Keys(self->factories);
+    if (names != NULL && PyList_Sort(names) < 0) Py_CLEAR(names);
+    return names;
+}
+
+static PyObject *namespace_repr(pm_namespace *self) {
+    (void)self;
+    return PyUnicode_FromString("<markup.h: h.Div, h.Span, ... one factory per HTML element>");
+}
+
+static int namespace_traverse(pm_namespace *self, visitproc visit, void *arg) {
+    Py_VISIT(Py_TYPE(self));
+    Py_VISIT(self->factories);
+    return 0;
+}
+
+static int namespace_clear(pm_namespace *self) {
+    Py_CLEAR(self->factories);
+    return 0;
+}
+
+static void namespace_dealloc(pm_namespace *self) {
+    PyTypeObject *tp = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    Py_CLEAR(self->factories);
+    tp->tp_free(self);
+    Py_DECREF(tp);
+}
+
+static PyMethodDef namespace_methods[] = {
+    {"__dir__", (PyCFunction)namespace_dir, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot namespace_slots[] = {
+    {Py_tp_getattro, namespace_getattro},
+    {Py_tp_dealloc, namespace_dealloc},
+    {Py_tp_traverse, namespace_traverse},
+    {Py_tp_clear, namespace_clear},
+    {Py_tp_repr, namespace_repr},
+    {Py_tp_methods, namespace_methods},
+    {Py_tp_doc, (void *)"The element factories: h.Div, h.Span, ..., h.HtmlDocument."},
+    {0, NULL},
+};
+
+static PyType_Spec namespace_spec = {
+    .name = "markup.TagNamespace",
+    .basicsize = sizeof(pm_namespace),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC
+#ifdef Py_TPFLAGS_IMMUTABLETYPE
+             | Py_TPFLAGS_IMMUTABLETYPE
+#endif
+    ,
+    .slots = namespace_slots,
+};
+
+static int add_factory(pm_state *st, const char *tag_name, const char *attr, uint8_t flags) {
+    PyObject *name = PyUnicode_FromString(tag_name);
+    PyObject *key = PyUnicode_InternFromString(attr);
+    PyObject *label = PyUnicode_FromFormat("h.%s", attr);
+    PyObject *tag = NULL;
+    int r = -1;
+    if (name != NULL && key != NULL && label != NULL) {
+        tag = tag_create(st, st->tag_type, name, label, flags);
+        if (tag != NULL) r = PyDict_SetItem(st->factories, key, tag);
+    }
+    Py_XDECREF(name);
+    Py_XDECREF(key);
+    Py_XDECREF(label);
+    Py_XDECREF(tag);
+    return r;
+}
+
+static int add_type(PyObject *module, PyTypeObject **slot, PyType_Spec *spec, PyObject *base) {
+    *slot = (PyTypeObject *)PyType_FromModuleAndSpec(module, spec, base);
+    if (*slot == NULL) return -1;
+    const char *dot = strrchr(spec->name, '.');
+    return PyModule_AddObjectRef(module, dot ? dot + 1 : spec->name, (PyObject *)*slot);
+}
+
+int pm_element_init(PyObject *module, pm_state *st) {
+    if (add_type(module, &st->element_type, &element_spec, NULL) < 0) return -1;
+    if (add_type(module, &st->tag_type, &tag_spec, NULL) < 0) return -1;
+    if (add_type(module, &st->comment_type, &comment_spec, NULL) < 0) return -1;
+    if (add_type(module, &st->namespace_type, &namespace_spec, NULL) < 0) return -1;
+    /* 3.9 has no Py_TPFLAGS_DISALLOW_INSTANTIATION: elements come from
+       factories only. */
+    st->element_type->tp_new = NULL;
+    st->namespace_type->tp_new = NULL;
+
+    st->factories = PyDict_New();
+    if (st->factories == NULL) return -1;
+    for (size_t i = 0; i < sizeof html_elements / sizeof html_elements[0]; i++) {
+        char camel[32];
+        size_t n = strlen(html_elements[i]);
+        memcpy(camel, html_elements[i], n + 1);
+        camel[0] = (char)(camel[0] - 'a' + 'A');
+        if (add_factory(st, html_elements[i], camel, 0) < 0) return -1;
+    }
+    if (add_factory(st, "html", "HtmlDocument", PM_ELEMENT_DOCTYPE) < 0) return -1;
+
+    pm_namespace *h = PyObject_GC_New(pm_namespace, st->namespace_type);
+    if (h == NULL) return -1;
+    h->factories = Py_NewRef(st->factories);
+    PyObject_GC_Track(h);
+    st->h = (PyObject *)h;
+    return PyModule_AddObjectRef(module, "h", st->h);
+}

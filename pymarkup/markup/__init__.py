@@ -1,0 +1,176 @@
+"""markup: fast, safe HTML rendering with a C core.
+
+    from markup import h, render
+    page = h.Div({"class": "card"}, h.H2("Tea & cake"), [h.Li(x) for x in items])
+    render(page)  # '<div class="card"><h2>Tea &amp; cake</h2>...</div>'
+
+Text is escaped exactly as Jinja2 with autoescape does (``& < > " '``), so
+output is byte-for-byte what the equivalent Jinja2 template produces.
+"""
+
+import json as _json
+from typing import Any, Dict, Mapping, Optional, Union
+
+from ._core import (
+    MAX_DEPTH,
+    Comment,
+    Element,
+    SafeString,
+    Tag,
+    escape,
+    h,
+    render,
+    render_bytes,
+)
+
+try:
+    from ._baked import baked
+except ModuleNotFoundError as _exc:  # the @baked module is optional while it is written
+    if _exc.name not in ("markup._baked", "markup._core"):
+        raise
+
+__all__ = [
+    "MAX_DEPTH",
+    "Comment",
+    "Element",
+    "SafeString",
+    "Tag",
+    "aria",
+    "baked",
+    "classes",
+    "data",
+    "escape",
+    "h",
+    "render",
+    "render_bytes",
+    "styles",
+    "tojson",
+]
+
+__version__ = "0.1.0"
+
+_Value = Union[str, int, float, bool, None]
+
+
+def _attr_name(name: str) -> str:
+    """Keyword spelling to attribute spelling: data_user_id -> data-user-id."""
+    if name.endswith("_"):
+        name = name[:-1]
+    return name.replace("_", "-")
+
+
+def classes(*names: Any, **flags: bool) -> Dict[str, str]:
+    """A ``class`` attribute fragment: ``classes("btn", {"active": on}, big=True)``.
+
+    Arguments are class names (str), iterables of names, or mappings from a
+    name to a condition; keywords are names with a condition (``_`` becomes
+    ``-``). Falsy names and false conditions are skipped, duplicates are
+    written once. Returns ``{"class": "a b"}``, or ``{}`` when no class is
+    left, so that no empty ``class=""`` is written.
+    """
+    out: Dict[str, None] = {}
+
+    def add(item: Any) -> None:
+        if item is None or item is False:
+            return
+        if isinstance(item, str):
+            for part in item.split():
+                out[part] = None
+        elif isinstance(item, Mapping):
+            for key, on in item.items():
+                if on:
+                    add(key)
+        elif isinstance(item, (list, tuple, set, frozenset)) or hasattr(item, "__next__"):
+            for sub in item:
+                add(sub)
+        else:
+            raise TypeError(
+                f"classes(): expected class names (str), lists of names or "
+                f"{{name: condition}} mappings, got {type(item).__name__} {item!r}"
+            )
+
+    for item in names:
+        add(item)
+    for key, on in flags.items():
+        if on:
+            out[_attr_name(key)] = None
+    return {"class": " ".join(out)} if out else {}
+
+
+def styles(*mappings: Mapping[str, Any], **props: Any) -> Dict[str, str]:
+    """A ``style`` attribute fragment: ``styles({"color": "red"}, margin_top="1px")``.
+
+    Keywords use ``_`` for ``-``. Properties whose value is None or False
+    are skipped. Returns ``{"style": "color: red; margin-top: 1px"}``, or
+    ``{}`` when nothing is left.
+    """
+    parts = []
+
+    def add(key: str, value: Any) -> None:
+        if value is None or value is False:
+            return
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise TypeError(
+                f"styles(): the value of {key!r} must be a str, int or float, "
+                f"got {type(value).__name__}"
+            )
+        parts.append(f"{key}: {value}")
+
+    for mapping in mappings:
+        if not isinstance(mapping, Mapping):
+            raise TypeError(
+                f"styles(): positional arguments must be mappings, got {type(mapping).__name__}"
+            )
+        for key, value in mapping.items():
+            add(key, value)
+    for key, value in props.items():
+        add(_attr_name(key), value)
+    return {"style": "; ".join(parts)} if parts else {}
+
+
+def data(mapping: Optional[Mapping[str, _Value]] = None, **values: _Value) -> Dict[str, _Value]:
+    """``data-*`` attributes: ``data(user_id=3)`` -> ``{"data-user-id": 3}``.
+
+    Values follow the ordinary attribute rules (True writes the bare name,
+    False/None omit it).
+    """
+    out: Dict[str, _Value] = {}
+    for key, value in (mapping or {}).items():
+        out["data-" + key] = value
+    for key, value in values.items():
+        out["data-" + _attr_name(key)] = value
+    return out
+
+
+def aria(mapping: Optional[Mapping[str, _Value]] = None, **values: _Value) -> Dict[str, _Value]:
+    """``aria-*`` attributes: ``aria(hidden=True, label="Close")``.
+
+    ARIA states are strings, so True and False are written as ``"true"`` and
+    ``"false"``; None omits the attribute.
+    """
+    out: Dict[str, _Value] = {}
+    items = list((mapping or {}).items()) + [(_attr_name(k), v) for k, v in values.items()]
+    for key, value in items:
+        if value is True:
+            value = "true"
+        elif value is False:
+            value = "false"
+        out["aria-" + key] = value
+    return out
+
+
+def tojson(obj: Any, **dumps_kwargs: Any) -> SafeString:
+    """Serialize ``obj`` to JSON that is safe inside ``<script>`` and in HTML
+    attributes, the same bytes as Jinja2's ``|tojson`` filter: ``< > & '``
+    become ``\\u003c \\u003e \\u0026 \\u0027``. Keys are sorted by default,
+    as Jinja2 does.
+    """
+    dumps_kwargs.setdefault("sort_keys", True)
+    text = (
+        _json.dumps(obj, **dumps_kwargs)
+        .replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("'", "\\u0027")
+    )
+    return SafeString(text)

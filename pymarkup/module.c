@@ -1,0 +1,158 @@
+/*
+ * module.c - markup._core: multi-phase init, module state, GC.
+ *
+ * Everything the module owns lives in its state (pm_state), so that each
+ * import (and each sub-interpreter) gets a fresh, independent module.
+ */
+#include "state.h"
+
+PyDoc_STRVAR(render_doc,
+"render(node, /)\n--\n\n"
+"Render an element (or any child value: str, list, SafeString, ...) as HTML.\n"
+"Returns a str. Text is escaped exactly as Jinja2 with autoescape does.");
+
+PyDoc_STRVAR(render_bytes_doc,
+"render_bytes(node, /)\n--\n\n"
+"Render like render() but return UTF-8 bytes, ready to send.");
+
+PyDoc_STRVAR(escape_doc,
+"escape(s, /)\n--\n\n"
+"Escape & < > \" ' in str(s) and return a SafeString (markupsafe.escape\n"
+"semantics: objects with __html__ are trusted and not escaped again).");
+
+static PyMethodDef module_methods[] = {
+    {"render", (PyCFunction)pm_render, METH_O, render_doc},
+    {"render_bytes", (PyCFunction)pm_render_bytes, METH_O, render_bytes_doc},
+    {"escape", (PyCFunction)pm_escape, METH_O, escape_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+pm_state *pm_state_find(PyTypeObject *type) {
+#if PY_VERSION_HEX >= 0x030B0000
+    PyObject *module = PyType_GetModuleByDef(type, &pm_module_def);
+    if (module == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    return pm_state_from_module(module);
+#else
+    /* 3.9 and 3.10 lack PyType_GetModuleByDef: walk the MRO for the heap
+       type that this module created. */
+    PyObject *mro = type->tp_mro;
+    if (mro == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(mro); i++) {
+        PyTypeObject *base = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
+        if (!(base->tp_flags & Py_TPFLAGS_HEAPTYPE)) continue;
+        PyObject *module = ((PyHeapTypeObject *)base)->ht_module;
+        if (module != NULL && PyModule_GetDef(module) == &pm_module_def) {
+            return pm_state_from_module(module);
+        }
+    }
+    return NULL;
+#endif
+}
+
+pm_state *pm_state_from_type(PyTypeObject *type) {
+    pm_state *st = pm_state_find(type);
+    if (st == NULL) {
+        PyErr_Format(PyExc_SystemError, "markup: type %s is not from the markup module",
+                     type->tp_name);
+    }
+    return st;
+}
+
+static int module_exec(PyObject *module) {
+    pm_state *st = pm_state_from_module(module);
+
+    st->str_html = PyUnicode_InternFromString("__html__");
+    if (st->str_html == NULL) return -1;
+    st->kwname_cache = PyDict_New();
+    if (st->kwname_cache == NULL) return -1;
+
+    PyObject *abc = PyImport_ImportModule("collections.abc");
+    if (abc == NULL) return -1;
+    st->mapping_abc = PyObject_GetAttrString(abc, "Mapping");
+    Py_DECREF(abc);
+    if (st->mapping_abc == NULL) return -1;
+
+    if (pm_safestring_init(module, st) < 0) return -1;
+    if (pm_element_init(module, st) < 0) return -1;
+    if (pm_baked_init(module, st) < 0) return -1;
+
+    if (PyModule_AddIntConstant(module, "MAX_DEPTH", MARKUP_MAX_DEPTH) < 0) return -1;
+    if (PyModule_AddStringConstant(module, "libmarkup_version", markup_version()) < 0) return -1;
+    return 0;
+}
+
+static int module_traverse(PyObject *module, visitproc visit, void *arg) {
+    pm_state *st = pm_state_from_module(module);
+    if (st == NULL) return 0;
+    Py_VISIT(st->element_type);
+    Py_VISIT(st->tag_type);
+    Py_VISIT(st->namespace_type);
+    Py_VISIT(st->comment_type);
+    Py_VISIT(st->safestring_type);
+    Py_VISIT(st->placeholder_type);
+    Py_VISIT(st->baked_type);
+    for (size_t i = 0; i < sizeof st->baked_refs / sizeof st->baked_refs[0]; i++) {
+        Py_VISIT(st->baked_refs[i]);
+    }
+    Py_VISIT(st->h);
+    Py_VISIT(st->factories);
+    Py_VISIT(st->kwname_cache);
+    Py_VISIT(st->mapping_abc);
+    return 0;
+}
+
+static int module_clear(PyObject *module) {
+    pm_state *st = pm_state_from_module(module);
+    if (st == NULL) return 0;
+    Py_CLEAR(st->element_type);
+    Py_CLEAR(st->tag_type);
+    Py_CLEAR(st->namespace_type);
+    Py_CLEAR(st->comment_type);
+    Py_CLEAR(st->safestring_type);
+    Py_CLEAR(st->placeholder_type);
+    Py_CLEAR(st->baked_type);
+    for (size_t i = 0; i < sizeof st->baked_refs / sizeof st->baked_refs[0]; i++) {
+        Py_CLEAR(st->baked_refs[i]);
+    }
+    Py_CLEAR(st->h);
+    Py_CLEAR(st->factories);
+    Py_CLEAR(st->kwname_cache);
+    Py_CLEAR(st->mapping_abc);
+    Py_CLEAR(st->str_html);
+    return 0;
+}
+
+static void module_free(void *module) { (void)module_clear((PyObject *)module); }
+
+static PyModuleDef_Slot module_slots[] = {
+    {Py_mod_exec, (void *)module_exec},
+#ifdef Py_mod_multiple_interpreters
+    {Py_mod_multiple_interpreters, Py_MOD_PER_INTERPRETER_GIL_SUPPORTED},
+#endif
+#ifdef Py_mod_gil
+    {Py_mod_gil, Py_MOD_GIL_NOT_USED},
+#endif
+    {0, NULL},
+};
+
+PyDoc_STRVAR(module_doc,
+"markup._core: the C side of markup (element factories, render, SafeString).\n"
+"Import from `markup`, not from here.");
+
+PyModuleDef pm_module_def = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "markup._core",
+    .m_doc = module_doc,
+    .m_size = sizeof(pm_state),
+    .m_methods = module_methods,
+    .m_slots = module_slots,
+    .m_traverse = module_traverse,
+    .m_clear = module_clear,
+    .m_free = module_free,
+};
+
+PyMODINIT_FUNC PyInit__core(void);
+PyMODINIT_FUNC PyInit__core(void) { return PyModuleDef_Init(&pm_module_def); }

@@ -1,0 +1,438 @@
+/*
+ * render.c - the render walker: one pass over an element tree into one
+ * markup_buf, written with libmarkup's escaper and HTML writers.
+ *
+ * The tree was validated when it was built (element.c), so the walker only
+ * dispatches: exact str and Element first, everything else in
+ * render_child_rare. Depth is bounded by MARKUP_MAX_DEPTH so that no tree
+ * can overflow the C stack.
+ */
+#include "state.h"
+
+#include <stdio.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#  define PM_NOINLINE __attribute__((noinline))
+#else
+#  define PM_NOINLINE
+#endif
+
+/* A first reservation big enough for small fragments, so that typical
+   pages need only a few reallocations. */
+#define PM_RENDER_INITIAL_CAP 4096
+
+/* Py_EnterRecursiveCall is taken once per this many levels of elements:
+   the walker's own frames are small, and on 3.11 the count is shared with
+   the Python recursion limit (1000), which must not cut trees shorter than
+   MARKUP_MAX_DEPTH. */
+#define PM_RECURSION_STRIDE 16
+
+/* ------------------------------------------------------------------------ */
+/* Allocator and status                                                       */
+/* ------------------------------------------------------------------------ */
+
+static void *pymem_malloc(void *ctx, size_t size) {
+    (void)ctx;
+    return PyMem_Malloc(size);
+}
+
+static void *pymem_realloc(void *ctx, void *ptr, size_t old_size, size_t new_size) {
+    (void)ctx;
+    (void)old_size;
+    return PyMem_Realloc(ptr, new_size);
+}
+
+static void pymem_free(void *ctx, void *ptr, size_t size) {
+    (void)ctx;
+    (void)size;
+    PyMem_Free(ptr);
+}
+
+const markup_alloc pm_pymem_alloc = {pymem_malloc, pymem_realloc, pymem_free, NULL};
+
+PM_NOINLINE int pm_raise_status(markup_status status, const char *what) {
+    switch (status) {
+    case MARKUP_OK:
+        return 0;
+    case MARKUP_ERR_NOMEM:
+        PyErr_NoMemory();
+        break;
+    case MARKUP_ERR_TOO_LARGE:
+        PyErr_Format(PyExc_OverflowError, "%s: the output is too large", what);
+        break;
+    default:
+        PyErr_Format(PyExc_ValueError, "%s: %s", what, markup_status_str(status));
+        break;
+    }
+    return -1;
+}
+
+static inline int check(markup_status status) {
+    if (status == MARKUP_OK) return 0;
+    return pm_raise_status(status, "render()");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Leaves                                                                     */
+/* ------------------------------------------------------------------------ */
+
+static inline int write_text(pm_render_ctx *ctx, PyObject *str) {
+    Py_ssize_t n;
+    const char *s = pm_utf8(str, &n, NULL, "render()");
+    if (s == NULL) return -1;
+    return check(markup_escape(ctx->buf, s, (size_t)n));
+}
+
+static int write_verbatim(pm_render_ctx *ctx, PyObject *str) {
+    Py_ssize_t n;
+    const char *s = pm_utf8(str, &n, NULL, "render()");
+    if (s == NULL) return -1;
+    return check(markup_buf_append(ctx->buf, s, (size_t)n));
+}
+
+/* int and float as str() gives them (what Jinja2 prints); escaped anyway,
+   since a subclass may define a surprising __str__. */
+static PM_NOINLINE int write_number(pm_render_ctx *ctx, PyObject *num) {
+    if (PyLong_CheckExact(num)) {
+        int overflow = 0;
+        long long v = PyLong_AsLongLongAndOverflow(num, &overflow);
+        if (!overflow && !(v == -1 && PyErr_Occurred())) {
+            char digits[24];
+            int len = snprintf(digits, sizeof digits, "%lld", v);
+            return check(markup_buf_append(ctx->buf, digits, (size_t)len));
+        }
+        PyErr_Clear();
+    }
+    PyObject *s = PyObject_Str(num);
+    if (s == NULL) return -1;
+    int r = write_text(ctx, s);
+    Py_DECREF(s);
+    return r;
+}
+
+/* Calls obj.__html__() and returns the str it gives (a new reference). */
+static PM_NOINLINE PyObject *call_html(PyObject *method, PyObject *obj) {
+    PyObject *html = PyObject_CallNoArgs(method);
+    if (html != NULL && !PyUnicode_Check(html)) {
+        PyErr_Format(PyExc_TypeError, "%.100s.__html__() returned %.100s, not str",
+                     Py_TYPE(obj)->tp_name, Py_TYPE(html)->tp_name);
+        Py_CLEAR(html);
+    }
+    return html;
+}
+
+static PM_NOINLINE int placeholder_error(PyObject *placeholder) {
+    PyErr_Format(PyExc_TypeError,
+                 "cannot render %R outside its @baked function: a parameter placeholder is "
+                 "only filled when the baked function is called",
+                 placeholder);
+    return -1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Attributes                                                                 */
+/* ------------------------------------------------------------------------ */
+
+static PM_NOINLINE int attr_value_rare(pm_render_ctx *ctx, const char *name, Py_ssize_t name_len,
+                                       PyObject *value) {
+    pm_state *st = ctx->st;
+    markup_buf *buf = ctx->buf;
+    if (Py_TYPE(value) == st->safestring_type) {
+        Py_ssize_t n;
+        const char *s = pm_utf8(value, &n, NULL, "render()");
+        if (s == NULL) return -1;
+        return check(markup_html_write_attr_html(buf, name, (size_t)name_len, s, (size_t)n));
+    }
+    if (pm_is_placeholder(st, value)) {
+        if (ctx->on_placeholder == NULL) return placeholder_error(value);
+        return ctx->on_placeholder(ctx, value, name, name_len);
+    }
+    if (PyBool_Check(value)) {
+        if (value == Py_True) return check(markup_html_write_attr_bare(buf, name, (size_t)name_len));
+        return 0;
+    }
+    PyObject *text = NULL;
+    int trusted = 0;
+    if (PyLong_Check(value) || PyFloat_Check(value)) {
+        text = PyObject_Str(value);
+    } else {
+        PyObject *method;
+        int r = pm_lookup_html(st, value, &method);
+        if (r < 0) return -1;
+        if (r > 0) {
+            text = call_html(method, value);
+            Py_DECREF(method);
+            trusted = 1;
+        } else if (PyUnicode_Check(value)) {
+            text = Py_NewRef(value);
+        } else {
+            PyErr_Format(PyExc_TypeError,
+                         "attribute '%.*s' cannot take a value of type '%.100s'; pass a str, "
+                         "int, float, True/False/None or a SafeString",
+                         (int)name_len, name, Py_TYPE(value)->tp_name);
+            return -1;
+        }
+    }
+    if (text == NULL) return -1;
+    Py_ssize_t n;
+    const char *s = pm_utf8(text, &n, NULL, "render()");
+    int r = -1;
+    if (s != NULL) {
+        r = check(trusted ? markup_html_write_attr_html(buf, name, (size_t)name_len, s, (size_t)n)
+                          : markup_html_write_attr(buf, name, (size_t)name_len, s, (size_t)n));
+    }
+    Py_DECREF(text);
+    return r;
+}
+
+int pm_render_attr_value(pm_render_ctx *ctx, const char *name, Py_ssize_t name_len,
+                         PyObject *value) {
+    if (PyUnicode_CheckExact(value)) {
+        Py_ssize_t n;
+        const char *s = pm_utf8(value, &n, NULL, "render()");
+        if (s == NULL) return -1;
+        return check(markup_html_write_attr(ctx->buf, name, (size_t)name_len, s, (size_t)n));
+    }
+    if (value == Py_None || value == Py_False) return 0;
+    if (value == Py_True) return check(markup_html_write_attr_bare(ctx->buf, name, (size_t)name_len));
+    return attr_value_rare(ctx, name, name_len, value);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Elements                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static PM_NOINLINE int too_deep(pm_element *el) {
+    PyErr_Format(PyExc_ValueError,
+                 "<%U>: the tree is nested deeper than %d elements; markup renders at most "
+                 "%d levels (build flatter markup, or check for a runaway recursion)",
+                 el->tag, MARKUP_MAX_DEPTH, MARKUP_MAX_DEPTH);
+    return -1;
+}
+
+static PM_NOINLINE int raw_text_breakout(pm_element *el, const markup_error *err) {
+    PyErr_Format(PyExc_ValueError,
+                 "<%U>: __html__() text contains a sequence at byte %zu that would end the "
+                 "element early; for data use tojson(...)",
+                 el->tag, err->pos);
+    return -1;
+}
+
+/* Children of <script>/<style>: text is written raw (checked for breakout
+   at construction; __html__ results are checked here). */
+static PM_NOINLINE int render_raw_children(pm_render_ctx *ctx, pm_element *el) {
+    pm_state *st = ctx->st;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(el->children); i++) {
+        PyObject *child = PyTuple_GET_ITEM(el->children, i);
+        if (PyUnicode_CheckExact(child) || Py_TYPE(child) == st->safestring_type) {
+            if (write_verbatim(ctx, child) < 0) return -1;
+            continue;
+        }
+        if (!PyUnicode_Check(child) && (PyLong_Check(child) || PyFloat_Check(child))) {
+            if (write_number(ctx, child) < 0) return -1;
+            continue;
+        }
+        PyObject *method;
+        int r = pm_lookup_html(st, child, &method);
+        if (r < 0) return -1;
+        if (r == 0) { /* a plain str subclass, checked at construction */
+            if (write_verbatim(ctx, child) < 0) return -1;
+            continue;
+        }
+        PyObject *html = call_html(method, child);
+        Py_DECREF(method);
+        if (html == NULL) return -1;
+        Py_ssize_t n;
+        const char *s = pm_utf8(html, &n, el->tag, NULL);
+        markup_error err = {MARKUP_OK, 0, NULL};
+        r = -1;
+        if (s != NULL) {
+            if (markup_html_check_raw_text((markup_tag_kind)el->kind, s, (size_t)n, &err) != MARKUP_OK) {
+                raw_text_breakout(el, &err);
+            } else {
+                r = check(markup_buf_append(ctx->buf, s, (size_t)n));
+            }
+        }
+        Py_DECREF(html);
+        if (r < 0) return -1;
+    }
+    return 0;
+}
+
+static int render_element(pm_render_ctx *ctx, pm_element *el, int depth) {
+    if (depth >= MARKUP_MAX_DEPTH) return too_deep(el);
+    int guarded = depth % PM_RECURSION_STRIDE == PM_RECURSION_STRIDE - 1;
+    if (guarded && Py_EnterRecursiveCall(" while rendering markup")) return -1;
+
+    markup_buf *buf = ctx->buf;
+    int r = -1;
+    Py_ssize_t tag_len;
+    const char *tag = PyUnicode_AsUTF8AndSize(el->tag, &tag_len); /* ASCII: no copy */
+    if (tag == NULL) goto done;
+    if ((el->flags & PM_ELEMENT_DOCTYPE) && check(markup_html_write_doctype(buf)) < 0) goto done;
+    if (check(markup_html_write_open(buf, tag, (size_t)tag_len)) < 0) goto done;
+    if (el->attrs != NULL) {
+        PyObject *const *items = &PyTuple_GET_ITEM(el->attrs, 0);
+        Py_ssize_t n = PyTuple_GET_SIZE(el->attrs);
+        for (Py_ssize_t i = 0; i < n; i += 2) {
+            Py_ssize_t name_len;
+            const char *name = PyUnicode_AsUTF8AndSize(items[i], &name_len);
+            if (name == NULL || pm_render_attr_value(ctx, name, name_len, items[i + 1]) < 0) {
+                goto done;
+            }
+        }
+    }
+    if (check(markup_buf_putc(buf, '>')) < 0) goto done;
+    if (el->kind == MARKUP_TAG_VOID) {
+        r = 0;
+        goto done;
+    }
+    if (el->children != NULL) {
+        if (el->kind == MARKUP_TAG_SCRIPT || el->kind == MARKUP_TAG_STYLE) {
+            if (render_raw_children(ctx, el) < 0) goto done;
+        } else {
+            PyObject *const *items = &PyTuple_GET_ITEM(el->children, 0);
+            Py_ssize_t n = PyTuple_GET_SIZE(el->children);
+            for (Py_ssize_t i = 0; i < n; i++) {
+                if (pm_render_child(ctx, items[i], depth + 1) < 0) goto done;
+            }
+        }
+    }
+    r = check(markup_html_write_close(buf, tag, (size_t)tag_len));
+
+done:
+    if (guarded) Py_LeaveRecursiveCall();
+    return r;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Children                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static PM_NOINLINE int render_sequence(pm_render_ctx *ctx, PyObject *seq, int depth) {
+    if (Py_EnterRecursiveCall(" while rendering markup")) return -1;
+    int r = 0;
+    for (Py_ssize_t i = 0; r == 0 && i < PySequence_Fast_GET_SIZE(seq); i++) {
+        PyObject *item = Py_NewRef(PySequence_Fast_GET_ITEM(seq, i));
+        r = pm_render_child(ctx, item, depth);
+        Py_DECREF(item);
+    }
+    Py_LeaveRecursiveCall();
+    return r;
+}
+
+static PM_NOINLINE int render_iterator(pm_render_ctx *ctx, PyObject *it, int depth) {
+    if (Py_EnterRecursiveCall(" while rendering markup")) return -1;
+    int r = 0;
+    PyObject *item;
+    while (r == 0 && (item = PyIter_Next(it)) != NULL) {
+        r = pm_render_child(ctx, item, depth);
+        Py_DECREF(item);
+    }
+    if (r == 0 && PyErr_Occurred()) r = -1;
+    Py_LeaveRecursiveCall();
+    return r;
+}
+
+static PM_NOINLINE int render_child_rare(pm_render_ctx *ctx, PyObject *child, int depth) {
+    pm_state *st = ctx->st;
+    if (child == Py_None) return 0;
+    if (Py_TYPE(child) == st->safestring_type) return write_verbatim(ctx, child);
+    if (Py_TYPE(child) == st->comment_type) {
+        Py_ssize_t n;
+        const char *s = pm_utf8(((pm_comment *)child)->text, &n, NULL, "Comment");
+        if (s == NULL) return -1;
+        return check(markup_html_write_comment(ctx->buf, s, (size_t)n));
+    }
+    if (pm_is_placeholder(st, child)) {
+        if (ctx->on_placeholder == NULL) return placeholder_error(child);
+        return ctx->on_placeholder(ctx, child, NULL, 0);
+    }
+    if (PyBool_Check(child)) {
+        PyErr_Format(PyExc_TypeError,
+                     "render(): a bool (%R) is not renderable; use None to render nothing, "
+                     "or str(value) for the text",
+                     child);
+        return -1;
+    }
+    if (PyLong_Check(child) || PyFloat_Check(child)) return write_number(ctx, child);
+    if (PyList_Check(child) || PyTuple_Check(child)) return render_sequence(ctx, child, depth);
+    if (PyBytes_Check(child) || PyByteArray_Check(child)) {
+        PyErr_Format(PyExc_TypeError, "render(): cannot render %.100s; decode it to str first",
+                     Py_TYPE(child)->tp_name);
+        return -1;
+    }
+    PyObject *method;
+    int r = pm_lookup_html(st, child, &method);
+    if (r < 0) return -1;
+    if (r > 0) {
+        PyObject *html = call_html(method, child);
+        Py_DECREF(method);
+        if (html == NULL) return -1;
+        r = write_verbatim(ctx, html);
+        Py_DECREF(html);
+        return r;
+    }
+    if (PyUnicode_Check(child)) return write_text(ctx, child);
+    if (PyIter_Check(child) && !PyDict_Check(child)) return render_iterator(ctx, child, depth);
+    PyErr_Format(PyExc_TypeError,
+                 "render(): cannot render an object of type '%.100s'; pass an element, str, "
+                 "int, float, None, a SafeString (or any object with __html__), or a list of "
+                 "these",
+                 Py_TYPE(child)->tp_name);
+    return -1;
+}
+
+int pm_render_child(pm_render_ctx *ctx, PyObject *child, int depth) {
+    if (PyUnicode_CheckExact(child)) return write_text(ctx, child);
+    if (Py_TYPE(child) == ctx->st->element_type) {
+        return render_element(ctx, (pm_element *)child, depth);
+    }
+    return render_child_rare(ctx, child, depth);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Entry points                                                               */
+/* ------------------------------------------------------------------------ */
+
+/* Renders `obj` into `buf` (initialized by the caller). */
+static int render_into(pm_state *st, markup_buf *buf, PyObject *obj) {
+    if (check(markup_buf_reserve(buf, PM_RENDER_INITIAL_CAP)) < 0) return -1;
+    pm_render_ctx ctx = {st, buf, NULL, NULL};
+    return pm_render_child(&ctx, obj, 0);
+}
+
+PyObject *pm_render(PyObject *module, PyObject *obj) {
+    pm_state *st = pm_state_from_module(module);
+    markup_buf buf;
+    markup_buf_init(&buf, &pm_pymem_alloc);
+    PyObject *result = NULL;
+    if (render_into(st, &buf, obj) == 0) {
+        result = PyUnicode_DecodeUTF8(buf.data, (Py_ssize_t)buf.len, "strict");
+    }
+    markup_buf_free(&buf);
+    return result;
+}
+
+PyObject *pm_render_bytes(PyObject *module, PyObject *obj) {
+    pm_state *st = pm_state_from_module(module);
+    markup_buf buf;
+    markup_buf_init(&buf, &pm_pymem_alloc);
+    PyObject *result = NULL;
+    if (render_into(st, &buf, obj) == 0) {
+        result = PyBytes_FromStringAndSize(buf.data, (Py_ssize_t)buf.len);
+    }
+    markup_buf_free(&buf);
+    return result;
+}
+
+PyObject *pm_render_to_safestring(pm_state *st, PyObject *obj) {
+    markup_buf buf;
+    markup_buf_init(&buf, &pm_pymem_alloc);
+    PyObject *result = NULL;
+    if (render_into(st, &buf, obj) == 0) {
+        result = pm_safestring_from_utf8(st, buf.data, (Py_ssize_t)buf.len);
+    }
+    markup_buf_free(&buf);
+    return result;
+}
