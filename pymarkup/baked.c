@@ -77,8 +77,11 @@ static int is_placeholder(PyObject *o) { return Py_TYPE(o)->tp_dealloc == ph_dea
 /* For binary operators: whichever operand is the placeholder. */
 static PyObject *either(PyObject *a, PyObject *b) { return is_placeholder(a) ? a : b; }
 
+/* repr() answers (error messages and debuggers need it) and names the
+   parameter, so a stray `{x!r}` shows up plainly in the output. */
 static PyObject *ph_repr(PyObject *self) {
-    return misuse(self, "is converted with repr() (or !r in an f-string)", HINT_TEXT);
+    pm_placeholder *ph = (pm_placeholder *)self;
+    return PyUnicode_FromFormat("<baked parameter '%U' of %U()>", ph->name, ph->func_name);
 }
 
 static PyObject *ph_str(PyObject *self) {
@@ -350,6 +353,7 @@ typedef struct call_ctx {
     pm_baked *self;
     PyObject **values;
     size_t failed_slot;
+    int placeholder_met; /* its error names everything already */
 } call_ctx;
 
 /* A placeholder among the arguments of a call means the call happens while
@@ -361,6 +365,7 @@ static int call_on_placeholder(pm_render_ctx *ctx, PyObject *placeholder, const 
     (void)attr_name_len;
     pm_baked *self = ((call_ctx *)ctx)->self;
     pm_placeholder *ph = (pm_placeholder *)placeholder;
+    ((call_ctx *)ctx)->placeholder_met = 1;
     PyErr_Format(PyExc_TypeError,
                  "@baked %U(): parameter '%U' is passed to the baked function %U() while "
                  "baking; a baked function renders as soon as it is called, so it cannot take "
@@ -557,13 +562,13 @@ static PyObject *baked_vectorcall(PyObject *callable, PyObject *const *args, siz
         PyErr_NoMemory();
         goto done;
     }
-    call_ctx c = {{self->st, &buf, call_on_placeholder, NULL}, self, values, 0};
+    call_ctx c = {{self->st, &buf, call_on_placeholder, NULL}, self, values, 0, 0};
     markup_status st = markup_baked_render_with(self->tpl, write_slot, &c, &buf);
     if (st == MARKUP_OK) {
         hint_store(self, buf.len);
         result = pm_safestring_from_utf8(self->st, buf.data, (Py_ssize_t)buf.len);
     } else if (PyErr_Occurred()) {
-        name_failed_argument(self, c.failed_slot);
+        if (!c.placeholder_met) name_failed_argument(self, c.failed_slot);
     } else {
         pm_raise_status(st, "baked function");
     }
@@ -624,6 +629,17 @@ static PyObject *baked_get_static_size(PyObject *op, void *closure) {
     return PyLong_FromSize_t(markup_baked_static_size(((pm_baked *)op)->tpl));
 }
 
+/* Pickled by reference, like a function: the name under which the module
+   holds it. */
+static PyObject *baked_reduce(PyObject *op, PyObject *Py_UNUSED(ignored)) {
+    return PyObject_GetAttrString(op, "__qualname__");
+}
+
+static PyMethodDef baked_methods[] = {
+    {"__reduce__", baked_reduce, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
 static PyGetSetDef baked_getset[] = {
     {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
     {"slot_count", baked_get_slot_count, NULL, "Number of slots in the compiled template.",
@@ -649,6 +665,7 @@ static PyType_Slot baked_slots[] = {
     {Py_tp_repr, baked_repr},
     {Py_tp_call, PyVectorcall_Call},
     {Py_tp_getset, baked_getset},
+    {Py_tp_methods, baked_methods},
     {Py_tp_members, baked_members},
     {Py_tp_doc, (void *)baked_doc},
     {0, NULL},
