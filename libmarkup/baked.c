@@ -12,6 +12,11 @@
 #include <stdint.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "escape_impl.h"
 #include "markup/markup.h"
 
 typedef struct baked_slot {
@@ -236,10 +241,11 @@ markup_status markup_baked_write_value(markup_slot_kind kind, const char *name, 
     return MARKUP_ERR_INVALID_ARG;
 }
 
-/* Checks every value before anything is written, and adds up how many bytes
-   the render needs at least (escaping can only add to it). */
-static markup_status check_values(const markup_baked *tpl, const markup_value *values,
-                                  size_t *need, markup_error *err) {
+/* Checks the kind of every value before anything is written, and adds up
+   how many bytes the render needs at least (escaping can only add to it).
+   UTF-8 is checked while rendering, in the same pass as the fast path. */
+static markup_status measure_values(const markup_baked *tpl, const markup_value *values,
+                                    size_t *need, markup_error *err) {
     size_t total = tpl->static_len;
     for (size_t i = 0; i < tpl->nslots; i++) {
         const markup_value *v = &values[i];
@@ -251,10 +257,6 @@ static markup_status check_values(const markup_baked *tpl, const markup_value *v
             if (!v->s && v->n > 0)
                 return set_error(err, MARKUP_ERR_INVALID_ARG, 0,
                                  "slot value has a NULL string with a non-zero length");
-            if (v->n > 0) {
-                markup_status st = markup_utf8_validate(v->s, v->n, err);
-                if (st != MARKUP_OK) return st;
-            }
             fits = add_size(&total, v->n) &&
                    (slot->kind != MARKUP_SLOT_ATTR ||
                     add_size(&total, slot->name_len + ATTR_OVERHEAD));
@@ -277,6 +279,128 @@ static markup_status check_values(const markup_baked *tpl, const markup_value *v
     return MARKUP_OK;
 }
 
+/* Most slot values are short ASCII with nothing to escape (ids, names,
+   prices, class lists). One scan answers both questions that
+   markup_utf8_validate and markup_escape would ask in two calls, and such a
+   value is then copied as it is. Longer values go to the SIMD escaper,
+   which is faster per byte than this scan. */
+#define PLAIN_SCAN_MAX 64
+
+#define ONES UINT64_C(0x0101010101010101)
+#define HIGHS UINT64_C(0x8080808080808080)
+
+/* The high bit of a byte of the result is set when that byte of w is not
+   ASCII or is one of & < > " ' (other bits are noise: mask with HIGHS).
+   '&' (0x26) and '\'' (0x27) differ only in bit 0, '<' (0x3C) and '>'
+   (0x3E) only in bit 1, so three zero-byte tests cover the five bytes; the
+   test (x - 1) & ~x sets the high bit of a zero byte, and a borrow can only
+   add flags above a true zero, never invent one. */
+static inline uint64_t care_bits(uint64_t w) {
+    uint64_t a = (w | ONES * 0x01) ^ (ONES * 0x27);
+    uint64_t b = (w | ONES * 0x02) ^ (ONES * 0x3E);
+    uint64_t c = w ^ (ONES * 0x22);
+    return w | ((a - ONES) & ~a) | ((b - ONES) & ~b) | ((c - ONES) & ~c);
+}
+
+#if defined(__SSE2__)
+/* Bit i is set when byte i of p[0..16) needs care, as above. */
+static inline unsigned care_mask16(const char *p) {
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i amp_apos = _mm_cmpeq_epi8(_mm_or_si128(v, _mm_set1_epi8(0x01)), _mm_set1_epi8(0x27));
+    __m128i lt_gt = _mm_cmpeq_epi8(_mm_or_si128(v, _mm_set1_epi8(0x02)), _mm_set1_epi8(0x3E));
+    __m128i quot = _mm_cmpeq_epi8(v, _mm_set1_epi8(0x22));
+    /* movemask reads the top bit of each byte: set for non-ASCII bytes */
+    return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(amp_apos, lt_gt),
+                                                    _mm_or_si128(quot, v)));
+}
+#endif
+
+/* True when s[0..n) is ASCII without a byte that must be escaped. */
+static bool is_plain(const char *s, size_t n) {
+#if defined(__SSE2__)
+    if (n >= 16) {
+        for (size_t i = 0; i + 16 < n; i += 16)
+            if (care_mask16(s + i)) return false;
+        return care_mask16(s + n - 16) == 0; /* the last, possibly overlapping, block */
+    }
+#endif
+    uint64_t w, v, care = 0;
+    if (n >= 8) {
+        for (size_t i = 0; i + 8 < n; i += 8) {
+            memcpy(&w, s + i, 8);
+            care |= care_bits(w);
+        }
+        memcpy(&v, s + n - 8, 8);
+        return ((care | care_bits(v)) & HIGHS) == 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        care |= (uint64_t)(c >= 0x80 || markup_escape_entity_len_[c] != 1);
+    }
+    return care == 0;
+}
+
+/* memcpy for the short pieces a render is made of (static segments between
+   slots, slot values): inline, with overlapping moves instead of a call
+   and a byte loop. */
+static inline void copy_short(char *d, const char *s, size_t n) {
+    if (n >= 16) {
+        if (n > 32) {
+            memcpy(d, s, n);
+            return;
+        }
+        uint64_t a[2], b[2];
+        memcpy(a, s, 16);
+        memcpy(b, s + n - 16, 16);
+        memcpy(d, a, 16);
+        memcpy(d + n - 16, b, 16);
+    } else if (n >= 8) {
+        uint64_t a, b;
+        memcpy(&a, s, 8);
+        memcpy(&b, s + n - 8, 8);
+        memcpy(d, &a, 8);
+        memcpy(d + n - 8, &b, 8);
+    } else if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, s, 4);
+        memcpy(&b, s + n - 4, 4);
+        memcpy(d, &a, 4);
+        memcpy(d + n - 4, &b, 4);
+    } else if (n > 0) {
+        d[0] = s[0];
+        d[n / 2] = s[n / 2];
+        d[n - 1] = s[n - 1];
+    }
+}
+
+static inline markup_status append_short(markup_buf *out, const char *s, size_t n) {
+    markup_status st = markup_buf_reserve(out, n);
+    if (st != MARKUP_OK) return st;
+    copy_short(out->data + out->len, s, n);
+    out->len += n;
+    return MARKUP_OK;
+}
+
+/* Writes a value that needs no escaping into the slot. */
+static markup_status write_plain(markup_buf *out, const markup_baked *tpl, const baked_slot *slot,
+                                 const char *s, size_t n) {
+    if (slot->kind == MARKUP_SLOT_CHILD) return append_short(out, s, n);
+    size_t name_len = slot->name_len;
+    markup_status st = markup_buf_reserve(out, name_len + ATTR_OVERHEAD + n);
+    if (st != MARKUP_OK) return st;
+    char *d = out->data + out->len;
+    *d++ = ' ';
+    copy_short(d, tpl->names + slot->name_off, name_len);
+    d += name_len;
+    *d++ = '=';
+    *d++ = '"';
+    copy_short(d, s, n);
+    d += n;
+    *d++ = '"';
+    out->len = (size_t)(d - out->data);
+    return MARKUP_OK;
+}
+
 markup_status markup_baked_render(const markup_baked *tpl, const markup_value *values,
                                   size_t nvalues, markup_buf *out, markup_error *err) {
     if (!tpl || !out || (!values && nvalues > 0))
@@ -285,7 +409,7 @@ markup_status markup_baked_render(const markup_baked *tpl, const markup_value *v
         return set_error(err, MARKUP_ERR_SLOT_COUNT, 0,
                          "number of values differs from the template's slot count");
     size_t need;
-    markup_status st = check_values(tpl, values, &need, err);
+    markup_status st = measure_values(tpl, values, &need, err);
     if (st != MARKUP_OK) return st;
 
     size_t start = out->len;
@@ -295,14 +419,28 @@ markup_status markup_baked_render(const markup_baked *tpl, const markup_value *v
     size_t done = 0; /* static text already written */
     for (size_t i = 0; i < tpl->nslots; i++) {
         const baked_slot *slot = &tpl->slots[i];
-        st = markup_buf_append(out, tpl->statics + done, slot->at - done);
+        const markup_value *v = &values[i];
+        st = append_short(out, tpl->statics + done, slot->at - done);
         if (st != MARKUP_OK) goto fail;
         done = slot->at;
-        st = markup_baked_write_value(slot->kind, tpl->names + slot->name_off, slot->name_len,
-                                      &values[i], out);
+        if (v->kind == MARKUP_VALUE_OMIT) continue;
+        if (v->kind == MARKUP_VALUE_TEXT || v->kind == MARKUP_VALUE_HTML) {
+            if (v->n <= PLAIN_SCAN_MAX && is_plain(v->s, v->n)) {
+                st = write_plain(out, tpl, slot, v->s, v->n);
+                if (st != MARKUP_OK) goto fail;
+                continue;
+            }
+            st = markup_utf8_validate(v->s, v->n, err); /* sets err->pos in the value */
+            if (st != MARKUP_OK) {
+                markup_buf_truncate(out, start);
+                return st;
+            }
+        }
+        st = markup_baked_write_value(slot->kind, tpl->names + slot->name_off, slot->name_len, v,
+                                      out);
         if (st != MARKUP_OK) goto fail;
     }
-    st = markup_buf_append(out, tpl->statics + done, tpl->static_len - done);
+    st = append_short(out, tpl->statics + done, tpl->static_len - done);
     if (st != MARKUP_OK) goto fail;
     return MARKUP_OK;
 
@@ -321,14 +459,14 @@ markup_status markup_baked_render_with(const markup_baked *tpl, markup_slot_writ
     size_t done = 0;
     for (size_t i = 0; i < tpl->nslots; i++) {
         const baked_slot *slot = &tpl->slots[i];
-        st = markup_buf_append(out, tpl->statics + done, slot->at - done);
+        st = append_short(out, tpl->statics + done, slot->at - done);
         if (st != MARKUP_OK) goto fail;
         done = slot->at;
         const char *name = slot->kind == MARKUP_SLOT_ATTR ? tpl->names + slot->name_off : NULL;
         st = write_slot(ctx, i, slot->kind, name, slot->name_len, out);
         if (st != MARKUP_OK) goto fail;
     }
-    st = markup_buf_append(out, tpl->statics + done, tpl->static_len - done);
+    st = append_short(out, tpl->statics + done, tpl->static_len - done);
     if (st != MARKUP_OK) goto fail;
     return MARKUP_OK;
 

@@ -1,6 +1,7 @@
 /* test_baked.c: baked templates (static HTML plus slots). */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -419,6 +420,66 @@ static void test_invalid_utf8_position(void **state) {
     markup_baked_free(tpl);
 }
 
+/* Render's fast path for short plain values must agree with the escaper
+   and the validator for every length and every position of a byte that
+   needs care. Each value sits in its own exact-size allocation so that a
+   sanitizer sees any read past its end. */
+static void test_every_length_and_position(void **state) {
+    (void)state;
+    static const unsigned char probes[] = {'&', '<', '>', '"', '\'', 0x80, 0xC3,
+                                           '%', '=', '?', '!', 0x7F, 0x00};
+    static const char filler[] = "aZ09 .-;:/()[]{}#%$!=+?@_~`|^";
+    markup_baked *tpl = bake("<p@title;>#</p>");
+    for (size_t len = 0; len <= 80; len++) {
+        for (size_t pos = 0; pos <= len; pos++) {
+            for (size_t p = 0; p < sizeof probes; p++) {
+                if (pos == len && p > 0) break; /* pos == len: the value without a probe */
+                char *value = malloc(len ? len : 1);
+                assert_non_null(value);
+                for (size_t i = 0; i < len; i++) value[i] = filler[(i * 7 + len) % (sizeof filler - 1)];
+                bool lone_lead = false;
+                if (pos < len) {
+                    value[pos] = (char)probes[p];
+                    /* 0xC3 followed by 0xA9 is a valid 'é'; alone it is truncated. */
+                    if (probes[p] == 0xC3) {
+                        if (pos + 1 < len)
+                            value[pos + 1] = (char)0xA9;
+                        else
+                            lone_lead = true;
+                    }
+                }
+                bool invalid = pos < len && (probes[p] == 0x80 || lone_lead);
+
+                markup_value v[2] = {{MARKUP_VALUE_TEXT, value, len}, {MARKUP_VALUE_TEXT, value, len}};
+                markup_buf out;
+                markup_buf_init(&out, NULL);
+                markup_error err = {MARKUP_OK, 0, NULL};
+                markup_status st = markup_baked_render(tpl, v, 2, &out, &err);
+                if (invalid) {
+                    assert_int_equal(st, MARKUP_ERR_INVALID_UTF8);
+                    assert_int_equal(err.pos, pos);
+                    assert_int_equal(out.len, 0);
+                } else {
+                    assert_int_equal(st, MARKUP_OK);
+                    markup_buf expected;
+                    markup_buf_init(&expected, NULL);
+                    put(&expected, "<p title=\"");
+                    ref_escape(&expected, value, len);
+                    put(&expected, "\">");
+                    ref_escape(&expected, value, len);
+                    put(&expected, "</p>");
+                    assert_int_equal(out.len, expected.len);
+                    assert_memory_equal(out.data, expected.data, expected.len);
+                    markup_buf_free(&expected);
+                }
+                markup_buf_free(&out);
+                free(value);
+            }
+        }
+    }
+    markup_baked_free(tpl);
+}
+
 static void test_wrong_value_count(void **state) {
     (void)state;
     markup_baked *tpl = bake("<p@id;>#</p>");
@@ -791,6 +852,7 @@ int main(void) {
         cmocka_unit_test(test_attr_value_kinds),
         cmocka_unit_test(test_hostile_text_is_escaped),
         cmocka_unit_test(test_invalid_utf8_position),
+        cmocka_unit_test(test_every_length_and_position),
         cmocka_unit_test(test_wrong_value_count),
         cmocka_unit_test(test_invalid_arguments),
         cmocka_unit_test(test_attr_slot_names_are_validated),
