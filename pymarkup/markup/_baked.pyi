@@ -1,0 +1,19 @@
+from typing import Any, Callable, Generic
+
+from typing_extensions import ParamSpec
+
+from ._core import SafeString
+
+_P = ParamSpec("_P")
+
+class BakedFunction(Generic[_P]):
+    """What @baked returns: the builder's signature, returning a SafeString."""
+
+    __wrapped__: Callable[_P, Any]
+    __name__: str
+    __qualname__: str
+    slot_count: int
+    static_size: int
+    def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> SafeString: ...
+
+def baked(func: Callable[_P, Any]) -> BakedFunction[_P]: ...
