@@ -7,7 +7,7 @@ CMAKE  := $(VENV)/bin/cmake
 BUILD  := build
 JOBS   ?= 2
 
-.PHONY: all bench test setup system venv install cbuild ctest pytest clean
+.PHONY: all bench bench-c test setup system venv install cbuild ctest pytest clean
 
 all: test
 
@@ -41,6 +41,13 @@ cbuild: venv
 
 ctest: cbuild
 	$(VENV)/bin/ctest --test-dir $(BUILD)/c --output-on-failure
+
+## The C escaper benchmark: its own Release build, then the table.
+## BENCH_ARGS="--quick" or "--json FILE" are passed through.
+bench-c: venv
+	$(CMAKE) -S . -B $(BUILD)/bench -DCMAKE_BUILD_TYPE=Release -DMARKUP_BUILD_BENCH=ON -DMARKUP_BUILD_TESTS=OFF
+	$(CMAKE) --build $(BUILD)/bench -j $(JOBS) --target bench_escape
+	$(BUILD)/bench/bench/bench_escape $(BENCH_ARGS)
 
 pytest: install
 	$(PY) -m pytest -q
