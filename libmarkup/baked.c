@@ -16,6 +16,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "alloc_impl.h"
 #include "escape_impl.h"
 #include "markup/markup.h"
 
@@ -48,10 +49,6 @@ struct markup_baked {
 /* Room for ' name=""' around an attribute value. */
 #define ATTR_OVERHEAD 4
 
-static const markup_alloc *resolve_alloc(const markup_alloc *alc) {
-    return alc ? alc : markup_alloc_default();
-}
-
 static markup_status set_error(markup_error *err, markup_status code, size_t pos,
                                const char *msg) {
     if (err) {
@@ -69,8 +66,8 @@ static markup_status set_error(markup_error *err, markup_status code, size_t pos
 markup_status markup_baked_builder_new(const markup_alloc *alc, markup_baked_builder **out) {
     if (!out) return MARKUP_ERR_INVALID_ARG;
     *out = NULL;
-    alc = resolve_alloc(alc);
-    markup_baked_builder *b = alc->malloc(alc->ctx, sizeof *b);
+    alc = markup_alc_or_default(alc);
+    markup_baked_builder *b = markup_alc_malloc(alc, sizeof *b);
     if (!b) return MARKUP_ERR_NOMEM;
     b->alc = alc;
     markup_buf_init(&b->statics, alc);
@@ -84,11 +81,10 @@ markup_status markup_baked_builder_new(const markup_alloc *alc, markup_baked_bui
 
 void markup_baked_builder_free(markup_baked_builder *b) {
     if (!b) return;
-    const markup_alloc *alc = b->alc;
     markup_buf_free(&b->statics);
     markup_buf_free(&b->names);
-    if (b->slots) alc->free(alc->ctx, b->slots, b->slots_cap * sizeof *b->slots);
-    alc->free(alc->ctx, b, sizeof *b);
+    markup_alc_free(b->alc, b->slots, b->slots_cap * sizeof *b->slots);
+    markup_alc_free(b->alc, b, sizeof *b);
 }
 
 markup_status markup_baked_builder_add_static(markup_baked_builder *b, const char *s, size_t n) {
@@ -101,13 +97,10 @@ markup_status markup_baked_builder_add_static(markup_baked_builder *b, const cha
 static markup_status push_slot(markup_baked_builder *b, markup_slot_kind kind, size_t name_off,
                                size_t name_len) {
     if (b->nslots == b->slots_cap) {
-        size_t cap = b->slots_cap ? b->slots_cap + b->slots_cap / 2 : 8;
-        if (cap > SIZE_MAX / sizeof *b->slots) return MARKUP_ERR_TOO_LARGE;
-        const markup_alloc *alc = b->alc;
-        baked_slot *slots =
-            b->slots ? alc->realloc(alc->ctx, b->slots, b->slots_cap * sizeof *slots,
-                                    cap * sizeof *slots)
-                     : alc->malloc(alc->ctx, cap * sizeof *slots);
+        size_t cap = markup_grow_capacity(b->slots_cap, b->nslots + 1, 8, sizeof *b->slots);
+        if (cap == 0) return MARKUP_ERR_TOO_LARGE;
+        baked_slot *slots = markup_alc_realloc(b->alc, b->slots, b->slots_cap * sizeof *slots,
+                                               cap * sizeof *slots);
         if (!slots) return MARKUP_ERR_NOMEM;
         b->slots = slots;
         b->slots_cap = cap;
@@ -172,7 +165,7 @@ markup_status markup_baked_builder_finish(markup_baked_builder *b, markup_baked 
     }
 
     const markup_alloc *alc = b->alc;
-    char *block = alc->malloc(alc->ctx, total);
+    char *block = markup_alc_malloc(alc, total);
     if (!block) {
         markup_baked_builder_free(b);
         return MARKUP_ERR_NOMEM;
@@ -201,8 +194,7 @@ markup_status markup_baked_builder_finish(markup_baked_builder *b, markup_baked 
 
 void markup_baked_free(markup_baked *tpl) {
     if (!tpl) return;
-    const markup_alloc *alc = tpl->alc;
-    alc->free(alc->ctx, tpl, tpl->alloc_size);
+    markup_alc_free(tpl->alc, tpl, tpl->alloc_size);
 }
 
 size_t markup_baked_slot_count(const markup_baked *tpl) { return tpl ? tpl->nslots : 0; }

@@ -12,71 +12,11 @@
 #include <pthread.h>
 
 #include "markup/markup.h"
+#include "test_alloc.h"
 
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                    */
 /* ------------------------------------------------------------------------ */
-
-/* An allocator that fails its Nth allocation (malloc or realloc, counted from
-   0; -1 never fails), keeps the size of every block in a header so that a
-   wrong size passed to free is caught, and counts live blocks for leak
-   checks. Single-threaded use only. */
-typedef struct counting_alloc {
-    markup_alloc hooks;
-    long fail_at;
-    long calls;
-    long live_blocks;
-    size_t live_bytes;
-} counting_alloc;
-
-#define HEADER 16
-
-static void *counting_malloc(void *ctx, size_t size) {
-    counting_alloc *ca = ctx;
-    if (ca->calls++ == ca->fail_at) return NULL;
-    char *p = malloc(size + HEADER);
-    if (!p) return NULL;
-    memcpy(p, &size, sizeof size);
-    ca->live_blocks++;
-    ca->live_bytes += size;
-    return p + HEADER;
-}
-
-static void *counting_realloc(void *ctx, void *ptr, size_t old_size, size_t new_size) {
-    counting_alloc *ca = ctx;
-    char *p = (char *)ptr - HEADER;
-    size_t stored;
-    memcpy(&stored, p, sizeof stored);
-    assert_int_equal(stored, old_size);
-    if (ca->calls++ == ca->fail_at) return NULL;
-    p = realloc(p, new_size + HEADER);
-    if (!p) return NULL;
-    memcpy(p, &new_size, sizeof new_size);
-    ca->live_bytes += new_size - old_size;
-    return p + HEADER;
-}
-
-static void counting_free(void *ctx, void *ptr, size_t size) {
-    counting_alloc *ca = ctx;
-    char *p = (char *)ptr - HEADER;
-    size_t stored;
-    memcpy(&stored, p, sizeof stored);
-    assert_int_equal(stored, size);
-    ca->live_blocks--;
-    ca->live_bytes -= size;
-    free(p);
-}
-
-static void counting_init(counting_alloc *ca, long fail_at) {
-    ca->hooks.malloc = counting_malloc;
-    ca->hooks.realloc = counting_realloc;
-    ca->hooks.free = counting_free;
-    ca->hooks.ctx = ca;
-    ca->fail_at = fail_at;
-    ca->calls = 0;
-    ca->live_blocks = 0;
-    ca->live_bytes = 0;
-}
 
 /* The escaping rule written out independently of libmarkup. */
 static void ref_escape(markup_buf *buf, const char *s, size_t n) {
@@ -683,22 +623,26 @@ static markup_status build_rows(const markup_alloc *alc, int rows, markup_baked 
 static void test_build_allocation_failure(void **state) {
     (void)state;
     enum { ROWS = 40 };
-    long n;
+    size_t n;
     for (n = 0;; n++) {
-        counting_alloc ca;
-        counting_init(&ca, n);
+        test_alloc ta;
+        test_alloc_init(&ta, n);
         markup_baked *tpl = NULL;
-        markup_status st = build_rows(&ca.hooks, ROWS, &tpl);
+        markup_status st = build_rows(&ta.alc, ROWS, &tpl);
         if (st == MARKUP_OK) {
             assert_int_equal(markup_baked_slot_count(tpl), 2 * ROWS);
             markup_baked_free(tpl);
-            assert_int_equal(ca.live_blocks, 0);
+            assert_int_equal(ta.live_blocks, 0);
+            assert_int_equal(ta.size_mismatches, 0);
             break;
         }
         assert_int_equal(st, MARKUP_ERR_NOMEM);
+        assert_int_equal(ta.failures, 1);
         assert_null(tpl);
-        assert_int_equal(ca.live_blocks, 0);
-        assert_int_equal(ca.live_bytes, 0);
+        assert_int_equal(ta.live_blocks, 0);
+        assert_int_equal(ta.size_mismatches, 0);
+        assert_int_equal(ta.live_bytes, 0);
+        assert_int_equal(ta.size_mismatches, 0);
     }
     assert_true(n > 4); /* builder, statics, names, slots and the template */
 }
@@ -719,64 +663,69 @@ static void test_render_allocation_failure(void **state) {
     markup_buf_init(&expected, NULL);
     assert_int_equal(markup_baked_render(tpl, values, 2 * ROWS, &expected, NULL), MARKUP_OK);
 
-    long n;
+    size_t n;
     for (n = 0;; n++) {
-        counting_alloc ca;
-        counting_init(&ca, n);
+        test_alloc ta;
+        test_alloc_init(&ta, n);
         markup_buf out;
-        markup_buf_init(&out, &ca.hooks);
+        markup_buf_init(&out, &ta.alc);
         markup_error err = {MARKUP_OK, 0, NULL};
         markup_status st = markup_baked_render(tpl, values, 2 * ROWS, &out, &err);
         if (st == MARKUP_OK) {
             assert_int_equal(out.len, expected.len);
             assert_memory_equal(out.data, expected.data, out.len);
             markup_buf_free(&out);
-            assert_int_equal(ca.live_blocks, 0);
+            assert_int_equal(ta.live_blocks, 0);
+            assert_int_equal(ta.size_mismatches, 0);
             break;
         }
         assert_int_equal(st, MARKUP_ERR_NOMEM);
         assert_int_equal(err.code, MARKUP_ERR_NOMEM);
         assert_int_equal(out.len, 0);
         markup_buf_free(&out);
-        assert_int_equal(ca.live_blocks, 0);
+        assert_int_equal(ta.live_blocks, 0);
+        assert_int_equal(ta.size_mismatches, 0);
     }
     assert_true(n >= 2); /* the reservation, then growth while escaping */
 
     /* Same with a buffer that already holds data: it survives every failure. */
     for (n = 0;; n++) {
-        counting_alloc ca;
-        counting_init(&ca, -1);
+        test_alloc ta;
+        test_alloc_init(&ta, TEST_ALLOC_NEVER);
         markup_buf out;
-        markup_buf_init(&out, &ca.hooks);
+        markup_buf_init(&out, &ta.alc);
         put(&out, "prefix");
-        ca.fail_at = ca.calls + n;
+        ta.fail_at = ta.calls + n;
         markup_status st = markup_baked_render(tpl, values, 2 * ROWS, &out, NULL);
         assert_int_equal(out.len >= 6, 1);
         assert_memory_equal(out.data, "prefix", 6);
         markup_buf_free(&out);
-        assert_int_equal(ca.live_blocks, 0);
+        assert_int_equal(ta.live_blocks, 0);
+        assert_int_equal(ta.size_mismatches, 0);
         if (st == MARKUP_OK) break;
         assert_int_equal(st, MARKUP_ERR_NOMEM);
     }
 
     /* render_with reserves too. */
     for (n = 0;; n++) {
-        counting_alloc ca;
-        counting_init(&ca, n);
+        test_alloc ta;
+        test_alloc_init(&ta, n);
         markup_buf out;
-        markup_buf_init(&out, &ca.hooks);
+        markup_buf_init(&out, &ta.alc);
         writer_state ws = {0, SIZE_MAX, MARKUP_OK};
         markup_status st = markup_baked_render_with(tpl, describe_slot, &ws, &out);
         if (st == MARKUP_OK) {
             assert_int_equal(ws.calls, 2 * ROWS);
             markup_buf_free(&out);
-            assert_int_equal(ca.live_blocks, 0);
+            assert_int_equal(ta.live_blocks, 0);
+            assert_int_equal(ta.size_mismatches, 0);
             break;
         }
         assert_int_equal(st, MARKUP_ERR_NOMEM);
         assert_int_equal(out.len, 0);
         markup_buf_free(&out);
-        assert_int_equal(ca.live_blocks, 0);
+        assert_int_equal(ta.live_blocks, 0);
+        assert_int_equal(ta.size_mismatches, 0);
     }
 
     markup_buf_free(&expected);
