@@ -10,6 +10,7 @@
  */
 #include "state.h"
 
+#include <stdio.h>
 #include <structmember.h>
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -114,18 +115,20 @@ static PM_NOINLINE void raise_surrogate(PyObject *str, PyObject *tag, const char
         }
     }
     PyErr_Clear();
+    char code[16];
+    snprintf(code, sizeof code, "U+%04X", (unsigned)ch);
     if (tag != NULL) {
         PyErr_Format(PyExc_ValueError,
-                     "<%U>: text contains a lone surrogate U+%04X at index %zd, which cannot "
+                     "<%U>: text contains a lone surrogate %s at index %zd, which cannot "
                      "be written as UTF-8; fix the string where it was decoded (for example "
                      "decode with errors='replace')",
-                     tag, (unsigned)ch, at);
+                     tag, code, at);
     } else {
         PyErr_Format(PyExc_ValueError,
-                     "%s: text contains a lone surrogate U+%04X at index %zd, which cannot be "
+                     "%s: text contains a lone surrogate %s at index %zd, which cannot be "
                      "written as UTF-8; fix the string where it was decoded (for example "
                      "decode with errors='replace')",
-                     func, (unsigned)ch, at);
+                     func, code, at);
     }
 }
 
@@ -365,11 +368,13 @@ static PM_NOINLINE PyObject *kwname_convert(pm_tag *tag, PyObject *kw) {
         Py_DECREF(name);
         return NULL;
     }
-    PyUnicode_InternInPlace(&name);
-    if (PyDict_GET_SIZE(st->kwname_cache) < PM_KWNAME_CACHE_MAX &&
-        PyDict_SetItem(st->kwname_cache, kw, name) < 0) {
-        Py_DECREF(name);
-        return NULL;
+    if (PyDict_GET_SIZE(st->kwname_cache) < PM_KWNAME_CACHE_MAX) {
+        /* Interned, so that duplicate checks usually compare pointers. */
+        PyUnicode_InternInPlace(&name);
+        if (PyDict_SetItem(st->kwname_cache, kw, name) < 0) {
+            Py_DECREF(name);
+            return NULL;
+        }
     }
     return name;
 }
@@ -988,10 +993,13 @@ static PM_NOINLINE PyObject *namespace_missing(pm_namespace *self, PyObject *nam
         Py_DECREF(alt);
         if (known < 0) return NULL;
         if (markup_html_check_tag(kebab, k, NULL, NULL) == MARKUP_OK) {
+            PyObject *custom = PyUnicode_FromStringAndSize(kebab, (Py_ssize_t)k);
+            if (custom == NULL) return NULL;
             PyErr_Format(PyExc_AttributeError,
                          "h has no element %R (h has the elements of the HTML standard); for "
-                         "a custom element use Tag('%.*s')",
-                         name, (int)k, kebab);
+                         "a custom element use Tag(%R)",
+                         name, custom);
+            Py_DECREF(custom);
             return NULL;
         }
     }

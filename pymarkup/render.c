@@ -166,10 +166,13 @@ static PM_NOINLINE int attr_value_rare(pm_render_ctx *ctx, const char *name, Py_
         } else if (PyUnicode_Check(value)) {
             text = Py_NewRef(value);
         } else {
+            PyObject *attr = PyUnicode_DecodeUTF8(name, name_len, "replace");
+            if (attr == NULL) return -1;
             PyErr_Format(PyExc_TypeError,
-                         "attribute '%.*s' cannot take a value of type '%.100s'; pass a str, "
+                         "attribute %R cannot take a value of type '%.100s'; pass a str, "
                          "int, float, True/False/None or a SafeString",
-                         (int)name_len, name, Py_TYPE(value)->tp_name);
+                         attr, Py_TYPE(value)->tp_name);
+            Py_DECREF(attr);
             return -1;
         }
     }

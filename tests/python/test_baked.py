@@ -363,7 +363,7 @@ def test_misuse_is_a_type_error_naming_the_parameter(case):
 def test_percent_d_is_refused_by_python_itself():
     # '%d' replaces the placeholder's own TypeError with its generic one; it
     # still fails at decoration, not per call.
-    with pytest.raises(TypeError, match="real number is required"):
+    with pytest.raises(TypeError, match="number is required"):
         baked(lambda x: h.P("%d" % x))
 
 
@@ -482,7 +482,8 @@ def test_placeholder_outside_baked_is_rejected_when_rendered():
 
     baked(keep)
     (placeholder,) = kept
-    assert repr(placeholder) == "<baked parameter 'x' of test_placeholder_outside_baked_is_rejected_when_rendered.<locals>.keep()>"
+    assert repr(placeholder).startswith("<baked parameter 'x' of ")
+    assert repr(placeholder).endswith("keep()>")
     tree = h.Div(placeholder)  # building is allowed ...
     with pytest.raises(TypeError, match="parameter 'x'"):
         render(tree)  # ... rendering it without @baked is not

@@ -1,0 +1,175 @@
+"""Type stubs for markup._core, the C extension behind `markup`."""
+
+from typing import Any, Callable, Dict, Iterable, Mapping, Protocol, Tuple, Union
+
+MAX_DEPTH: int
+libmarkup_version: str
+
+class _HasHTML(Protocol):
+    def __html__(self) -> str: ...
+
+AttrValue = Union[str, int, float, bool, None, _HasHTML]
+Child = Union[str, int, float, None, "Element", "Comment", _HasHTML, Iterable[Any]]
+
+class SafeString(str):
+    def __new__(cls, obj: object = ...) -> "SafeString": ...
+    def __html__(self) -> "SafeString": ...
+    def __add__(self, other: Union[str, _HasHTML]) -> "SafeString": ...
+    def __radd__(self, other: Union[str, _HasHTML]) -> "SafeString": ...
+    @classmethod
+    def escape(cls, s: object) -> "SafeString": ...
+
+class Element:
+    @property
+    def tag(self) -> str: ...
+    @property
+    def attrs(self) -> Dict[str, Any]: ...
+    @property
+    def children(self) -> Tuple[Any, ...]: ...
+    @property
+    def doctype(self) -> bool: ...
+    def __html__(self) -> SafeString: ...
+
+class Comment:
+    text: str
+    def __init__(self, text: str) -> None: ...
+    def __html__(self) -> SafeString: ...
+
+class Tag:
+    def __init__(self, name: str) -> None: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def void(self) -> bool: ...
+    def __call__(self, *args: Union[Mapping[str, AttrValue], Child], **attrs: AttrValue) -> Element: ...
+
+class TagNamespace:
+    A: Tag
+    Abbr: Tag
+    Address: Tag
+    Area: Tag
+    Article: Tag
+    Aside: Tag
+    Audio: Tag
+    B: Tag
+    Base: Tag
+    Bdi: Tag
+    Bdo: Tag
+    Blockquote: Tag
+    Body: Tag
+    Br: Tag
+    Button: Tag
+    Canvas: Tag
+    Caption: Tag
+    Cite: Tag
+    Code: Tag
+    Col: Tag
+    Colgroup: Tag
+    Data: Tag
+    Datalist: Tag
+    Dd: Tag
+    Del: Tag
+    Details: Tag
+    Dfn: Tag
+    Dialog: Tag
+    Div: Tag
+    Dl: Tag
+    Dt: Tag
+    Em: Tag
+    Embed: Tag
+    Fieldset: Tag
+    Figcaption: Tag
+    Figure: Tag
+    Footer: Tag
+    Form: Tag
+    H1: Tag
+    H2: Tag
+    H3: Tag
+    H4: Tag
+    H5: Tag
+    H6: Tag
+    Head: Tag
+    Header: Tag
+    Hgroup: Tag
+    Hr: Tag
+    Html: Tag
+    I: Tag
+    Iframe: Tag
+    Img: Tag
+    Input: Tag
+    Ins: Tag
+    Kbd: Tag
+    Label: Tag
+    Legend: Tag
+    Li: Tag
+    Link: Tag
+    Main: Tag
+    Map: Tag
+    Mark: Tag
+    Menu: Tag
+    Meta: Tag
+    Meter: Tag
+    Nav: Tag
+    Noscript: Tag
+    Object: Tag
+    Ol: Tag
+    Optgroup: Tag
+    Option: Tag
+    Output: Tag
+    P: Tag
+    Picture: Tag
+    Pre: Tag
+    Progress: Tag
+    Q: Tag
+    Rp: Tag
+    Rt: Tag
+    Ruby: Tag
+    S: Tag
+    Samp: Tag
+    Script: Tag
+    Search: Tag
+    Section: Tag
+    Select: Tag
+    Slot: Tag
+    Small: Tag
+    Source: Tag
+    Span: Tag
+    Strong: Tag
+    Style: Tag
+    Sub: Tag
+    Summary: Tag
+    Sup: Tag
+    Table: Tag
+    Tbody: Tag
+    Td: Tag
+    Template: Tag
+    Textarea: Tag
+    Tfoot: Tag
+    Th: Tag
+    Thead: Tag
+    Time: Tag
+    Title: Tag
+    Tr: Tag
+    Track: Tag
+    U: Tag
+    Ul: Tag
+    Var: Tag
+    Video: Tag
+    Wbr: Tag
+    HtmlDocument: Tag
+
+h: TagNamespace
+
+def render(node: Child, /) -> str: ...
+def render_bytes(node: Child, /) -> bytes: ...
+def escape(s: object, /) -> SafeString: ...
+
+# Provided by the @baked implementation (see markup._baked).
+def _compile(
+    builder: Callable[..., Any],
+    params: Tuple[str, ...],
+    npositional: int,
+    defaults: Dict[str, Any],
+    qualname: str,
+    /,
+) -> Callable[..., SafeString]: ...

@@ -1,0 +1,63 @@
+"""Shared fixtures for the markup tests: a Jinja2 environment with
+autoescape on (the reference every parity test compares against) and the
+hostile values those tests feed through both engines."""
+
+import jinja2
+import markupsafe
+import pytest
+
+import markup
+
+
+def pytest_report_header(config):
+    return f"markup extension: {markup._core.__file__}"
+
+
+@pytest.fixture(scope="session")
+def jinja_env():
+    return jinja2.Environment(autoescape=True)
+
+
+@pytest.fixture(scope="session")
+def jinja(jinja_env):
+    """jinja(source, **context) -> the rendered str; templates are cached."""
+    cache = {}
+
+    def render(source, **context):
+        tpl = cache.get(source)
+        if tpl is None:
+            tpl = cache[source] = jinja_env.from_string(source)
+        return tpl.render(**context)
+
+    return render
+
+
+# Values that must come out of render() exactly as Jinja2 writes them.
+HOSTILE_TEXT = [
+    "<script>alert(1)</script>",
+    "\"double\" and 'single' quotes",
+    "&amp; already escaped &lt;",
+    "a & b < c > d",
+    "naïve café, Ünïcödé",
+    "emoji 🎉 👩‍👩‍👧 and 中文",
+    "",
+    " ",
+    "--> <!-- ]]> </p>",
+    "tab\tnewline\nNUL\x00 DEL\x7f",
+    "\u2028\u2029\ufeff zero width\u200b",
+    "x" * 300 + "<" + "y" * 300,
+    "=\"onerror=alert(1) x=\"",
+    "`backtick` \\ backslash",
+]
+HOSTILE_NUMBERS = [0, -12, 7, 2**70, 3.5, -0.0, 1e100, float("inf")]
+HOSTILE_MARKUP = [
+    markupsafe.Markup("<b>bold</b>"),
+    markupsafe.Markup("&amp; pre-escaped"),
+    markupsafe.Markup(""),
+]
+HOSTILE_VALUES = HOSTILE_TEXT + HOSTILE_NUMBERS + HOSTILE_MARKUP
+
+
+def value_id(value):
+    text = repr(value)
+    return text if len(text) < 30 else text[:27] + "..."

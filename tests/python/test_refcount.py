@@ -1,0 +1,147 @@
+"""Reference counts and memory around calls that raise (and some that
+don't): every error path must drop what it took. Each case is checked two
+ways: sys.getrefcount of the arguments before and after, and the total
+(sys.gettotalrefcount on debug builds; otherwise GC-tracked object counts
+and tracemalloc, which settle after a warm-up)."""
+
+import gc
+import sys
+import tracemalloc
+
+import pytest
+
+from markup import Comment, SafeString, Tag, escape, h, render, render_bytes
+
+
+class Opaque:
+    pass
+
+
+class BadHtml:
+    def __html__(self):
+        raise RuntimeError("boom")
+
+
+def _gen_then_fail(item):
+    yield item
+    raise KeyError("stop")
+
+
+# (id, args that must not leak, call that raises, expected exception)
+def cases():
+    text = "text " * 20
+    big_attrs = {f"a{i}": str(i) for i in range(40)}
+    return [
+        ("mapping after child", [text], lambda a: h.Div(a[0], {"class": "x"}), TypeError),
+        ("duplicate attr", [text], lambda a: h.Div({"class": a[0]}, class_=a[0]), ValueError),
+        ("duplicate among many", [big_attrs], lambda a: h.Div(a[0], {"a39": "x"}), ValueError),
+        ("bad attr value", [[1, 2]], lambda a: h.Div({"class": a[0]}), TypeError),
+        ("bad attr name", [text], lambda a: h.Div({"a b": a[0]}), ValueError),
+        ("bool child", [text], lambda a: h.P(a[0], h.B(a[0]), True), TypeError),
+        ("object child", [Opaque()], lambda a: h.P("x", [h.I(), a[0]]), TypeError),
+        ("void child", [text], lambda a: h.Br(a[0]), TypeError),
+        ("raw breakout", [text + "</script>"], lambda a: h.Script(a[0]), ValueError),
+        ("element in raw", [h.B("x")], lambda a: h.Style(a[0]), TypeError),
+        ("surrogate", ["a\ud800" + text], lambda a: h.P(a[0]), ValueError),
+        ("generator fails", [h.Li("x")], lambda a: h.Ul(_gen_then_fail(a[0])), KeyError),
+        ("bad kw name", [text], lambda a: h.P(**{"a=b": a[0]}), ValueError),
+        ("html raises", [BadHtml()], lambda a: render(h.P(h.I("x"), a[0])), RuntimeError),
+        ("render unknown", [Opaque()], lambda a: render([h.P("x"), a[0]]), TypeError),
+        ("render_bytes unknown", [Opaque()], lambda a: render_bytes([a[0]]), TypeError),
+        ("too deep", [None], lambda a: render(_deep(1100)), ValueError),
+        ("bad tag name", ["no good"], lambda a: Tag(a[0]), ValueError),
+        ("comment type", [3.5], lambda a: Comment(a[0]), TypeError),
+        ("safe add", [Opaque()], lambda a: SafeString("x") + a[0], TypeError),
+        ("escape html raises", [BadHtml()], lambda a: escape(a[0]), RuntimeError),
+    ]
+
+
+def _deep(n):
+    node = h.I()
+    for _ in range(n):
+        node = h.I(node)
+    return node
+
+
+CASES = cases()
+
+
+@pytest.mark.parametrize("name,args,call,exc", CASES, ids=[c[0] for c in CASES])
+def test_raising_call_keeps_argument_refcounts(name, args, call, exc):
+    before = [sys.getrefcount(a) for a in args]
+    for _ in range(10):
+        with pytest.raises(exc):
+            call(args)
+    gc.collect()
+    assert [sys.getrefcount(a) for a in args] == before
+
+
+def _settled_growth(fn, rounds=300):
+    """Runs fn until warm, then reports how many GC-tracked objects and
+    traced bytes remain after `rounds` more calls."""
+    for _ in range(20):
+        fn()
+    gc.collect()
+    total = getattr(sys, "gettotalrefcount", None)
+    refs0 = total() if total else 0
+    objects0 = len(gc.get_objects())
+    tracemalloc.start()
+    try:
+        mem0, _ = tracemalloc.get_traced_memory()
+        for _ in range(rounds):
+            fn()
+        gc.collect()
+        mem1, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    refs1 = total() if total else 0
+    return refs1 - refs0, len(gc.get_objects()) - objects0, mem1 - mem0
+
+
+@pytest.mark.parametrize("name,args,call,exc", CASES, ids=[c[0] for c in CASES])
+def test_raising_call_does_not_leak(name, args, call, exc):
+    def once():
+        try:
+            call(args)
+        except exc:
+            pass
+        else:
+            raise AssertionError("expected an exception")
+
+    refs, objects, mem = _settled_growth(once)
+    assert refs < 50
+    assert objects < 10
+    # A leak of even one small object per call would show 300 * 30 bytes.
+    assert mem < 4000
+
+
+def test_successful_build_and_render_do_not_leak():
+    rows = [{"id": i, "name": f"row <{i}> é"} for i in range(20)]
+
+    def once():
+        tree = h.Ul(
+            {"class": "x"},
+            [h.Li({"data-id": r["id"], "hidden": False}, r["name"], SafeString("<b>")) for r in rows],
+            Comment("c"),
+        )
+        render(tree)
+        render_bytes(tree)
+        tree.__html__()
+        escape(rows[0]["name"])
+
+    refs, objects, mem = _settled_growth(once, rounds=200)
+    assert refs < 50
+    assert objects < 10
+    assert mem < 4000
+
+
+def test_kwname_cache_is_bounded():
+    # Unbounded **kwargs names must not grow memory forever.
+    def once(counter=[0]):
+        counter[0] += 1
+        h.P(**{f"k{counter[0]}": 1})
+
+    for _ in range(5000):  # fill the cache to its bound
+        once()
+    _, objects, mem = _settled_growth(once, rounds=2000)
+    assert mem < 20000

@@ -1,0 +1,298 @@
+"""render() and render_bytes(): serialization rules, attribute and child
+rules, raw-text elements, inspection of elements, and the helpers."""
+
+import json
+import threading
+
+import markupsafe
+import pytest
+
+from markup import (
+    Comment,
+    Element,
+    SafeString,
+    Tag,
+    aria,
+    classes,
+    data,
+    escape,
+    h,
+    render,
+    render_bytes,
+    styles,
+    tojson,
+)
+
+
+def test_readme_example():
+    assert render(h.P("a<b")) == "<p>a&lt;b</p>"
+
+
+def test_design_example():
+    items = ["tea", "cake & co"]
+    page = h.Div(
+        {"class": "card", "data-id": 7},
+        h.H2("Tea & cake"),
+        h.P(None),
+        [h.Li(x) for x in items],
+    )
+    assert render(page) == (
+        '<div class="card" data-id="7"><h2>Tea &amp; cake</h2><p></p>'
+        "<li>tea</li><li>cake &amp; co</li></div>"
+    )
+
+
+def test_keywords_are_attributes():
+    el = h.Input(type="checkbox", checked=True, class_="big", data_id=3)
+    assert render(el) == '<input type="checkbox" checked class="big" data-id="3">'
+    assert render(h.Label(for_="q")) == '<label for="q"></label>'
+    assert render(h.Div(hx_on__click="go")) == '<div hx-on--click="go"></div>'
+    assert render(h.Div(**{"@click": "x"})) == '<div @click="x"></div>'
+
+
+def test_attributes_keep_insertion_order():
+    el = h.A({"z": "1", "a": "2"}, {"m": "3"}, b="4", c_="5")
+    assert render(el) == '<a z="1" a="2" m="3" b="4" c="5"></a>'
+
+
+@pytest.mark.parametrize(
+    "value,expected",
+    [
+        (True, "<button disabled></button>"),
+        (False, "<button></button>"),
+        (None, "<button></button>"),
+        (0, '<button disabled="0"></button>'),
+        ("", '<button disabled=""></button>'),
+        (1.5, '<button disabled="1.5"></button>'),
+        (-(10**30), f'<button disabled="{-(10**30)}"></button>'),
+        (SafeString("&amp;<b>"), '<button disabled="&amp;<b>"></button>'),
+        (markupsafe.Markup("<i>"), '<button disabled="<i>"></button>'),
+    ],
+)
+def test_attribute_value_rules(value, expected):
+    assert render(h.Button(disabled=value)) == expected
+
+
+def test_bool_checked_before_int():
+    # True is an int in Python; it must still be a bare attribute.
+    assert render(h.Option(selected=True, value=1)) == '<option selected value="1"></option>'
+
+
+def test_children_kinds():
+    class Html:
+        def __html__(self):
+            return "<u>trusted</u>"
+
+    el = h.P("a&", 1, 2.5, None, SafeString("<b>"), markupsafe.Markup("<i>"), Html(), h.Br())
+    assert render(el) == "<p>a&amp;12.5<b><i><u>trusted</u><br></p>"
+
+
+def test_children_flattened_at_construction():
+    def gen():
+        yield "b"
+        yield [h.I("c"), ("d", None)]
+
+    el = h.P(["a"], gen(), (), [[[]]], map(str, [1, 2]))
+    assert el.children == ("a", "b", el.children[2], "d", "1", "2")
+    assert render(el) == "<p>ab<i>c</i>d12</p>"
+
+
+def test_int_subclass_and_float_formatting_follow_str():
+    import enum
+
+    class Level(enum.IntEnum):
+        HIGH = 3
+
+    assert render(h.P(Level.HIGH)) == f"<p>{markupsafe.escape(str(Level.HIGH))}</p>"
+    assert render(h.P(1e100, float("inf"), -0.0)) == "<p>1e+100inf-0.0</p>"
+    assert render(h.P(2**200)) == f"<p>{2**200}</p>"
+
+
+def test_str_subclass_without_html_is_escaped():
+    class Name(str):
+        pass
+
+    assert render(h.P(Name("<x>"))) == "<p>&lt;x&gt;</p>"
+    assert render(h.P(title=Name("<x>"))) == '<p title="&lt;x&gt;"></p>'
+
+
+def test_void_elements_have_no_end_tag():
+    voids = "area base br col embed hr img input link meta source track wbr".split()
+    for name in voids:
+        factory = getattr(h, name.capitalize())
+        assert factory.void
+        assert render(factory()) == f"<{name}>"
+    assert not h.Div.void
+
+
+def test_html_document_writes_doctype():
+    doc = h.HtmlDocument({"lang": "en"}, h.Head(h.Meta(charset="utf-8")), h.Body())
+    assert doc.tag == "html" and doc.doctype
+    assert render(doc) == (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"></head><body></body></html>'
+    )
+    assert render(h.Html()) == "<html></html>" and not h.Html().doctype
+
+
+def test_every_standard_element_has_a_factory():
+    names = dir(h)
+    assert len(names) == 113  # 112 elements plus HtmlDocument
+    for name in names:
+        factory = getattr(h, name)
+        assert isinstance(factory, Tag)
+        if name != "HtmlDocument":
+            assert factory.name == name.lower()
+            assert render(factory()).startswith(f"<{factory.name}>")
+    assert {"Search", "Slot", "Hgroup", "Template", "Wbr", "H6"} <= set(names)
+
+
+def test_script_and_style_hold_raw_text():
+    code = "if (a < b && c > d) { s = '\"' }"
+    assert render(h.Script(code)) == f"<script>{code}</script>"
+    assert render(h.Style("a > b { content: '&' }")) == "<style>a > b { content: '&' }</style>"
+    # attributes of raw-text elements are still escaped
+    assert render(h.Script(src="/a.js?x=1&y=2")) == '<script src="/a.js?x=1&amp;y=2"></script>'
+    # "</scripts" is not an end tag, but markup rejects any "</script" to be safe
+    assert render(h.Script("1 < /script")) == "<script>1 < /script</script>"
+
+
+def test_tojson_matches_jinja2(jinja):
+    value = {"b": "</script><!--", "a": ["'&'", 1, None, True], "c": "é\u2028"}
+    assert tojson(value) == jinja("{{ v|tojson }}", v=value)
+    assert json.loads(tojson(value)) == value
+    assert render(h.Script("var x = ", tojson(value), ";")) == (
+        f"<script>var x = {jinja('{{ v|tojson }}', v=value)};</script>"
+    )
+
+
+def test_custom_tags():
+    widget = Tag("my-widget")
+    assert repr(widget) == "Tag('my-widget')" and widget.name == "my-widget"
+    assert render(widget({"x": "1"}, "hi")) == '<my-widget x="1">hi</my-widget>'
+    assert render(Tag("BR")()) == "<BR>"  # void table is case-insensitive
+    assert render(Tag("h7")("x")) == "<h7>x</h7>"
+
+
+def test_comment():
+    c = Comment("a --> b & <c>")
+    assert c.text == "a --> b & <c>"
+    assert repr(c) == "Comment('a --> b & <c>')"
+    assert render(c) == "<!--a --&gt; b &amp; &lt;c&gt;-->"
+    assert c.__html__() == render(c) and isinstance(c.__html__(), SafeString)
+
+
+def test_elements_are_inspectable():
+    child = h.B("x")
+    el = h.Div({"class": "c", "hidden": False}, "t", None, [child], 3, id="main")
+    assert isinstance(el, Element)
+    assert el.tag == "div"
+    assert el.attrs == {"class": "c", "hidden": False, "id": "main"}
+    assert list(el.attrs) == ["class", "hidden", "id"]
+    assert el.children == ("t", child, 3)
+    assert el.children[1] is child
+    assert h.Br().attrs == {} and h.Br().children == ()
+    assert repr(el) == "<Element div attrs={'class': 'c', 'hidden': False, 'id': 'main'} children=3>"
+    assert repr(h.P()) == "<Element p children=0>"
+
+
+def test_element_html_is_a_safe_string():
+    el = h.P("a<b")
+    html = el.__html__()
+    assert isinstance(html, SafeString) and html == render(el)
+    assert markupsafe.escape(el) == render(el)  # not escaped twice
+
+
+def test_elements_are_shared_not_copied():
+    cell = h.Td("x")
+    row = h.Tr(cell, cell, cell)
+    assert render(h.Table(row, row)) == "<table>" + ("<tr>" + "<td>x</td>" * 3 + "</tr>") * 2 + "</table>"
+
+
+def test_render_accepts_any_child_value():
+    assert render("a&b") == "a&amp;b"
+    assert render(None) == ""
+    assert render(3) == "3"
+    assert render([h.P("a"), "b", (h.I(),)]) == "<p>a</p>b<i></i>"
+    assert render(x for x in ["a", "<"]) == "a&lt;"
+    assert render(SafeString("<b>")) == "<b>"
+    assert render(escape("<b>")) == "&lt;b&gt;"
+
+
+@pytest.mark.parametrize(
+    "tree",
+    [
+        h.P("é 🎉 中 <>&\"'"),
+        h.Div([h.Span(i) for i in range(1000)]),
+        "",
+        h.Img(alt="ü"),
+    ],
+)
+def test_render_bytes_is_utf8_of_render(tree):
+    out = render_bytes(tree)
+    assert isinstance(out, bytes)
+    assert out == render(tree).encode("utf-8")
+
+
+def test_large_output():
+    text = "<&>" * 100_000
+    big = h.Div([h.P(text) for _ in range(10)])
+    out = render(big)
+    assert len(out) == 10 * (len("<p></p>") + 100_000 * len("&lt;&amp;&gt;")) + len("<div></div>")
+
+
+def test_threads_render_the_same_tree():
+    tree = h.Ul([h.Li({"data-i": i}, f"item <{i}>") for i in range(200)])
+    expected = render(tree)
+    results = []
+
+    def work():
+        results.extend(render(tree) == expected for _ in range(50))
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == [True] * 200
+
+
+class TestHelpers:
+    def test_classes(self):
+        assert classes("btn", "btn-primary") == {"class": "btn btn-primary"}
+        assert classes("a b", ["c", None, False, ""], {"d": True, "e": False}, f_g=True) == {
+            "class": "a b c d f-g"
+        }
+        assert classes("a", "a") == {"class": "a"}
+        assert classes(None, {"x": 0}) == {}
+        assert render(h.Div(classes("x", {"y": True}), "t")) == '<div class="x y">t</div>'
+        with pytest.raises(TypeError, match=r"classes\(\): expected class names"):
+            classes(3)
+
+    def test_styles(self):
+        assert styles({"color": "red"}, margin_top="1px", z_index=2, hidden=None) == {
+            "style": "color: red; margin-top: 1px; z-index: 2"
+        }
+        assert styles() == {}
+        assert render(h.P(styles(color="<red>"))) == '<p style="color: &lt;red&gt;"></p>'
+        with pytest.raises(TypeError, match=r"styles\(\): the value of 'color'"):
+            styles(color=["red"])
+
+    def test_data(self):
+        assert data(user_id=3, active=True) == {"data-user-id": 3, "data-active": True}
+        assert data({"x_y": 1}) == {"data-x_y": 1}
+        assert render(h.Li(data(id=7, on=True, off=False))) == '<li data-id="7" data-on></li>'
+
+    def test_aria(self):
+        assert aria(hidden=True, expanded=False, label="Close", describedby=None) == {
+            "aria-hidden": "true",
+            "aria-expanded": "false",
+            "aria-label": "Close",
+            "aria-describedby": None,
+        }
+        assert render(h.Button(aria(hidden=True))) == '<button aria-hidden="true"></button>'
+
+    def test_fragments_combine_with_other_attributes(self):
+        el = h.Div(classes("a"), styles(color="red"), data(x=1), aria(label="l"), id="i")
+        assert render(el) == (
+            '<div class="a" style="color: red" data-x="1" aria-label="l" id="i"></div>'
+        )
