@@ -7,6 +7,7 @@ the result fills the slots in C and returns a ``SafeString``.
 
 import functools
 import inspect
+import sys
 
 from ._core import _compile
 
@@ -30,7 +31,11 @@ def baked(func):
     """
     if not callable(func):
         raise TypeError(f"@baked expects a function, got {type(func).__name__}")
-    name = getattr(func, "__qualname__", None) or getattr(func, "__name__", None) or repr(func)
+    # The name in error messages, as the interpreter itself writes it in
+    # argument errors: the qualified name since Python 3.10.
+    name = getattr(func, "__name__", None) or repr(func)
+    if sys.version_info >= (3, 10):
+        name = getattr(func, "__qualname__", None) or name
     try:
         signature = inspect.signature(func)
     except (TypeError, ValueError) as exc:
