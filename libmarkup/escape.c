@@ -57,22 +57,56 @@ static inline char *put_escaped_byte(char *dst, unsigned char c) {
     return dst + markup_escape_entity_len_[c];
 }
 
-static size_t scalar_escape(char *dst, const char *src, size_t n, size_t readable) {
-    (void)readable;
+static inline char *copy_word(char *dst, uint64_t w) {
+    memcpy(dst, &w, 8);
+    return dst + 8;
+}
+
+/* A word with a special byte: every byte through the table, no branches. */
+static inline char *escape_word(char *dst, const char *src) {
+    for (size_t k = 0; k < 8; k++) dst = put_escaped_byte(dst, (unsigned char)src[k]);
+    return dst;
+}
+
+/* The bulk of long inputs, two words per test while the text is clean.
+   Kept out of line so that short inputs do not pay for its registers. */
+static MARKUP_NOINLINE char *scalar_escape_pairs(char *d, const char *src, size_t n) {
+    for (size_t i = 0; i + 16 <= n; i += 16) {
+        uint64_t w0, w1;
+        memcpy(&w0, src + i, 8);
+        memcpy(&w1, src + i + 8, 8);
+        uint64_t dirty0 = swar_special(w0), dirty1 = swar_special(w1);
+        if ((dirty0 | dirty1) == 0) {
+            memcpy(d, &w0, 8);
+            memcpy(d + 8, &w1, 8);
+            d += 16;
+            continue;
+        }
+        d = dirty0 ? escape_word(d, src + i) : copy_word(d, w0);
+        d = dirty1 ? escape_word(d, src + i + 8) : copy_word(d, w1);
+    }
+    return d;
+}
+
+size_t markup_escape_scalar_(char *dst, const char *src, size_t n) {
     char *d = dst;
     size_t i = 0;
+    if (n >= 32) {
+        i = n & ~(size_t)15;
+        d = scalar_escape_pairs(d, src, i);
+    }
     for (; n - i >= 8; i += 8) {
         uint64_t w;
         memcpy(&w, src + i, 8);
-        if (swar_special(w) == 0) {
-            memcpy(d, &w, 8);
-            d += 8;
-        } else {
-            for (size_t k = 0; k < 8; k++) d = put_escaped_byte(d, (unsigned char)src[i + k]);
-        }
+        d = swar_special(w) ? escape_word(d, src + i) : copy_word(d, w);
     }
     for (; i < n; i++) d = put_escaped_byte(d, (unsigned char)src[i]);
     return (size_t)(d - dst);
+}
+
+static size_t scalar_escape(char *dst, const char *src, size_t n, size_t readable) {
+    (void)readable;
+    return markup_escape_scalar_(dst, src, n);
 }
 
 static size_t scalar_count(const char *src, size_t n) {
@@ -116,10 +150,21 @@ markup_escape_impl markup_escape_impl_best(void) {
     return (markup_escape_impl)(cached - 1);
 }
 
+/* The kernels AUTO stands for. */
+static inline const markup_escape_kernels *best_kernels(void) {
+    markup_escape_impl best = markup_escape_impl_best();
+#if MARKUP_ESCAPE_X86
+    if (best == MARKUP_ESCAPE_AVX2) return markup_escape_avx2_kernels_();
+    if (best == MARKUP_ESCAPE_SSE2) return markup_escape_sse2_kernels_();
+#endif
+    (void)best;
+    return &scalar_kernels;
+}
+
 /* Kernels for `impl`, or NULL when the CPU or the build lacks it. */
 static const markup_escape_kernels *kernels_for(markup_escape_impl impl) {
     switch (impl) {
-    case MARKUP_ESCAPE_AUTO: return kernels_for(markup_escape_impl_best());
+    case MARKUP_ESCAPE_AUTO: return best_kernels();
     case MARKUP_ESCAPE_SCALAR: return &scalar_kernels;
     case MARKUP_ESCAPE_SSE2:
 #if MARKUP_ESCAPE_X86
@@ -152,7 +197,7 @@ const char *markup_escape_impl_name(markup_escape_impl impl) {
 
 size_t markup_escape_count(const char *s, size_t n) {
     if (s == NULL || n == 0) return 0;
-    return kernels_for(MARKUP_ESCAPE_AUTO)->count(s, n);
+    return best_kernels()->count(s, n);
 }
 
 /* Input per kernel call: the most a single reserve asks for is 5x this. */
@@ -176,6 +221,18 @@ static markup_status escape_run(markup_buf *buf, const char *s, size_t n,
     return MARKUP_OK;
 }
 
+/* Below this length no block kernel gets to use a block, so the scalar
+   kernel runs directly and the dispatch is skipped. */
+#define ESCAPE_SHORT 16
+
+static markup_status escape_short(markup_buf *buf, const char *s, size_t n) {
+    markup_status st =
+        markup_buf_reserve(buf, n * MARKUP_ESCAPE_MAX_EXPANSION + MARKUP_ESCAPE_SLACK);
+    if (st != MARKUP_OK) return st;
+    buf->len += markup_escape_scalar_(buf->data + buf->len, s, n);
+    return MARKUP_OK;
+}
+
 markup_status markup_escape_with(markup_buf *buf, const char *s, size_t n,
                                  markup_escape_impl impl) {
     if (buf == NULL || (s == NULL && n != 0)) return MARKUP_ERR_INVALID_ARG;
@@ -186,5 +243,6 @@ markup_status markup_escape_with(markup_buf *buf, const char *s, size_t n,
 
 markup_status markup_escape(markup_buf *buf, const char *s, size_t n) {
     if (buf == NULL || (s == NULL && n != 0)) return MARKUP_ERR_INVALID_ARG;
-    return escape_run(buf, s, n, kernels_for(MARKUP_ESCAPE_AUTO));
+    if (n < ESCAPE_SHORT) return n ? escape_short(buf, s, n) : MARKUP_OK;
+    return escape_run(buf, s, n, best_kernels());
 }

@@ -51,19 +51,40 @@ static inline char *escape_block(char *d, const char *src) {
 static size_t avx2_escape(char *dst, const char *src, size_t n, size_t readable) {
     char *d = dst;
     size_t i = 0;
+    /* Clean text first: two blocks per test, stored whole. A dirty pair
+       goes one block at a time through escape_block. */
+    while (n - i >= 2 * BLOCK) {
+        __m256i v0 = _mm256_loadu_si256((const __m256i *)(const void *)(src + i));
+        __m256i v1 = _mm256_loadu_si256((const __m256i *)(const void *)(src + i + BLOCK));
+        __m256i any = _mm256_or_si256(special_bytes(v0), special_bytes(v1));
+        if (_mm256_movemask_epi8(any) == 0) {
+            _mm256_storeu_si256((__m256i *)(void *)d, v0);
+            _mm256_storeu_si256((__m256i *)(void *)(d + BLOCK), v1);
+            d += 2 * BLOCK;
+            i += 2 * BLOCK;
+        } else {
+            d = escape_block(d, src + i);
+            i += BLOCK;
+        }
+    }
     while (n - i >= BLOCK && readable - i >= 2 * BLOCK) {
         d = escape_block(d, src + i);
         i += BLOCK;
     }
-    size_t rem = n - i; /* < 2 * BLOCK */
-    if (rem != 0) {
-        char tail[3 * BLOCK];
-        memset(tail, 0, sizeof tail);
-        memcpy(tail, src + i, rem);
-        size_t done = 0;
-        for (; done < rem; done += BLOCK) d = escape_block(d, tail + done);
-        d -= done - rem;
+    /* The last blocks may not read past the input: clean ones are stored
+       whole, the rest (and any piece shorter than a block) go through the
+       scalar kernel. */
+    while (n - i >= BLOCK) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(src + i));
+        if (_mm256_movemask_epi8(special_bytes(v)) == 0) {
+            _mm256_storeu_si256((__m256i *)(void *)d, v);
+            d += BLOCK;
+        } else {
+            d += markup_escape_scalar_(d, src + i, BLOCK);
+        }
+        i += BLOCK;
     }
+    d += markup_escape_scalar_(d, src + i, n - i);
     return (size_t)(d - dst);
 }
 

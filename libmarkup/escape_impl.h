@@ -15,6 +15,12 @@
 #define MARKUP_ESCAPE_X86 0
 #endif
 
+#if defined(__GNUC__) || defined(__clang__)
+#define MARKUP_NOINLINE __attribute__((noinline))
+#else
+#define MARKUP_NOINLINE
+#endif
+
 /* Kernels write whole 8-byte entities and whole SIMD blocks, so the
    destination needs this much room past the worst-case escaped length. */
 #define MARKUP_ESCAPE_SLACK 64
@@ -34,6 +40,10 @@ typedef struct markup_escape_kernels {
     /* Number of bytes in src[0..n) that need escaping. */
     size_t (*count)(const char *src, size_t n);
 } markup_escape_kernels;
+
+/* The portable kernel (no over-read, no readable argument); block kernels
+   use it for their last bytes. */
+size_t markup_escape_scalar_(char *dst, const char *src, size_t n);
 
 /* The kernels of one instruction set, or NULL when this build has none
    (non-x86). The caller checks the CPU before using AVX2. */

@@ -53,21 +53,40 @@ static inline char *escape_block(char *d, const char *src) {
 static size_t sse2_escape(char *dst, const char *src, size_t n, size_t readable) {
     char *d = dst;
     size_t i = 0;
+    /* Clean text first: two blocks per test, stored whole. A dirty pair
+       goes one block at a time through escape_block. */
+    while (n - i >= 2 * BLOCK) {
+        __m128i v0 = _mm_loadu_si128((const __m128i *)(const void *)(src + i));
+        __m128i v1 = _mm_loadu_si128((const __m128i *)(const void *)(src + i + BLOCK));
+        __m128i any = _mm_or_si128(special_bytes(v0), special_bytes(v1));
+        if (_mm_movemask_epi8(any) == 0) {
+            _mm_storeu_si128((__m128i *)(void *)d, v0);
+            _mm_storeu_si128((__m128i *)(void *)(d + BLOCK), v1);
+            d += 2 * BLOCK;
+            i += 2 * BLOCK;
+        } else {
+            d = escape_block(d, src + i);
+            i += BLOCK;
+        }
+    }
     while (n - i >= BLOCK && readable - i >= 2 * BLOCK) {
         d = escape_block(d, src + i);
         i += BLOCK;
     }
-    size_t rem = n - i; /* < 2 * BLOCK */
-    if (rem != 0) {
-        /* Zero padding is clean, so the tail reuses the block code; each
-           padding byte adds exactly one byte at the end, dropped below. */
-        char tail[3 * BLOCK];
-        memset(tail, 0, sizeof tail);
-        memcpy(tail, src + i, rem);
-        size_t done = 0;
-        for (; done < rem; done += BLOCK) d = escape_block(d, tail + done);
-        d -= done - rem;
+    /* The last blocks may not read past the input: clean ones are stored
+       whole, the rest (and any piece shorter than a block) go through the
+       scalar kernel. */
+    while (n - i >= BLOCK) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(src + i));
+        if (_mm_movemask_epi8(special_bytes(v)) == 0) {
+            _mm_storeu_si128((__m128i *)(void *)d, v);
+            d += BLOCK;
+        } else {
+            d += markup_escape_scalar_(d, src + i, BLOCK);
+        }
+        i += BLOCK;
     }
+    d += markup_escape_scalar_(d, src + i, n - i);
     return (size_t)(d - dst);
 }
 
