@@ -411,6 +411,17 @@ static void cpu_model(char *buf, size_t cap) {
     fclose(f);
 }
 
+/* The 1-minute load average (Linux), or -1: a busy machine makes every
+   number here smaller, so the report says how busy it was. */
+static double load_average(void) {
+    double load = -1;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (!f) return load;
+    if (fscanf(f, "%lf", &load) != 1) load = -1;
+    fclose(f);
+    return load;
+}
+
 static const double DENSITIES[] = {0, 1.0 / 64, 1.0 / 32, 1.0 / 16, 1.0 / 8, 1.0 / 4, 1.0 / 2, 1};
 static const char *const DENSITY_NAMES[] = {"0", "1/64", "1/32", "1/16", "1/8", "1/4", "1/2", "1"};
 enum { NDENSITIES = sizeof DENSITIES / sizeof DENSITIES[0] };
@@ -439,9 +450,10 @@ int main(int argc, char **argv) {
     char cpu[128];
     cpu_model(cpu, sizeof cpu);
     double started = now_seconds();
-    printf("markup %s escaper benchmark (%s run): %s, best impl %s\n", markup_version(),
-           cfg == &QUICK ? "quick" : "full", cpu,
-           markup_escape_impl_name(markup_escape_impl_best()));
+    double load_before = load_average();
+    printf("markup %s escaper benchmark (%s run): %s, best impl %s, load average %.2f\n",
+           markup_version(), cfg == &QUICK ? "quick" : "full", cpu,
+           markup_escape_impl_name(markup_escape_impl_best()), load_before);
     printf("GB/s of input, median of %d repetitions of %zu MiB; (x) = ratio to memcpy\n\n",
            cfg->reps, cfg->rep_bytes >> 20);
 
@@ -498,7 +510,8 @@ int main(int argc, char **argv) {
     markup_baked_free(tpl);
 
     double elapsed = now_seconds() - started;
-    printf("\n(%.1f s)\n", elapsed);
+    double load_after = load_average();
+    printf("\n(%.1f s; load average %.2f at the end)\n", elapsed, load_after);
 
     if (json_path) {
         FILE *f = fopen(json_path, "w");
@@ -538,7 +551,8 @@ int main(int argc, char **argv) {
                     "    {\"values\": \"%s\", \"slots\": %d, \"mean_value_bytes\": %.2f, "
                     "\"ns_per_slot\": %.3f}%s\n",
                     SLOT_NAMES[i], SLOTS, slot_bytes[i], slot_ns[i], i == 0 ? "," : "");
-        fprintf(f, "  ],\n  \"seconds\": %.2f\n}\n", elapsed);
+        fprintf(f, "  ],\n  \"seconds\": %.2f,\n  \"load_average\": [%.2f, %.2f]\n}\n",
+                elapsed, load_before, load_after);
         fclose(f);
     }
     markup_buf_free(&out_buf);
