@@ -8,8 +8,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* x86-64 SIMD kernels need GCC/Clang intrinsics and __builtin_cpu_supports. */
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/* x86-64 SIMD kernels need GCC/Clang intrinsics and __builtin_cpu_supports.
+   MARKUP_ESCAPE_NO_SIMD builds the portable path alone, as on other CPUs. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && \
+    !defined(MARKUP_ESCAPE_NO_SIMD)
 #define MARKUP_ESCAPE_X86 1
 #else
 #define MARKUP_ESCAPE_X86 0
