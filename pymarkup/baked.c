@@ -322,6 +322,7 @@ typedef struct pm_baked {
     Py_ssize_t npositional; /* the first npositional may be passed positionally */
     Py_ssize_t *slot_param; /* per slot: the parameter that fills it */
     unsigned char *multi;   /* per parameter: fills more than one slot */
+    int any_multi;
 #ifdef PM_HAVE_ATOMICS
     _Atomic size_t size_hint; /* the last output's size, to reserve at once */
 #else
@@ -347,6 +348,43 @@ static void hint_store(pm_baked *self, size_t n) {
 
 /* Arguments bound to parameters, on the stack for the usual small case. */
 #define SMALL_PARAMS 16
+
+/* The output of a call is written to a buffer on the C stack first and
+   moves to the heap only when it outgrows it: a small fragment (a table
+   row) costs no allocation besides its SafeString. */
+#define SCRATCH_SIZE 512
+/* The most a call reserves up front from the last output's size; beyond
+   it the buffer grows geometrically, so one huge call does not make every
+   later call allocate that much. */
+#define MAX_RESERVE ((size_t)1 << 16)
+
+typedef struct scratch_alloc {
+    markup_alloc alc; /* first: its ctx points back here */
+    char *mem;
+    int taken;
+} scratch_alloc;
+
+static void *scratch_malloc(void *ctx, size_t size) {
+    scratch_alloc *s = ctx;
+    if (!s->taken && size <= SCRATCH_SIZE) {
+        s->taken = 1;
+        return s->mem;
+    }
+    return PyMem_Malloc(size);
+}
+
+static void *scratch_realloc(void *ctx, void *ptr, size_t old_size, size_t new_size) {
+    scratch_alloc *s = ctx;
+    if (ptr != s->mem) return PyMem_Realloc(ptr, new_size);
+    char *grown = PyMem_Malloc(new_size);
+    if (grown) memcpy(grown, ptr, old_size < new_size ? old_size : new_size);
+    return grown;
+}
+
+static void scratch_free(void *ctx, void *ptr, size_t size) {
+    (void)size;
+    if (ptr != ((scratch_alloc *)ctx)->mem) PyMem_Free(ptr);
+}
 
 typedef struct call_ctx {
     pm_render_ctx rctx;
@@ -392,10 +430,14 @@ static markup_status write_slot(void *ctx, size_t slot, markup_slot_kind kind, c
 /* Prefixes a TypeError/ValueError raised while writing a slot with the
    function and the argument, keeping the original as the cause. */
 static void name_failed_argument(pm_baked *self, size_t slot) {
-    if (!PyErr_ExceptionMatches(PyExc_TypeError) && !PyErr_ExceptionMatches(PyExc_ValueError))
-        return;
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
+    /* Only the exact types: a subclass may need other constructor
+       arguments (UnicodeEncodeError takes five). */
+    if (type != PyExc_TypeError && type != PyExc_ValueError) {
+        PyErr_Restore(type, value, tb);
+        return;
+    }
     PyErr_NormalizeException(&type, &value, &tb);
     if (tb) PyException_SetTraceback(value, tb);
     PyObject *param = PyTuple_GET_ITEM(self->params, self->slot_param[slot]);
@@ -544,7 +586,7 @@ static PyObject *baked_vectorcall(PyObject *callable, PyObject *const *args, siz
 
     /* A parameter that fills several slots is read several times: an
        iterator would be exhausted by the first, so it is listed once. */
-    for (Py_ssize_t i = 0; i < self->nparams; i++) {
+    for (Py_ssize_t i = 0; self->any_multi && i < self->nparams; i++) {
         owned_lists[i] = NULL;
         materialized = i + 1;
         PyObject *v = values[i];
@@ -555,10 +597,14 @@ static PyObject *baked_vectorcall(PyObject *callable, PyObject *const *args, siz
         }
     }
 
+    char scratch[SCRATCH_SIZE];
+    scratch_alloc alc = {{scratch_malloc, scratch_realloc, scratch_free, NULL}, scratch, 0};
+    alc.alc.ctx = &alc;
     markup_buf buf;
-    markup_buf_init(&buf, &pm_pymem_alloc);
+    markup_buf_init(&buf, &alc.alc);
     size_t hint = hint_load(self);
-    if (hint && markup_buf_reserve(&buf, hint + hint / 8) != MARKUP_OK) {
+    hint += hint / 8;
+    if (markup_buf_reserve(&buf, hint < MAX_RESERVE ? hint : MAX_RESERVE) != MARKUP_OK) {
         PyErr_NoMemory();
         goto done;
     }
@@ -901,7 +947,10 @@ static int flatten(pm_state *st, pm_baked *self, PyObject *tree, PyObject *place
         PyErr_NoMemory();
         goto done;
     }
-    for (Py_ssize_t i = 0; i < self->nparams; i++) self->multi[i] = f.uses[i] > 1;
+    for (Py_ssize_t i = 0; i < self->nparams; i++) {
+        self->multi[i] = f.uses[i] > 1;
+        self->any_multi |= self->multi[i];
+    }
 
     markup_baked_builder *b = f.builder;
     f.builder = NULL; /* finish consumes it either way */
@@ -953,6 +1002,7 @@ static PyObject *baked_compile(PyObject *module, PyObject *args) {
     self->npositional = npositional;
     self->slot_param = NULL;
     self->multi = NULL;
+    self->any_multi = 0;
     hint_store(self, 0);
     PyObject_GC_Track((PyObject *)self);
 

@@ -619,6 +619,15 @@ def test_ten_thousand_slots():
         assert f(a, b) == render(big(a, b))
 
 
+def test_output_sizes_around_the_first_buffer():
+    # Small outputs start in a stack buffer and move to the heap when they
+    # outgrow it; the next call reserves from the last size.
+    f = baked(lambda text: h.P(text))
+    for n in [*range(480, 540), 5000, 3, 1_000_000, 10, 70_000, 0]:
+        text = ("a<" * n)[:n]
+        assert f(text) == render(h.P(text)), n
+
+
 def test_default_values_are_rendered_per_call():
     marker = ["<default>"]
     f = baked(lambda items=marker: h.Ul(items))
