@@ -122,9 +122,9 @@ markup_node *markup_node_ref(markup_node *node) {
 
 /* Drops one reference; true when it was the last (the caller frees). */
 static bool release(markup_node *node) {
-    if (atomic_fetch_sub_explicit(&node->refs, 1, memory_order_release) != 1) return false;
-    atomic_thread_fence(memory_order_acquire);
-    return true;
+    /* acq_rel: the last owner must see every other owner's writes before
+       it frees (a fence would do too, but sanitizers understand this). */
+    return atomic_fetch_sub_explicit(&node->refs, 1, memory_order_acq_rel) == 1;
 }
 
 void markup_node_unref(markup_node *node) {

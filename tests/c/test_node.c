@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <pthread.h>
 
 #include "markup/markup.h"
 #include "test_alloc.h"
@@ -354,6 +355,38 @@ static void test_building_at_every_failure_point(void **state) {
     }
 }
 
+/* Threads build and drop parents around one shared frozen child. */
+static void *share_and_drop(void *arg) {
+    markup_node *shared = arg;
+    for (int i = 0; i < 2000; i++) {
+        markup_node *parent = NULL;
+        if (markup_node_new_element(S("div"), NULL, &parent, NULL) != MARKUP_OK) return arg;
+        if (markup_node_append_child(parent, shared, NULL) != MARKUP_OK) return arg;
+        markup_node_unref(markup_node_ref(shared));
+        markup_node_unref(parent);
+    }
+    return NULL;
+}
+
+static void test_concurrent_refs_to_a_shared_child(void **state) {
+    (void)state;
+    markup_node *shared = element("span", NULL);
+    assert_int_equal(markup_node_append_text(shared, S("shared"), NULL), MARKUP_OK);
+    markup_node *first = element("p", NULL);
+    assert_int_equal(markup_node_append_child(first, shared, NULL), MARKUP_OK); /* freeze */
+    markup_node_unref(first);
+    pthread_t threads[4];
+    for (int t = 0; t < 4; t++)
+        assert_int_equal(pthread_create(&threads[t], NULL, share_and_drop, shared), 0);
+    for (int t = 0; t < 4; t++) {
+        void *result = NULL;
+        pthread_join(threads[t], &result);
+        assert_null(result);
+    }
+    assert_render(shared, "<span>shared</span>");
+    markup_node_unref(shared);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_new_element_and_fragment),
@@ -365,6 +398,7 @@ int main(void) {
         cmocka_unit_test(test_reference_counts),
         cmocka_unit_test(test_deep_chain_frees_iteratively),
         cmocka_unit_test(test_building_at_every_failure_point),
+        cmocka_unit_test(test_concurrent_refs_to_a_shared_child),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
