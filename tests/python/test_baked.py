@@ -636,6 +636,25 @@ def test_default_values_are_rendered_per_call():
     assert f() == "<ul>&lt;default&gt;more</ul>"
 
 
+def test_no_python_code_runs_per_call():
+    row = baked(product_row)
+    page = baked(product_page)
+    rows = [row("sale", 1, "tea", 1.5), row(None, 2, h.B("x"), SafeString("<i>"))]
+    events = []
+
+    def profiler(frame, event, arg):
+        if event == "call":
+            events.append(frame.f_code.co_name)
+
+    sys.setprofile(profiler)
+    try:
+        page("Products", rows)
+        row(cls=None, pid=3, name="<b>", price=2)
+    finally:
+        sys.setprofile(None)
+    assert events == []
+
+
 # ---------------------------------------------------------------------------
 # Reference counts, leaks, threads
 # ---------------------------------------------------------------------------
