@@ -63,5 +63,14 @@ bench-c: venv
 pytest: install
 	$(PY) -m pytest -q
 
+## ASan+UBSan build of the library, the C tests and the extension: ctest
+## there, then pytest against that very build (libasan preloaded).
+.PHONY: asan
+asan: venv
+	$(CMAKE) -S . -B $(BUILD)/asan-py -DCMAKE_BUILD_TYPE=Debug -DMARKUP_SANITIZER=address,undefined -DMARKUP_BUILD_PYTHON=ON -DMARKUP_BUILD_TESTS=ON -DPython_EXECUTABLE=$(abspath $(PY))
+	$(CMAKE) --build $(BUILD)/asan-py -j $(JOBS)
+	$(VENV)/bin/ctest --test-dir $(BUILD)/asan-py --output-on-failure
+	LD_PRELOAD=$$(gcc -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0 PYTHONPATH=$(BUILD)/asan-py/python $(PY) -m pytest -q -p no:cacheprovider
+
 clean:
 	rm -rf $(BUILD)
