@@ -113,7 +113,7 @@ markup_status markup_html_check_raw_text(markup_tag_kind kind, const char *s, si
                                          markup_error *err) {
     if (s == NULL && n != 0)
         return fail(err, MARKUP_ERR_INVALID_ARG, 0, "NULL text with non-zero length");
-    if (kind != MARKUP_TAG_SCRIPT && kind != MARKUP_TAG_STYLE) return MARKUP_OK;
+    if (n == 0 || (kind != MARKUP_TAG_SCRIPT && kind != MARKUP_TAG_STYLE)) return MARKUP_OK;
     const char *p = s, *end = s + n;
     while (p < end && (p = memchr(p, '<', (size_t)(end - p))) != NULL) {
         size_t left = (size_t)(end - p);

@@ -256,6 +256,12 @@ markup_status markup_node_set_attr_bool(markup_node *node, const char *name, siz
     return add_attr(node, ATTR_BARE, name, name_len, NULL, 0, err);
 }
 
+/* The bytes of a string child. Empty strings may live in a buffer that was
+   never allocated, and even NULL + 0 is undefined, so they get "". */
+static const char *child_string(const markup_node *node, const node_child *c) {
+    return c->u.str.len ? node->strings.data + c->u.str.off : "";
+}
+
 /* Checks shared by every child appender. */
 static markup_status check_child_target(markup_node *node, markup_error *err) {
     if (node == NULL) return fail(err, MARKUP_ERR_INVALID_ARG, 0, "NULL node");
@@ -282,7 +288,8 @@ static markup_status check_raw_seam(const markup_node *node, const char *s, size
         const node_child *c = &node->children[i - 1];
         if (c->kind != CHILD_TEXT && c->kind != CHILD_HTML) break;
         size_t take = c->u.str.len < want - before ? c->u.str.len : want - before;
-        const char *src = node->strings.data + c->u.str.off + c->u.str.len - take;
+        if (take == 0) continue;
+        const char *src = child_string(node, c) + c->u.str.len - take;
         /* prepend: tail holds the newest bytes at its end */
         memmove(tail + want - before - take, src, take);
         before += take;
@@ -413,7 +420,7 @@ static markup_status write_start_tag(const markup_node *node, markup_buf *out) {
 
 static markup_status write_string_child(const markup_node *parent, const node_child *c,
                                         markup_buf *out) {
-    const char *s = parent->strings.data + c->u.str.off;
+    const char *s = child_string(parent, c);
     size_t n = c->u.str.len;
     switch (c->kind) {
     case CHILD_TEXT:
