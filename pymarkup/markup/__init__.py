@@ -23,11 +23,7 @@ from ._core import (
     render_bytes,
 )
 
-try:
-    from ._baked import baked
-except ModuleNotFoundError as _exc:  # the @baked module is optional while it is written
-    if _exc.name not in ("markup._baked", "markup._core"):
-        raise
+from ._baked import baked
 
 __all__ = [
     "MAX_DEPTH",
