@@ -8,6 +8,7 @@ BUILD  := build
 JOBS   ?= 2
 
 .PHONY: all bench bench-quick bench-deps bench-c test setup system venv install cbuild ctest pytest clean
+.PHONY: fuzz fuzz-ci fuzz-build
 
 all: test
 
@@ -71,6 +72,18 @@ asan: venv
 	$(CMAKE) --build $(BUILD)/asan-py -j $(JOBS)
 	$(VENV)/bin/ctest --test-dir $(BUILD)/asan-py --output-on-failure
 	LD_PRELOAD=$$(gcc -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0 PYTHONPATH=$(BUILD)/asan-py/python $(PY) -m pytest -q -p no:cacheprovider
+
+## libFuzzer harnesses (clang, ASan+UBSan) in their own build: `fuzz` runs
+## each for 60 s, `fuzz-ci` for 20 s; any crash, leak or timeout fails.
+fuzz: fuzz-build
+	bash fuzz/run.sh -t 60 -d $(BUILD)/fuzz/fuzz
+
+fuzz-ci: fuzz-build
+	bash fuzz/run.sh -t 20 -d $(BUILD)/fuzz/fuzz
+
+fuzz-build: venv
+	CC=clang $(CMAKE) -S . -B $(BUILD)/fuzz -DMARKUP_BUILD_FUZZERS=ON -DMARKUP_BUILD_TESTS=OFF
+	$(CMAKE) --build $(BUILD)/fuzz -j $(JOBS)
 
 clean:
 	rm -rf $(BUILD)
