@@ -489,17 +489,28 @@ static void raise_missing(pm_baked *self, PyObject **values, Py_ssize_t from, Py
     Py_DECREF(names);
 }
 
-static void raise_too_many(pm_baked *self, Py_ssize_t given) {
-    Py_ssize_t most = self->npositional, least = 0;
+/* Python's wording, including the keyword-only arguments that came along:
+   "f() takes 1 positional argument but 2 positional arguments (and 1
+   keyword-only argument) were given". */
+static void raise_too_many(pm_baked *self, Py_ssize_t given, PyObject *const *values) {
+    Py_ssize_t most = self->npositional, least = 0, kwonly = 0;
     while (least < most && !self->defaults[least]) least++;
-    if (least == most)
-        PyErr_Format(PyExc_TypeError, "%U() takes %zd positional argument%s but %zd %s given",
-                     self->func_name, most, most == 1 ? "" : "s", given,
-                     given == 1 ? "was" : "were");
-    else
-        PyErr_Format(PyExc_TypeError,
-                     "%U() takes from %zd to %zd positional arguments but %zd %s given",
-                     self->func_name, least, most, given, given == 1 ? "was" : "were");
+    for (Py_ssize_t i = self->npositional; i < self->nparams; i++) kwonly += values[i] != NULL;
+    PyObject *takes = least == most
+                          ? PyUnicode_FromFormat("%zd positional argument%s", most,
+                                                 most == 1 ? "" : "s")
+                          : PyUnicode_FromFormat("from %zd to %zd positional arguments", least,
+                                                 most);
+    PyObject *extra = kwonly ? PyUnicode_FromFormat(" positional argument%s (and %zd "
+                                                    "keyword-only argument%s)",
+                                                    given == 1 ? "" : "s", kwonly,
+                                                    kwonly == 1 ? "" : "s")
+                             : PyUnicode_FromString("");
+    if (takes && extra)
+        PyErr_Format(PyExc_TypeError, "%U() takes %U but %zd%U %s given", self->func_name, takes,
+                     given, extra, given == 1 && !kwonly ? "was" : "were");
+    Py_XDECREF(takes);
+    Py_XDECREF(extra);
 }
 
 static Py_ssize_t find_param(pm_baked *self, PyObject *kw) {
@@ -541,7 +552,7 @@ static int bind_arguments(pm_baked *self, PyObject *const *args, Py_ssize_t narg
         }
     }
     if (nargs > self->npositional) {
-        raise_too_many(self, nargs);
+        raise_too_many(self, nargs, values);
         return -1;
     }
     int missing_pos = 0, missing_kw = 0;

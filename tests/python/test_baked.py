@@ -562,6 +562,8 @@ def test_positional_keyword_and_default_calls():
         (("T",), {"nope": 1}),
         ((), {"items": []}),
         ((), {"cls": "x"}),
+        (("T", [], "x"), {"cls": "y"}),
+        (("T", [], "x", "z"), {}),
     ],
 )
 def test_wrong_arguments_give_pythons_type_error(args, kwargs):
@@ -596,6 +598,17 @@ def test_no_parameters():
     assert f() == "<p>static</p>"
     with pytest.raises(TypeError, match="takes 0 positional arguments but 1 was given"):
         f(1)
+
+    def one_kw(*, k):
+        return h.P(k)
+
+    g = baked(one_kw)
+    for args, kwargs in [((1,), {"k": 2}), ((1, 2), {}), ((), {})]:
+        with pytest.raises(TypeError) as baked_err:
+            g(*args, **kwargs)
+        with pytest.raises(TypeError) as plain_err:
+            one_kw(*args, **kwargs)
+        assert str(baked_err.value) == str(plain_err.value)
 
 
 def test_many_parameters():
