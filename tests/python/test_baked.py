@@ -737,6 +737,34 @@ def test_no_leak_over_many_calls():
     assert second - first < 16 * 1024, (first, second)
 
 
+def test_decorating_does_not_leak():
+    def good(title, rows=()):
+        return h.Section({"title": title}, h.Ul(rows))
+
+    def bad(title, unused):
+        return h.P(title + "!")
+
+    def decorate(n):
+        for _ in range(n):
+            baked(good)("t")
+            with pytest.raises(TypeError):
+                baked(bad)
+
+    decorate(200)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        decorate(200)
+        gc.collect()
+        first, _ = tracemalloc.get_traced_memory()
+        decorate(2000)
+        gc.collect()
+        second, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert second - first < 32 * 1024, (first, second)
+
+
 def test_baked_function_is_collected():
     import weakref
 
