@@ -15,6 +15,8 @@ import tracemalloc
 import jinja2
 import markupsafe
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from markup import SafeString, baked, h, render
 
@@ -185,6 +187,22 @@ def test_randomized_parity():
         direct = render(card(*(f() for f in args)))
         assert baked_card(*(f() for f in args)) == direct, seed
         assert CARD_JINJA.render(**{n: f() for n, f in zip(names, args)}) == direct, seed
+
+
+# Text without lone surrogates (those are a ValueError, tested below).
+TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=60)
+ATTR_VALUE = st.one_of(
+    TEXT, st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False)
+)
+BAKED_CARD = baked(card)
+
+
+@settings(max_examples=300, deadline=None)
+@given(title=TEXT, body=st.one_of(TEXT, st.lists(TEXT, max_size=4)), cls=ATTR_VALUE, count=ATTR_VALUE)
+def test_property_parity(title, body, cls, count):
+    direct = render(card(title, body, cls, count))
+    assert BAKED_CARD(title, body, cls, count) == direct
+    assert CARD_JINJA.render(title=title, body=body, cls=cls, count=count) == direct
 
 
 def test_nested_baked_is_not_escaped_twice():
