@@ -217,8 +217,11 @@ static PyType_Spec safestring_spec = {
 };
 
 int pm_safestring_init(PyObject *module, pm_state *st) {
-    st->safestring_type =
-        (PyTypeObject *)PyType_FromModuleAndSpec(module, &safestring_spec, (PyObject *)&PyUnicode_Type);
+    /* 3.9 wants the bases as a tuple. */
+    PyObject *bases = PyTuple_Pack(1, (PyObject *)&PyUnicode_Type);
+    if (bases == NULL) return -1;
+    st->safestring_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &safestring_spec, bases);
+    Py_DECREF(bases);
     if (st->safestring_type == NULL) return -1;
     return PyModule_AddObjectRef(module, "SafeString", (PyObject *)st->safestring_type);
 }
