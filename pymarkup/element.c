@@ -470,6 +470,10 @@ static PM_NOINLINE int bad_child(pm_tag *tag, PyObject *child) {
                      "<%U>: attribute mapping %R given after a child; pass attribute "
                      "mappings first, before any children (or use keywords)",
                      tag->name, child);
+    } else if (Py_TYPE(child) == tag->st->tag_type) {
+        PyErr_Format(PyExc_TypeError,
+                     "<%U>: got the factory %R as a child, not an element; call it: %R()",
+                     tag->name, child, child);
     } else if (PyAnySet_Check(child)) {
         PyErr_Format(PyExc_TypeError,
                      "<%U>: a %.100s has no order, so it cannot be a list of children; "

@@ -151,6 +151,17 @@ static PM_NOINLINE int attr_value_rare(pm_render_ctx *ctx, const char *name, Py_
         if (value == Py_True) return check(markup_html_write_attr_bare(buf, name, (size_t)name_len));
         return 0;
     }
+    if (PyLong_CheckExact(value)) {
+        /* Digits need no escaping; skip the str object. */
+        int overflow = 0;
+        long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
+        if (!overflow && !(v == -1 && PyErr_Occurred())) {
+            char digits[24];
+            int len = snprintf(digits, sizeof digits, "%lld", v);
+            return check(markup_html_write_attr_html(buf, name, (size_t)name_len, digits, (size_t)len));
+        }
+        PyErr_Clear();
+    }
     PyObject *text = NULL;
     int trusted = 0;
     if (PyLong_Check(value) || PyFloat_Check(value)) {
@@ -378,6 +389,11 @@ static PM_NOINLINE int render_child_rare(pm_render_ctx *ctx, PyObject *child, in
     }
     if (PyUnicode_Check(child)) return write_text(ctx, child);
     if (PyIter_Check(child) && !PyDict_Check(child)) return render_iterator(ctx, child, depth);
+    if (Py_TYPE(child) == st->tag_type) {
+        PyErr_Format(PyExc_TypeError,
+                     "render(): got the factory %R, not an element; call it: %R()", child, child);
+        return -1;
+    }
     PyErr_Format(PyExc_TypeError,
                  "render(): cannot render an object of type '%.100s'; pass an element, str, "
                  "int, float, None, a SafeString (or any object with __html__), or a list of "

@@ -100,6 +100,13 @@ def test_unknown_object_child_is_type_error():
     assert "<li>" in msg and "'Thing'" in msg and "str(value)" in msg
 
 
+def test_uncalled_factory_is_type_error():
+    with pytest.raises(TypeError, match=r"<ul>: got the factory h.Li as a child, not an element; call it: h.Li\(\)"):
+        h.Ul(h.Li)
+    with pytest.raises(TypeError, match=r"render\(\): got the factory Tag\('x-y'\), not an element"):
+        render(Tag("x-y"))
+
+
 def test_set_child_is_type_error():
     with pytest.raises(TypeError, match=r"<ul>: a set has no order.*sorted"):
         h.Ul({"a", "b"} and {1, 2})
