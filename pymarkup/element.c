@@ -41,6 +41,7 @@ typedef struct pm_vec {
     PyObject **items;
     Py_ssize_t len;
     Py_ssize_t cap;
+    PyObject *seen; /* attributes only: a set of the names, once there are many */
     PyObject *inline_items[PM_VEC_INLINE];
 } pm_vec;
 
@@ -48,6 +49,7 @@ static void vec_init(pm_vec *v) {
     v->items = v->inline_items;
     v->len = 0;
     v->cap = PM_VEC_INLINE;
+    v->seen = NULL;
 }
 
 static PM_NOINLINE int vec_grow(pm_vec *v) {
@@ -78,6 +80,7 @@ static inline int vec_push(pm_vec *v, PyObject *o) {
 }
 
 static void vec_clear(pm_vec *v) {
+    Py_CLEAR(v->seen);
     for (Py_ssize_t i = 0; i < v->len; i++) Py_DECREF(v->items[i]);
     if (v->items != v->inline_items) PyMem_Free(v->items);
     vec_init(v);
@@ -250,24 +253,24 @@ static PM_NOINLINE int duplicate_error(pm_tag *tag, PyObject *name) {
     return -1;
 }
 
-/* Duplicate detection for elements with very many attributes. */
+/* Duplicate detection for elements with very many attributes: a set of
+   the names, built once and then kept up to date. */
 static PM_NOINLINE int is_duplicate_many(pm_vec *attrs, PyObject *name) {
-    PyObject *seen = PySet_New(NULL);
-    if (seen == NULL) return -1;
-    for (Py_ssize_t i = 0; i < attrs->len; i += 2) {
-        if (PySet_Add(seen, attrs->items[i]) < 0) {
-            Py_DECREF(seen);
-            return -1;
+    if (attrs->seen == NULL) {
+        attrs->seen = PySet_New(NULL);
+        if (attrs->seen == NULL) return -1;
+        for (Py_ssize_t i = 0; i < attrs->len; i += 2) {
+            if (PySet_Add(attrs->seen, attrs->items[i]) < 0) return -1;
         }
     }
-    int r = PySet_Contains(seen, name);
-    Py_DECREF(seen);
+    int r = PySet_Contains(attrs->seen, name);
+    if (r == 0 && PySet_Add(attrs->seen, name) < 0) return -1;
     return r;
 }
 
 /* Appends (name, value); `name` is an exact str already validated. */
 static int add_attr(pm_tag *tag, pm_vec *attrs, PyObject *name, PyObject *value) {
-    if (attrs->len <= 2 * PM_ATTR_SCAN_MAX) {
+    if (attrs->seen == NULL && attrs->len <= 2 * PM_ATTR_SCAN_MAX) {
         for (Py_ssize_t i = 0; i < attrs->len; i += 2) {
             if (str_equal(attrs->items[i], name)) return duplicate_error(tag, name);
         }
@@ -557,6 +560,10 @@ static PyObject *tag_vectorcall(PyObject *callable, PyObject *const *args, size_
                                 PyObject *kwnames) {
     pm_tag *tag = (pm_tag *)callable;
     pm_state *st = tag->st;
+    if (st->element_type == NULL) { /* only while the module is torn down */
+        PyErr_SetString(PyExc_RuntimeError, "markup: the module has been cleared");
+        return NULL;
+    }
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
     pm_vec attrs, kids;
@@ -1013,6 +1020,7 @@ static PM_NOINLINE PyObject *namespace_missing(pm_namespace *self, PyObject *nam
 }
 
 static PyObject *namespace_getattro(pm_namespace *self, PyObject *name) {
+    if (self->factories == NULL) return PyObject_GenericGetAttr((PyObject *)self, name);
     PyObject *tag = PyDict_GetItemWithError(self->factories, name);
     if (tag != NULL) return Py_NewRef(tag);
     if (PyErr_Occurred()) return NULL;
@@ -1024,6 +1032,7 @@ static PyObject *namespace_getattro(pm_namespace *self, PyObject *name) {
 
 static PyObject *namespace_dir(pm_namespace *self, PyObject *unused) {
     (void)unused;
+    if (self->factories == NULL) return PyList_New(0);
     PyObject *names = PyDict_Keys(self->factories);
     if (names != NULL && PyList_Sort(names) < 0) Py_CLEAR(names);
     return names;

@@ -73,6 +73,14 @@ def test_attribute_value_rules(value, expected):
     assert render(h.Button(disabled=value)) == expected
 
 
+def test_many_attributes_keep_order():
+    attrs = {f"data-a{i}": i for i in range(5000)}
+    el = h.Div(attrs, {"id": "x"}, title="t")
+    assert list(el.attrs) == list(attrs) + ["id", "title"]
+    expected = "".join(f' data-a{i}="{i}"' for i in range(5000))
+    assert render(el) == f'<div{expected} id="x" title="t"></div>'
+
+
 def test_bool_checked_before_int():
     # True is an int in Python; it must still be a bare attribute.
     assert render(h.Option(selected=True, value=1)) == '<option selected value="1"></option>'
