@@ -273,63 +273,84 @@ static markup_status measure_values(const markup_baked *tpl, const markup_value 
 
 /* Most slot values are short ASCII with nothing to escape (ids, names,
    prices, class lists). One scan answers both questions that
-   markup_utf8_validate and markup_escape would ask in two calls, and such a
-   value is then copied as it is. Longer values go to the SIMD escaper,
-   which is faster per byte than this scan. */
-#define PLAIN_SCAN_MAX 64
+   markup_utf8_validate and markup_escape would ask in two calls: plain
+   values are then copied as they are, and ASCII values skip validation.
+   Longer values go straight to the validator and the SIMD escaper, which
+   are faster per byte than this scan. */
+#define CLASSIFY_MAX 64
+
+typedef enum value_class {
+    VALUE_PLAIN, /* ASCII, nothing to escape: copy as it is        */
+    VALUE_ASCII, /* ASCII (so valid UTF-8) with bytes to escape     */
+    VALUE_OTHER  /* not ASCII: must be validated as UTF-8           */
+} value_class;
 
 #define ONES UINT64_C(0x0101010101010101)
 #define HIGHS UINT64_C(0x8080808080808080)
 
-/* The high bit of a byte of the result is set when that byte of w is not
-   ASCII or is one of & < > " ' (other bits are noise: mask with HIGHS).
+/* The high bit of a byte of the result is set when that byte of w is one
+   of & < > " ' (other bits are noise: mask with HIGHS; so are the flags of
+   non-ASCII bytes, which the caller checks on its own).
    '&' (0x26) and '\'' (0x27) differ only in bit 0, '<' (0x3C) and '>'
    (0x3E) only in bit 1, so three zero-byte tests cover the five bytes; the
    test (x - 1) & ~x sets the high bit of a zero byte, and a borrow can only
    add flags above a true zero, never invent one. */
-static inline uint64_t care_bits(uint64_t w) {
+static inline uint64_t special_bits(uint64_t w) {
     uint64_t a = (w | ONES * 0x01) ^ (ONES * 0x27);
     uint64_t b = (w | ONES * 0x02) ^ (ONES * 0x3E);
     uint64_t c = w ^ (ONES * 0x22);
-    return w | ((a - ONES) & ~a) | ((b - ONES) & ~b) | ((c - ONES) & ~c);
+    return ((a - ONES) & ~a) | ((b - ONES) & ~b) | ((c - ONES) & ~c);
 }
 
 #if defined(__SSE2__)
-/* Bit i is set when byte i of p[0..16) needs care, as above. */
-static inline unsigned care_mask16(const char *p) {
-    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+/* Bit i is set when byte i of v is one of & < > " '. */
+static inline unsigned special_mask16(__m128i v) {
     __m128i amp_apos = _mm_cmpeq_epi8(_mm_or_si128(v, _mm_set1_epi8(0x01)), _mm_set1_epi8(0x27));
     __m128i lt_gt = _mm_cmpeq_epi8(_mm_or_si128(v, _mm_set1_epi8(0x02)), _mm_set1_epi8(0x3E));
     __m128i quot = _mm_cmpeq_epi8(v, _mm_set1_epi8(0x22));
-    /* movemask reads the top bit of each byte: set for non-ASCII bytes */
-    return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(amp_apos, lt_gt),
-                                                    _mm_or_si128(quot, v)));
+    return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(amp_apos, lt_gt), quot));
 }
 #endif
 
-/* True when s[0..n) is ASCII without a byte that must be escaped. */
-static bool is_plain(const char *s, size_t n) {
+static inline value_class class_of(uint64_t high, uint64_t special) {
+    return high ? VALUE_OTHER : special ? VALUE_ASCII : VALUE_PLAIN;
+}
+
+/* Classifies s[0..n), n <= CLASSIFY_MAX. */
+static value_class classify(const char *s, size_t n) {
 #if defined(__SSE2__)
     if (n >= 16) {
-        for (size_t i = 0; i + 16 < n; i += 16)
-            if (care_mask16(s + i)) return false;
-        return care_mask16(s + n - 16) == 0; /* the last, possibly overlapping, block */
+        unsigned high = 0, special = 0;
+        for (size_t i = 0; i + 16 < n; i += 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+            high |= (unsigned)_mm_movemask_epi8(v); /* the top bit of each byte */
+            special |= special_mask16(v);
+        }
+        /* the last, possibly overlapping, block */
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + n - 16));
+        high |= (unsigned)_mm_movemask_epi8(v);
+        special |= special_mask16(v);
+        return class_of(high, special);
     }
 #endif
-    uint64_t w, v, care = 0;
+    uint64_t w, high = 0, special = 0;
     if (n >= 8) {
         for (size_t i = 0; i + 8 < n; i += 8) {
             memcpy(&w, s + i, 8);
-            care |= care_bits(w);
+            high |= w;
+            special |= special_bits(w);
         }
-        memcpy(&v, s + n - 8, 8);
-        return ((care | care_bits(v)) & HIGHS) == 0;
+        memcpy(&w, s + n - 8, 8);
+        high |= w;
+        special |= special_bits(w);
+        return class_of(high & HIGHS, special & HIGHS);
     }
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        care |= (uint64_t)(c >= 0x80 || markup_escape_entity_len_[c] != 1);
+        high |= c & 0x80u;
+        special |= markup_escape_entity_len_[c] != 1;
     }
-    return care == 0;
+    return class_of(high, special);
 }
 
 /* memcpy for the short pieces a render is made of (static segments between
@@ -373,7 +394,7 @@ static inline markup_status append_short(markup_buf *out, const char *s, size_t 
     return MARKUP_OK;
 }
 
-/* Writes a value that needs no escaping into the slot. */
+/* Writes a value verbatim into the slot (plain text, or trusted HTML). */
 static markup_status write_plain(markup_buf *out, const markup_baked *tpl, const baked_slot *slot,
                                  const char *s, size_t n) {
     if (slot->kind == MARKUP_SLOT_CHILD) return append_short(out, s, n);
@@ -417,15 +438,18 @@ markup_status markup_baked_render(const markup_baked *tpl, const markup_value *v
         done = slot->at;
         if (v->kind == MARKUP_VALUE_OMIT) continue;
         if (v->kind == MARKUP_VALUE_TEXT || v->kind == MARKUP_VALUE_HTML) {
-            if (v->n <= PLAIN_SCAN_MAX && is_plain(v->s, v->n)) {
+            value_class cls = v->n <= CLASSIFY_MAX ? classify(v->s, v->n) : VALUE_OTHER;
+            if (cls == VALUE_PLAIN || (cls == VALUE_ASCII && v->kind == MARKUP_VALUE_HTML)) {
                 st = write_plain(out, tpl, slot, v->s, v->n);
                 if (st != MARKUP_OK) goto fail;
                 continue;
             }
-            st = markup_utf8_validate(v->s, v->n, err); /* sets err->pos in the value */
-            if (st != MARKUP_OK) {
-                markup_buf_truncate(out, start);
-                return st;
+            if (cls == VALUE_OTHER) {
+                st = markup_utf8_validate(v->s, v->n, err); /* err->pos is in the value */
+                if (st != MARKUP_OK) {
+                    markup_buf_truncate(out, start);
+                    return st;
+                }
             }
         }
         st = markup_baked_write_value(slot->kind, tpl->names + slot->name_off, slot->name_len, v,

@@ -376,7 +376,8 @@ static void test_every_length_and_position(void **state) {
                 if (pos == len && p > 0) break; /* pos == len: the value without a probe */
                 char *value = malloc(len ? len : 1);
                 assert_non_null(value);
-                for (size_t i = 0; i < len; i++) value[i] = filler[(i * 7 + len) % (sizeof filler - 1)];
+                for (size_t i = 0; i < len; i++)
+                    value[i] = filler[(i * 7 + len) % (sizeof filler - 1)];
                 bool lone_lead = false;
                 if (pos < len) {
                     value[pos] = (char)probes[p];
@@ -390,29 +391,38 @@ static void test_every_length_and_position(void **state) {
                 }
                 bool invalid = pos < len && (probes[p] == 0x80 || lone_lead);
 
-                markup_value v[2] = {{MARKUP_VALUE_TEXT, value, len}, {MARKUP_VALUE_TEXT, value, len}};
-                markup_buf out;
-                markup_buf_init(&out, NULL);
-                markup_error err = {MARKUP_OK, 0, NULL};
-                markup_status st = markup_baked_render(tpl, v, 2, &out, &err);
-                if (invalid) {
-                    assert_int_equal(st, MARKUP_ERR_INVALID_UTF8);
-                    assert_int_equal(err.pos, pos);
-                    assert_int_equal(out.len, 0);
-                } else {
-                    assert_int_equal(st, MARKUP_OK);
-                    markup_buf expected;
-                    markup_buf_init(&expected, NULL);
-                    put(&expected, "<p title=\"");
-                    ref_escape(&expected, value, len);
-                    put(&expected, "\">");
-                    ref_escape(&expected, value, len);
-                    put(&expected, "</p>");
-                    assert_int_equal(out.len, expected.len);
-                    assert_memory_equal(out.data, expected.data, expected.len);
-                    markup_buf_free(&expected);
+                for (int trusted = 0; trusted < 2; trusted++) {
+                    markup_value_kind kind = trusted ? MARKUP_VALUE_HTML : MARKUP_VALUE_TEXT;
+                    markup_value v[2] = {{kind, value, len}, {kind, value, len}};
+                    markup_buf out;
+                    markup_buf_init(&out, NULL);
+                    markup_error err = {MARKUP_OK, 0, NULL};
+                    markup_status st = markup_baked_render(tpl, v, 2, &out, &err);
+                    if (invalid) {
+                        assert_int_equal(st, MARKUP_ERR_INVALID_UTF8);
+                        assert_int_equal(err.pos, pos);
+                        assert_int_equal(out.len, 0);
+                    } else {
+                        assert_int_equal(st, MARKUP_OK);
+                        markup_buf expected;
+                        markup_buf_init(&expected, NULL);
+                        put(&expected, "<p title=\"");
+                        if (trusted)
+                            assert_int_equal(markup_buf_append(&expected, value, len), MARKUP_OK);
+                        else
+                            ref_escape(&expected, value, len);
+                        put(&expected, "\">");
+                        if (trusted)
+                            assert_int_equal(markup_buf_append(&expected, value, len), MARKUP_OK);
+                        else
+                            ref_escape(&expected, value, len);
+                        put(&expected, "</p>");
+                        assert_int_equal(out.len, expected.len);
+                        assert_memory_equal(out.data, expected.data, expected.len);
+                        markup_buf_free(&expected);
+                    }
+                    markup_buf_free(&out);
                 }
-                markup_buf_free(&out);
                 free(value);
             }
         }
