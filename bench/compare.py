@@ -27,6 +27,7 @@ stario_runner.py can reuse the harness on another interpreter.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import gc
 import glob
 import json
@@ -52,33 +53,48 @@ import pages  # noqa: E402  (after the path is set)
 class Settings:
     rounds: int
     batch_seconds: float  # calibrated length of one contender's batch in a round
+    # Where one call takes longer than a batch (the slow builders at 10,000
+    # rows), rounds are cut down to fit this budget per page, never below min_rounds.
+    page_seconds: float = 30.0
+    min_rounds: int = 7
+    clock: str = "cpu"  # a key of CLOCKS
 
     @classmethod
-    def for_run(cls, quick: bool) -> "Settings":
-        return cls(rounds=5, batch_seconds=0.005) if quick else cls(rounds=21, batch_seconds=0.04)
+    def for_run(cls, quick: bool, clock: str = "cpu") -> "Settings":
+        if quick:
+            return cls(rounds=5, batch_seconds=0.005, page_seconds=3.0, min_rounds=3, clock=clock)
+        return cls(rounds=21, batch_seconds=0.04, clock=clock)
 
 
 # --- timing -------------------------------------------------------------------------
 
 
-def time_batch(fn: Callable[..., Any], args: tuple[Any, ...], calls: int) -> float:
+# "cpu" counts only the time this thread ran (time.thread_time_ns): on a
+# machine shared with builds and tests, time spent waiting for a core is not
+# charged to whichever contender happened to be running. "wall" is the
+# ordinary perf_counter, for a quiet machine.
+CLOCKS = {"cpu": time.thread_time_ns, "wall": time.perf_counter_ns}
+
+
+def time_batch(fn: Callable[..., Any], args: tuple[Any, ...], calls: int, clock=time.thread_time_ns) -> float:
     """Seconds for `calls` calls of fn(*args). GC stays on: allocation is part of the cost."""
     loop = range(calls)
-    start = time.perf_counter_ns()
+    start = clock()
     for _ in loop:
         fn(*args)
-    return (time.perf_counter_ns() - start) / 1e9
+    return (clock() - start) / 1e9
 
 
-def calibrate(fn: Callable[..., Any], args: tuple[Any, ...], target: float) -> int:
-    """Calls per batch so that one batch takes about `target` seconds (at least one call)."""
+def calibrate(fn: Callable[..., Any], args: tuple[Any, ...], target: float, clock) -> tuple[int, float]:
+    """(calls per batch so that one batch takes about `target` seconds, at least one; seconds per call)."""
     calls = 1
     while True:
-        elapsed = time_batch(fn, args, calls)
+        elapsed = time_batch(fn, args, calls, clock)
         if elapsed >= target / 8 or calls >= 1 << 24:
             break
         calls *= 4
-    return max(1, round(calls * target / max(elapsed, 1e-9)))
+    per_call = max(elapsed, 1e-9) / calls
+    return max(1, round(target / per_call)), per_call
 
 
 @dataclass
@@ -102,16 +118,20 @@ def measure(
 ) -> dict[str, Timing]:
     """Round-robin timing of every entry; the starting contender rotates each round."""
     timings = {}
+    round_seconds = 0.0
     for name, (fn, args) in entries.items():
         fn(*args)  # warm up caches and lazy imports
-        timings[name] = Timing(calibrate(fn, args, settings.batch_seconds))
+        calls, per_call = calibrate(fn, args, settings.batch_seconds, CLOCKS[settings.clock])
+        timings[name] = Timing(calls)
+        round_seconds += calls * per_call
+    rounds = max(settings.min_rounds, min(settings.rounds, int(settings.page_seconds / round_seconds)))
     names = list(entries)
-    for round_index in range(settings.rounds):
+    for round_index in range(rounds):
         shift = round_index % len(names)
         for name in names[shift:] + names[:shift]:
             fn, args = entries[name]
             gc.collect()
-            elapsed = time_batch(fn, args, timings[name].calls)
+            elapsed = time_batch(fn, args, timings[name].calls, CLOCKS[settings.clock])
             timings[name].per_call.append(elapsed / timings[name].calls / per_call_divisor)
     return timings
 
@@ -170,6 +190,7 @@ def run_pages(page_list, contenders, settings, log=print) -> dict[str, Any]:
                     "median_us": t.median * 1e6,
                     "min_us": t.minimum * 1e6,
                     "calls_per_batch": t.calls,
+                    "rounds": len(t.per_call),
                     "samples_us": [s * 1e6 for s in t.per_call],
                     "normalizations": list(needed[name]),
                 }
@@ -348,6 +369,8 @@ def run_stario(args, settings: Settings, page_keys: list[str], log=print) -> dic
     command = [
         str(python), str(BENCH_DIR / "stario_runner.py"),
         "--rounds", str(settings.rounds), "--batch-seconds", str(settings.batch_seconds),
+        "--page-seconds", str(settings.page_seconds), "--min-rounds", str(settings.min_rounds),
+        "--clock", settings.clock,
         "--pages", ",".join(page_keys),
     ]  # fmt: skip
     result = subprocess.run(command, capture_output=True, text=True)
@@ -356,8 +379,9 @@ def run_stario(args, settings: Settings, page_keys: list[str], log=print) -> dic
         if "output mismatch" in result.stderr:
             fail(f"Stario run: {tail}")
         return {"skipped": f"stario_runner.py failed:\n{tail}"}
-    for line in result.stderr.strip().splitlines():
-        log(line)
+    for line in result.stderr.splitlines():
+        if line.strip():
+            log(line)
     data = json.loads(result.stdout)
     if markup_note:
         data.setdefault("skipped_contenders", {})["markup (Stario venv)"] = markup_note
@@ -605,6 +629,10 @@ def parse_args(argv=None):
     parser.add_argument("--json", metavar="FILE", help="write every number to FILE")
     parser.add_argument("--plot", metavar="FILE.png", help="draw a bar chart (matplotlib)")
     parser.add_argument("--pages", help="comma-separated page keys to run (default: all)")
+    parser.add_argument(
+        "--clock", choices=sorted(CLOCKS), default="cpu",
+        help="cpu: thread CPU time (default; robust on a shared machine); wall: perf_counter",
+    )  # fmt: skip
     parser.add_argument("--no-stario", action="store_true", help="skip the Stario virtualenv run")
     parser.add_argument("--no-escape", action="store_true", help="skip the escape() benchmark")
     parser.add_argument("--stario-python", metavar="PATH", help="CPython >= 3.12 for the Stario virtualenv")
@@ -613,7 +641,7 @@ def parse_args(argv=None):
 
 def main(argv=None) -> None:
     args = parse_args(argv)
-    settings = Settings.for_run(args.quick)
+    settings = Settings.for_run(args.quick, args.clock)
     started = time.perf_counter()
 
     import contenders as contender_modules
@@ -624,7 +652,11 @@ def main(argv=None) -> None:
     print(f"machine : {machine['cpu']}, {machine['cores']} cores, {machine['os']}")
     print(f"python  : {machine['python']} ({sys.executable})")
     print(f"versions: {', '.join(f'{k} {v}' for k, v in versions.items())}")
-    print(f"run     : {'quick' if args.quick else 'full'}, {settings.rounds} rounds, batches of ~{settings.batch_seconds * 1000:g} ms")
+    print(
+        f"run     : {'quick' if args.quick else 'full'}, {settings.rounds} rounds (fewer, at least"
+        f" {settings.min_rounds}, where a page would take over {settings.page_seconds:g} s),"
+        f" batches of ~{settings.batch_seconds * 1000:g} ms, {settings.clock} clock"
+    )
     for name, reason in skipped.items():
         print(f"skipped : {name}: {reason}")
     reference = pick_reference(found)
@@ -640,7 +672,7 @@ def main(argv=None) -> None:
     report: dict[str, Any] = {
         "machine": machine,
         "versions": versions,
-        "settings": {"rounds": settings.rounds, "batch_seconds": settings.batch_seconds, "quick": args.quick},
+        "settings": {**dataclasses.asdict(settings), "quick": args.quick},
         "skipped": skipped,
         "reference": reference.name,
         "pages": run_pages(page_list, found, settings),

@@ -29,6 +29,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, required=True)
     parser.add_argument("--batch-seconds", type=float, required=True)
+    parser.add_argument("--page-seconds", type=float, required=True)
+    parser.add_argument("--min-rounds", type=int, required=True)
+    parser.add_argument("--clock", choices=("cpu", "wall"), required=True)
     parser.add_argument("--pages", required=True, help="comma-separated page keys")
     args = parser.parse_args()
 
@@ -44,7 +47,7 @@ def main() -> None:
 
     wanted = args.pages.split(",")
     page_list = [p for p in pages.all_pages() if p.key in wanted]
-    settings = compare.Settings(rounds=args.rounds, batch_seconds=args.batch_seconds)
+    settings = compare.Settings(args.rounds, args.batch_seconds, args.page_seconds, args.min_rounds, args.clock)
 
     def log(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
