@@ -1,0 +1,20 @@
+# Runs PROGRAM and compares its standard output with EXPECTED byte for byte
+# (ctest entry of examples/c/page.c). Usage:
+#   cmake -DPROGRAM=... -DEXPECTED=... -DACTUAL=... -P check_output.cmake
+foreach(var PROGRAM EXPECTED ACTUAL)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "check_output.cmake: -D${var}=... is required")
+  endif()
+endforeach()
+
+execute_process(COMMAND ${PROGRAM} OUTPUT_FILE ${ACTUAL} RESULT_VARIABLE status)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "${PROGRAM} failed (${status})")
+endif()
+
+execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${ACTUAL} ${EXPECTED} RESULT_VARIABLE differ)
+if(NOT differ EQUAL 0)
+  file(READ ${ACTUAL} actual_text)
+  file(READ ${EXPECTED} expected_text)
+  message(FATAL_ERROR "output differs from ${EXPECTED}\n--- expected\n${expected_text}--- got\n${actual_text}")
+endif()
