@@ -10,6 +10,10 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "escape_impl.h"
 #include "markup/markup.h"
 
@@ -241,8 +245,53 @@ markup_status markup_escape_with(markup_buf *buf, const char *s, size_t n,
     return escape_run(buf, s, n, k);
 }
 
+/* Most text handed to the escaper is a short, clean value (a name, a
+   class, a number). Up to this length a quick scan first answers "clean"
+   and the bytes are copied whole, without entering a kernel. */
+#define ESCAPE_CLEAN_SCAN_MAX 64
+
+#if defined(__SSE2__)
+static inline bool block_has_special(const char *p) {
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i lt_gt = _mm_cmpeq_epi8(_mm_or_si128(v, _mm_set1_epi8(0x02)), _mm_set1_epi8(0x3E));
+    __m128i amp_apos = _mm_cmpeq_epi8(_mm_or_si128(v, _mm_set1_epi8(0x01)), _mm_set1_epi8(0x27));
+    __m128i quot = _mm_cmpeq_epi8(v, _mm_set1_epi8(0x22));
+    return _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(lt_gt, amp_apos), quot)) != 0;
+}
+#endif
+
+static inline uint64_t load_word(const char *p) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+}
+
+/* Whether s[0..n) holds none of the five bytes. Reads only inside the
+   input: the last block or word overlaps the one before it. */
+static inline bool short_is_clean(const char *s, size_t n) {
+#if defined(__SSE2__)
+    if (n >= 16) {
+        for (size_t i = 0; i + 16 < n; i += 16)
+            if (block_has_special(s + i)) return false;
+        return !block_has_special(s + n - 16);
+    }
+#endif
+    if (n >= 8) {
+        for (size_t i = 0; i + 8 < n; i += 8)
+            if (swar_special(load_word(s + i))) return false;
+        return swar_special(load_word(s + n - 8)) == 0;
+    }
+    uint64_t w = 0; /* zero bytes are not special */
+    memcpy(&w, s, n);
+    return swar_special(w) == 0;
+}
+
 markup_status markup_escape(markup_buf *buf, const char *s, size_t n) {
     if (buf == NULL || (s == NULL && n != 0)) return MARKUP_ERR_INVALID_ARG;
-    if (n < ESCAPE_SHORT) return n ? escape_short(buf, s, n) : MARKUP_OK;
+    if (n <= ESCAPE_CLEAN_SCAN_MAX) {
+        if (n == 0) return MARKUP_OK;
+        if (short_is_clean(s, n)) return markup_buf_append(buf, s, n);
+        if (n < ESCAPE_SHORT) return escape_short(buf, s, n);
+    }
     return escape_run(buf, s, n, best_kernels());
 }

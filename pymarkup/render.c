@@ -90,18 +90,50 @@ static int write_verbatim(pm_render_ctx *ctx, PyObject *str) {
     return check(markup_buf_append(ctx->buf, s, (size_t)n));
 }
 
-/* int and float as str() gives them (what Jinja2 prints); escaped anyway,
-   since a subclass may define a surprising __str__. */
-static PM_NOINLINE int write_number(pm_render_ctx *ctx, PyObject *num) {
+/* The text str() gives an exact int or float, written into out[PM_NUMBER_MAX]
+   without creating a str object. Returns its length, 0 when the number needs
+   the generic path (a big int), or -1 with an exception set. The text is only
+   digits, '-', '+', '.', 'e', "inf" or "nan": nothing to escape. */
+#define PM_NUMBER_MAX 32
+
+static Py_ssize_t format_number(PyObject *num, char out[PM_NUMBER_MAX]) {
     if (PyLong_CheckExact(num)) {
         int overflow = 0;
         long long v = PyLong_AsLongLongAndOverflow(num, &overflow);
-        if (!overflow && !(v == -1 && PyErr_Occurred())) {
-            char digits[24];
-            int len = snprintf(digits, sizeof digits, "%lld", v);
-            return check(markup_buf_append(ctx->buf, digits, (size_t)len));
-        }
-        PyErr_Clear();
+        if (overflow) return 0;
+        if (v == -1 && PyErr_Occurred()) return -1;
+        char digits[24];
+        char *end = digits + sizeof digits, *p = end;
+        unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+        do {
+            *--p = (char)('0' + u % 10);
+            u /= 10;
+        } while (u != 0);
+        if (v < 0) *--p = '-';
+        memcpy(out, p, (size_t)(end - p));
+        return end - p;
+    }
+    /* PyFloat_CheckExact: float.__repr__ is this call, minus the str. */
+    char *repr = PyOS_double_to_string(PyFloat_AS_DOUBLE(num), 'r', 0, Py_DTSF_ADD_DOT_0, NULL);
+    if (repr == NULL) return -1;
+    size_t len = strlen(repr);
+    if (len >= PM_NUMBER_MAX) {
+        PyMem_Free(repr);
+        return 0;
+    }
+    memcpy(out, repr, len);
+    PyMem_Free(repr);
+    return (Py_ssize_t)len;
+}
+
+/* int and float as str() gives them (what Jinja2 prints); escaped anyway,
+   since a subclass may define a surprising __str__. */
+static PM_NOINLINE int write_number(pm_render_ctx *ctx, PyObject *num) {
+    if (PyLong_CheckExact(num) || PyFloat_CheckExact(num)) {
+        char digits[PM_NUMBER_MAX];
+        Py_ssize_t len = format_number(num, digits);
+        if (len < 0) return -1;
+        if (len > 0) return check(markup_buf_append(ctx->buf, digits, (size_t)len));
     }
     PyObject *s = PyObject_Str(num);
     if (s == NULL) return -1;
@@ -151,16 +183,13 @@ static PM_NOINLINE int attr_value_rare(pm_render_ctx *ctx, const char *name, Py_
         if (value == Py_True) return check(markup_html_write_attr_bare(buf, name, (size_t)name_len));
         return 0;
     }
-    if (PyLong_CheckExact(value)) {
-        /* Digits need no escaping; skip the str object. */
-        int overflow = 0;
-        long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
-        if (!overflow && !(v == -1 && PyErr_Occurred())) {
-            char digits[24];
-            int len = snprintf(digits, sizeof digits, "%lld", v);
-            return check(markup_html_write_attr_html(buf, name, (size_t)name_len, digits, (size_t)len));
-        }
-        PyErr_Clear();
+    if (PyLong_CheckExact(value) || PyFloat_CheckExact(value)) {
+        char digits[PM_NUMBER_MAX];
+        Py_ssize_t len = format_number(value, digits);
+        if (len < 0) return -1;
+        if (len > 0)
+            return check(markup_html_write_attr_html(buf, name, (size_t)name_len, digits,
+                                                     (size_t)len));
     }
     PyObject *text = NULL;
     int trusted = 0;

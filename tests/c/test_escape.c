@@ -89,6 +89,16 @@ static void check_impl(markup_escape_impl impl, const char *s, size_t n) {
     }
     assert_memory_equal(buf.data, "pre", 3);
     markup_buf_free(&buf);
+    if (impl == MARKUP_ESCAPE_AUTO) {
+        /* markup_escape has its own short-input paths: check it too. */
+        markup_buf_init(&buf, NULL);
+        assert_int_equal(markup_escape(&buf, s, n), MARKUP_OK);
+        if (buf.len != expected_len || (n && memcmp(buf.data, expected, expected_len) != 0)) {
+            print_error("markup_escape differs from the reference for n=%zu\n", n);
+            fail();
+        }
+        markup_buf_free(&buf);
+    }
 }
 
 /* ---- tests ------------------------------------------------------------- */
