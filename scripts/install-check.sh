@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Installs libmarkup (Release, no tests) into build/install-prefix, then
+# builds tests/install/main.c against that prefix alone: through pkg-config,
+# and through find_package(markup) with markup::markup (shared) and
+# markup::markup_static. Each program renders a page and checks its bytes.
+#
+#   scripts/install-check.sh [CMAKE]   # default: cmake on PATH
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+cmake=${1:-cmake}
+[[ $cmake == */* ]] && cmake=$(cd "$(dirname "$cmake")" && pwd)/$(basename "$cmake")
+jobs=${JOBS:-2}
+build=$root/build/install-build
+prefix=$root/build/install-prefix
+work=$root/build/install-check
+start=$SECONDS
+
+echo "== install: configure, build, cmake --install into ${prefix#$root/}"
+"$cmake" -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DMARKUP_BUILD_TESTS=OFF \
+  -DMARKUP_BUILD_PYTHON=OFF -DCMAKE_INSTALL_PREFIX="$prefix" >"$root/build/install-configure.log"
+"$cmake" --build "$build" -j "$jobs" >/dev/null
+rm -rf "$prefix" "$work"
+"$cmake" --install "$build" >/dev/null
+mkdir -p "$work"
+
+libdir=$(find "$prefix" -name markup.pc -path '*/pkgconfig/*' -printf '%h\n' | head -n 1)
+libdir=${libdir%/pkgconfig}
+for f in include/markup/markup.h include/markup/export.h include/markup/version.h; do
+  [ -f "$prefix/$f" ] || { echo "install-check: $f was not installed" >&2; exit 1; }
+done
+for f in libmarkup.a libmarkup.so pkgconfig/markup.pc cmake/markup/markupConfig.cmake \
+         cmake/markup/markupConfigVersion.cmake cmake/markup/markupTargets.cmake; do
+  [ -e "$libdir/$f" ] || { echo "install-check: ${libdir#$prefix/}/$f was not installed" >&2; exit 1; }
+done
+echo "installed: $(cd "$prefix" && find . -type f -o -type l | sed 's|^\./||' | sort | tr '\n' ' ')"
+
+# Runs one consumer program, shows its page, and keeps the output for the
+# comparison at the end. The program itself checks the bytes.
+outputs=()
+run() {  # name program
+  echo "-- $1"
+  if ! "$2" >"$work/$1.html"; then
+    cat "$work/$1.html"
+    echo "install-check: $1 failed" >&2
+    exit 1
+  fi
+  cat "$work/$1.html"
+  outputs+=("$work/$1.html")
+}
+
+echo "== pkg-config: cc main.c \$(pkg-config --cflags --libs markup)"
+export PKG_CONFIG_PATH=$libdir/pkgconfig
+cc=${CC:-cc}
+# shellcheck disable=SC2046  # pkg-config flags are words
+"$cc" -std=c11 -Wall -Wextra -Werror tests/install/main.c -o "$work/page_pkgconfig" \
+  $(pkg-config --cflags --libs markup) -Wl,-rpath,"$(pkg-config --variable=libdir markup)"
+if ! ldd "$work/page_pkgconfig" | grep -q "$libdir/libmarkup.so"; then
+  echo "install-check: page_pkgconfig is not linked to the installed libmarkup.so" >&2
+  exit 1
+fi
+run pkgconfig "$work/page_pkgconfig"
+# The static library needs utf8proc: `--static` must say so.
+static_libs=$(pkg-config --static --libs markup)
+[[ $static_libs == *-lutf8proc* ]] || {
+  echo "install-check: pkg-config --static --libs markup lacks utf8proc: $static_libs" >&2; exit 1; }
+
+echo "== find_package(markup CONFIG REQUIRED): markup::markup and markup::markup_static"
+# Only the install prefix is searched: no package registry, no source tree.
+"$cmake" -S tests/install -B "$work/cmake" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF \
+  -DCMAKE_C_FLAGS="-Wall -Wextra -Werror" >"$work/configure.log" ||
+  { cat "$work/configure.log"; exit 1; }
+grep -F -- "-- markup " "$work/configure.log"
+"$cmake" --build "$work/cmake" -j "$jobs" >"$work/build.log" || { cat "$work/build.log"; exit 1; }
+if ! ldd "$work/cmake/page_shared" | grep -q "$libdir/libmarkup.so"; then
+  echo "install-check: page_shared is not linked to the installed libmarkup.so" >&2
+  exit 1
+fi
+if ldd "$work/cmake/page_static" | grep -q libmarkup; then
+  echo "install-check: page_static depends on a shared libmarkup" >&2
+  exit 1
+fi
+run cmake-shared "$work/cmake/page_shared"
+run cmake-static "$work/cmake/page_static"
+
+for out in "${outputs[@]:1}"; do
+  cmp -s "${outputs[0]}" "$out" || { echo "install-check: $out differs from ${outputs[0]}" >&2; exit 1; }
+done
+echo "install-check: OK (3 consumers, $((SECONDS - start))s)"
