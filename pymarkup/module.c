@@ -78,6 +78,7 @@ static int module_exec(PyObject *module) {
     if (pm_safestring_init(module, st) < 0) return -1;
     if (pm_element_init(module, st) < 0) return -1;
     if (pm_baked_init(module, st) < 0) return -1;
+    if (pm_stream_init(module, st) < 0) return -1;
 
     if (PyModule_AddIntConstant(module, "MAX_DEPTH", MARKUP_MAX_DEPTH) < 0) return -1;
     if (PyModule_AddStringConstant(module, "libmarkup_version", markup_version()) < 0) return -1;
@@ -94,6 +95,7 @@ static int module_traverse(PyObject *module, visitproc visit, void *arg) {
     Py_VISIT(st->safestring_type);
     Py_VISIT(st->placeholder_type);
     Py_VISIT(st->baked_type);
+    Py_VISIT(st->chunks_type);
     for (size_t i = 0; i < sizeof st->baked_refs / sizeof st->baked_refs[0]; i++) {
         Py_VISIT(st->baked_refs[i]);
     }
@@ -114,6 +116,7 @@ static int module_clear(PyObject *module) {
     Py_CLEAR(st->safestring_type);
     Py_CLEAR(st->placeholder_type);
     Py_CLEAR(st->baked_type);
+    Py_CLEAR(st->chunks_type);
     for (size_t i = 0; i < sizeof st->baked_refs / sizeof st->baked_refs[0]; i++) {
         Py_CLEAR(st->baked_refs[i]);
     }

@@ -46,6 +46,9 @@ typedef struct pm_state {
     PyTypeObject *baked_type;
     PyObject *baked_refs[4];
 
+    /* Owned by stream.c (pm_stream_init): the iterator of iter_render(). */
+    PyTypeObject *chunks_type;
+
     PyObject *h;             /* the `h` namespace instance                    */
     PyObject *factories;     /* dict: "Div" -> Tag('div'), for `h`            */
     PyObject *kwname_cache;  /* dict: keyword ("class_") -> attr name ("class") */
@@ -176,5 +179,8 @@ int pm_safestring_init(PyObject *module, pm_state *st);
 /* Provided by baked.c: creates the baked types, sets st->placeholder_type,
    and adds its names to the module. Returns 0 or -1 with an exception. */
 int pm_baked_init(PyObject *module, pm_state *st);
+/* Provided by stream.c: creates the iter_render() iterator type, sets
+   st->chunks_type, and adds iter_render to the module. */
+int pm_stream_init(PyObject *module, pm_state *st);
 
 #endif /* PYMARKUP_STATE_H */

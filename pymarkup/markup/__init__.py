@@ -19,6 +19,7 @@ from ._core import (
     Tag,
     escape,
     h,
+    iter_render,
     render,
     render_bytes,
 )
@@ -37,6 +38,7 @@ __all__ = [
     "data",
     "escape",
     "h",
+    "iter_render",
     "render",
     "render_bytes",
     "styles",

@@ -1,6 +1,6 @@
 """Type stubs for markup._core, the C extension behind `markup`."""
 
-from typing import Any, Callable, Dict, Iterable, Mapping, Protocol, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, Mapping, Protocol, Tuple, Union
 
 MAX_DEPTH: int
 libmarkup_version: str
@@ -162,6 +162,7 @@ h: TagNamespace
 
 def render(node: Child, /) -> str: ...
 def render_bytes(node: Child, /) -> bytes: ...
+def iter_render(node: Child, /, chunk_size: int = 65536) -> Iterator[bytes]: ...
 def escape(s: object, /) -> SafeString: ...
 
 # Provided by the @baked implementation (see markup._baked).

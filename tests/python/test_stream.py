@@ -1,0 +1,319 @@
+"""iter_render(): a rendered page as UTF-8 bytes chunks for streaming
+responses. The chunks must join to exactly render_bytes(node), each must
+decode on its own (cut on character boundaries), chunk_size is validated,
+and the iterator owns nothing but its buffer."""
+
+import gc
+import sys
+import threading
+import tracemalloc
+
+import markupsafe
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from markup import Comment, SafeString, baked, escape, h, iter_render, render, render_bytes
+
+from conftest import HOSTILE_VALUES, value_id
+
+
+@baked
+def product_row(cls, rid, name, price):
+    return h.Li({"class": cls, "data-id": rid}, h.Span({"class": "name"}, name), h.Span(price))
+
+
+@baked
+def layout(title, body):
+    return h.HtmlDocument(h.Head(h.Title(title)), h.Body(h.Main(body)))
+
+
+def _items(n):
+    for i in range(n):
+        yield h.Li({"data-i": i}, f"item {i} — «ü» 🎉")
+
+
+def _rows():
+    return [product_row("card", i, f"Tea № {i} & cake 中文", i * 1.5) for i in range(300)]
+
+
+# (id, a function that builds the node): small and large, ASCII and
+# multi-byte, h.* and baked. Built per test, since a generator child is
+# consumed by one render.
+TREES = [
+    ("none", lambda: None),
+    ("empty str", lambda: ""),
+    ("ascii text", lambda: "plain text"),
+    ("escaped text", lambda: "<a href='x'>&</a>"),
+    ("one emoji", lambda: "🎉"),
+    ("multi-byte text", lambda: "naïve café 中文 👩‍👩‍👧 " * 50),
+    ("int", lambda: 12345),
+    ("safestring", lambda: SafeString("<b>bold</b>")),
+    ("markupsafe", lambda: markupsafe.Markup("<i>é</i>")),
+    ("comment", lambda: Comment("a -- b é")),
+    ("void", lambda: h.Br()),
+    ("document", lambda: h.HtmlDocument(h.Head(h.Title("t")), h.Body(h.P("é")))),
+    ("attrs", lambda: h.Div({"class": "x", "title": "ü <>"}, h.Input(disabled=True, value="🎉"))),
+    ("list", lambda: [h.P(i) for i in range(100)]),
+    ("generator", lambda: _items(200)),
+    ("script", lambda: h.Script("var s = 'ü';")),
+    ("baked row", lambda: product_row("card", 7, "Tea № 7 & cake 中文", 10.5)),
+    ("baked page", lambda: layout("Products 🎉", h.Ul(_rows()))),
+    ("big page", lambda: h.Div([h.Section(h.H2(f"§{i}"), h.P("é" * 1000)) for i in range(120)])),
+]
+CHUNK_SIZES = [1, 2, 3, 4, 5, 7, 64, 1000, 4096, 65536, 2**40]
+
+
+@pytest.mark.parametrize("build", [t[1] for t in TREES], ids=[t[0] for t in TREES])
+@pytest.mark.parametrize("chunk_size", CHUNK_SIZES)
+def test_chunks_join_to_render_bytes(build, chunk_size):
+    expected = render_bytes(build())
+    node = build()
+    chunks = list(iter_render(node, chunk_size=chunk_size))
+    assert all(type(c) is bytes for c in chunks)
+    assert b"".join(chunks) == expected
+    assert all(chunks), "no empty chunks"
+
+
+@pytest.mark.parametrize("build", [t[1] for t in TREES], ids=[t[0] for t in TREES])
+@pytest.mark.parametrize("chunk_size", CHUNK_SIZES)
+def test_each_chunk_decodes_on_its_own(build, chunk_size):
+    node = build()
+    for chunk in iter_render(node, chunk_size=chunk_size):
+        chunk.decode("utf-8")  # raises if a character was split
+        if chunk_size >= 4:
+            assert len(chunk) <= chunk_size
+        else:
+            # Shorter than a character: the chunk is one whole character.
+            assert len(chunk) <= chunk_size or len(chunk.decode("utf-8")) == 1
+
+
+@pytest.mark.parametrize("chunk_size", [4, 5, 6, 7, 8, 9, 10, 13, 100])
+def test_chunks_are_as_full_as_the_boundaries_allow(chunk_size):
+    # Every chunk but the last is cut at most 3 bytes short (the longest
+    # partial character it could have ended in).
+    page = h.P("a€b🎉cé" * 200)
+    chunks = list(iter_render(page, chunk_size=chunk_size))
+    for chunk in chunks[:-1]:
+        assert chunk_size - 3 <= len(chunk) <= chunk_size
+    assert b"".join(chunks) == render_bytes(page)
+
+
+def test_default_chunk_size_is_64_kib():
+    page = h.Div("x" * 200_000)
+    chunks = list(iter_render(page))
+    assert [len(c) for c in chunks[:-1]] == [65536] * (len(chunks) - 1)
+    assert b"".join(chunks) == render_bytes(page)
+
+
+def test_positional_chunk_size_and_iterator_protocol():
+    it = iter_render(h.P("abc"), 3)
+    assert iter(it) is it
+    assert next(it) == b"<p>"
+    assert next(it) == b"abc"
+    assert next(it) == b"</p"
+    assert next(it) == b">"
+    with pytest.raises(StopIteration):
+        next(it)
+    with pytest.raises(StopIteration):  # stays exhausted
+        next(it)
+
+
+def test_rendering_happens_at_the_call():
+    # The tree is read when iter_render() is called: later changes to what
+    # it referenced do not show, and a generator is consumed right away.
+    items = [h.Li("a")]
+    gen = (x for x in items)
+    it = iter_render(h.Ul(gen))
+    assert list(gen) == []
+    items.append(h.Li("b"))
+    assert b"".join(it) == b"<ul><li>a</li></ul>"
+
+
+@pytest.mark.parametrize("value", HOSTILE_VALUES, ids=value_id)
+def test_hostile_values_match_render(value):
+    node = h.Div({"title": value}, h.P(value))
+    assert b"".join(iter_render(node, chunk_size=3)).decode() == render(node)
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(), chunk_size=st.integers(1, 40))
+def test_arbitrary_text_joins_and_decodes(text, chunk_size):
+    # Bare str children: a lone surrogate is found when rendering, not before.
+    node = [text, h.Hr(), text]
+    try:
+        expected = render_bytes(node)
+    except ValueError:  # lone surrogates: the same error from both
+        with pytest.raises(ValueError, match="surrogate"):
+            iter_render(node, chunk_size=chunk_size)
+        return
+    chunks = list(iter_render(node, chunk_size=chunk_size))
+    assert b"".join(chunks) == expected
+    assert "".join(c.decode("utf-8") for c in chunks) == expected.decode("utf-8")
+
+
+# --- chunk_size validation -------------------------------------------------
+
+
+@pytest.mark.parametrize("bad", [0, -1, -(2**80)])
+def test_non_positive_chunk_size_is_a_value_error(bad):
+    with pytest.raises(ValueError, match=r"iter_render\(\): chunk_size must be a positive"):
+        iter_render(h.P("x"), chunk_size=bad)
+
+
+@pytest.mark.parametrize("bad", [True, False, 1.0, "64", None, b"1", [4]])
+def test_non_int_chunk_size_is_a_type_error(bad):
+    with pytest.raises(TypeError, match=rf"chunk_size must be an int.*{type(bad).__name__}"):
+        iter_render(h.P("x"), chunk_size=bad)
+
+
+def test_index_objects_are_accepted():
+    class Four:
+        def __index__(self):
+            return 4
+
+    assert list(iter_render("abcdefgh", chunk_size=Four())) == [b"abcd", b"efgh"]
+
+
+def test_huge_chunk_size_gives_one_chunk():
+    assert list(iter_render(h.P("é" * 10), chunk_size=2**100)) == [render_bytes(h.P("é" * 10))]
+
+
+def test_argument_errors():
+    with pytest.raises(TypeError):
+        iter_render()
+    with pytest.raises(TypeError):
+        iter_render(h.P(), chunk_size=4, size=4)
+    with pytest.raises(TypeError):
+        iter_render(node=h.P())  # node is positional-only, as in render()
+
+
+# --- render errors surface at the call ---------------------------------------
+
+
+class Opaque:
+    pass
+
+
+@pytest.mark.parametrize(
+    "node, exc, message",
+    [
+        ([h.P("x"), Opaque()], TypeError, "cannot render an object of type 'Opaque'"),
+        ("a\ud800b", ValueError, "surrogate"),
+        (True, TypeError, "bool"),
+    ],
+)
+def test_render_errors_are_raised_by_the_call(node, exc, message):
+    with pytest.raises(exc, match=message):
+        iter_render(node)
+
+
+def test_render_errors_match_render_bytes():
+    bad = [h.B("ok"), Opaque()]
+    with pytest.raises(TypeError) as from_bytes:
+        render_bytes(bad)
+    with pytest.raises(TypeError) as from_iter:
+        iter_render(bad)
+    assert str(from_iter.value) == str(from_bytes.value)
+
+
+def test_the_iterator_type_is_not_constructible():
+    with pytest.raises(TypeError):
+        type(iter_render("x"))()
+
+
+# --- references and memory ---------------------------------------------------
+
+
+def test_iterator_holds_no_reference_to_the_tree():
+    text = "shared text é " * 10
+    child = h.P(text)
+    node = h.Div(child, [child])
+    before = (sys.getrefcount(text), sys.getrefcount(child), sys.getrefcount(node))
+    it = iter_render(node, chunk_size=5)
+    assert (sys.getrefcount(text), sys.getrefcount(child), sys.getrefcount(node)) == before
+    next(it)
+    del it
+    assert (sys.getrefcount(text), sys.getrefcount(child), sys.getrefcount(node)) == before
+    b"".join(iter_render(node, chunk_size=5))
+    assert (sys.getrefcount(text), sys.getrefcount(child), sys.getrefcount(node)) == before
+
+
+def test_failed_calls_drop_their_references():
+    bad = Opaque()
+    size = int("100003")  # an int of its own: small ints are shared by everything
+    before = (sys.getrefcount(bad), sys.getrefcount(size))
+    for _ in range(100):
+        with pytest.raises(TypeError):
+            iter_render([h.P("x"), bad], chunk_size=size)
+        with pytest.raises(ValueError):
+            iter_render(bad, chunk_size=0)
+    assert (sys.getrefcount(bad), sys.getrefcount(size)) == before
+
+
+def _memory_after(fn, rounds):
+    gc.collect()
+    tracemalloc.start()
+    try:
+        for _ in range(rounds):
+            fn()
+        gc.collect()
+        return tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize(
+    "use",
+    [
+        pytest.param(lambda n: list(iter_render(n, chunk_size=1000)), id="exhausted"),
+        pytest.param(lambda n: next(iter_render(n, chunk_size=1000)), id="abandoned"),
+        pytest.param(lambda n: iter_render(n), id="never read"),
+    ],
+)
+def test_no_memory_grows_over_many_iterators(use):
+    node = h.Div([h.P("é" * 500, i) for i in range(50)])
+    use(node)  # warm-up: caches, interned strings
+    small = _memory_after(lambda: use(node), 20)
+    large = _memory_after(lambda: use(node), 400)
+    assert large - small < 64 * 1024
+
+
+def test_buffer_is_released_when_the_last_chunk_is_out():
+    node = h.Div("x" * 1_000_000)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        it = iter_render(node, chunk_size=500_000)
+        held = tracemalloc.get_traced_memory()[0]
+        for _ in it:
+            pass
+        after = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert held >= 1_000_000  # the rendered page
+    assert after < held - 900_000  # freed before the iterator itself is dropped
+    del it
+
+
+def test_threads_sharing_one_iterator_get_each_chunk_once():
+    page = h.Div([h.P(f"{i} é") for i in range(5000)])
+    it = iter_render(page, chunk_size=17)
+    got = [[] for _ in range(4)]
+
+    def drain(out):
+        for chunk in it:
+            out.append(chunk)
+
+    threads = [threading.Thread(target=drain, args=(g,)) for g in got]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    chunks = [c for g in got for c in g]
+    assert sorted(chunks) == sorted(iter_render(page, chunk_size=17))
+
+
+def test_works_with_escape_and_safestring_parts():
+    page = h.Div(escape("<é>"), SafeString("<hr>"), markupsafe.Markup("<br>"))
+    assert b"".join(iter_render(page, chunk_size=2)) == "<div>&lt;é&gt;<hr><br></div>".encode()
