@@ -85,5 +85,18 @@ fuzz-build: venv
 	CC=clang $(CMAKE) -S . -B $(BUILD)/fuzz -DMARKUP_BUILD_FUZZERS=ON -DMARKUP_BUILD_TESTS=OFF
 	$(CMAKE) --build $(BUILD)/fuzz -j $(JOBS)
 
+## Platforms and packaging: the whole pytest suite on every CPython 3.9-3.13
+## under pyenv (one line per version), the wheel in a fresh virtualenv, and
+## the installed C library found by pkg-config and by find_package(markup).
+.PHONY: pythons wheel-check install-check
+pythons:
+	bash scripts/pythons.sh
+
+wheel-check: venv
+	bash scripts/wheel-check.sh $(PY)
+
+install-check: venv
+	bash scripts/install-check.sh $(CMAKE)
+
 clean:
 	rm -rf $(BUILD)

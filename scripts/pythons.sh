@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Builds markup and runs the whole pytest suite on every CPython 3.9-3.13
+# under pyenv, one after the other (the machine is small), then prints one
+# line per version. Exits non-zero if any version fails or none is found.
+#
+#   scripts/pythons.sh [VERSION...]   # default: every 3.9-3.13 under $PYENV_ROOT
+#
+# Each version gets its own virtualenv (build/pythons/<ver>/venv), its own
+# CMake build dir (build/pythons/<ver>/build) and its own logs there.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+pyenv_root=${PYENV_ROOT:-$HOME/.pyenv}
+out=$root/build/pythons
+
+versions=("$@")
+if [ ${#versions[@]} -eq 0 ]; then
+  for dir in "$pyenv_root"/versions/3.*; do
+    ver=${dir##*/}
+    [[ $ver =~ ^3\.(9|1[0-3])\.[0-9]+$ ]] && [ -x "$dir/bin/python3" ] && versions+=("$ver")
+  done
+fi
+if [ ${#versions[@]} -eq 0 ]; then
+  echo "pythons: no CPython 3.9-3.13 under $pyenv_root/versions" >&2
+  exit 1
+fi
+# Oldest first, so a failure on 3.9 shows before the newer ones run.
+mapfile -t versions < <(printf '%s\n' "${versions[@]}" | sort -V)
+
+# "<passed> <failed> <skipped>" from a junit XML report (errors count as failed).
+junit_counts() {  # python junit.xml
+  "$1" - "$2" <<'EOF'
+import sys, xml.etree.ElementTree as ET
+try:
+    root = ET.parse(sys.argv[1]).getroot()
+except (OSError, ET.ParseError):
+    print("0 0 0"); sys.exit()
+suites = [root] if root.tag == "testsuite" else root.findall("testsuite")
+total = sum(int(s.get("tests", 0)) for s in suites)
+failed = sum(int(s.get("failures", 0)) + int(s.get("errors", 0)) for s in suites)
+skipped = sum(int(s.get("skipped", 0)) for s in suites)
+print(total - failed - skipped, failed, skipped)
+EOF
+}
+
+setup_venv() {  # python venv
+  if [ ! -x "$2/bin/python" ]; then
+    "$1" -m venv "$2" && "$2/bin/python" -m pip install -q --upgrade pip || return
+  fi
+  "$2/bin/python" -m pip install -q -r requirements-dev.txt
+}
+
+# No build isolation: the venv already has scikit-build-core, cmake and
+# ninja, and a build dir per version keeps rebuilds incremental.
+build_markup() {  # venv build-dir
+  "$1/bin/python" -m pip install -q --no-build-isolation --force-reinstall --no-deps \
+    -Cbuild-dir="$2" .
+}
+
+results=()
+status=0
+for ver in "${versions[@]}"; do
+  python=$pyenv_root/versions/$ver/bin/python3
+  dir=$out/$ver
+  venv=$dir/venv
+  mkdir -p "$dir"
+  log=$dir/log.txt
+  start=$SECONDS
+  echo "== Python $ver: virtualenv, dependencies, build, pytest (log: ${log#$root/})"
+  passed=0 failed=0 skipped=0 rc=1
+  if ! setup_venv "$python" "$venv" >"$log" 2>&1; then
+    step="setup"
+  elif ! build_markup "$venv" "$dir/build" >>"$log" 2>&1; then
+    step="build"
+  else
+    step="pytest"
+    rm -f "$dir/junit.xml"
+    "$venv/bin/python" -m pytest -q -p no:cacheprovider --junitxml="$dir/junit.xml" >>"$log" 2>&1
+    rc=$?
+    read -r passed failed skipped < <(junit_counts "$venv/bin/python" "$dir/junit.xml")
+    if [ $rc -ne 0 ] && [ "$failed" -eq 0 ]; then
+      failed=1  # pytest failed without a failing test (collection, usage)
+    fi
+  fi
+  elapsed=$((SECONDS - start))
+  if [ $rc -eq 0 ]; then
+    verdict=PASS
+  else
+    verdict="FAIL"
+    [ "$step" = pytest ] || verdict="FAIL ($step failed)"
+    status=1
+    tail -n 30 "$log" | sed "s/^/  [$ver] /"
+  fi
+  line=$(printf 'Python %-8s %4d passed %3d failed %3d skipped %4ds  %s' \
+         "$ver" "$passed" "$failed" "$skipped" "$elapsed" "$verdict")
+  echo "$line"
+  results+=("$line")
+done
+
+echo
+echo "== pythons: one line per version"
+printf '%s\n' "${results[@]}"
+exit $status
