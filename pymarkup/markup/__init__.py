@@ -158,10 +158,14 @@ def aria(mapping: Optional[Mapping[str, _Value]] = None, **values: _Value) -> Di
 
 
 def tojson(obj: Any, **dumps_kwargs: Any) -> SafeString:
-    """Serialize ``obj`` to JSON that is safe inside ``<script>`` and in HTML
-    attributes, the same bytes as Jinja2's ``|tojson`` filter: ``< > & '``
-    become ``\\u003c \\u003e \\u0026 \\u0027``. Keys are sorted by default,
-    as Jinja2 does.
+    """Serialize ``obj`` to JSON that is safe as ``<script>`` content, the
+    same bytes as Jinja2's ``|tojson`` filter: ``< > & '`` become
+    ``\\u003c \\u003e \\u0026 \\u0027``. Keys are sorted by default, as
+    Jinja2 does.
+
+    Not for attribute values: ``"`` stays (JSON needs it) and would end the
+    double-quoted value. Pass the plain ``json.dumps(obj)`` str there; it is
+    escaped like any text.
     """
     dumps_kwargs.setdefault("sort_keys", True)
     text = (
