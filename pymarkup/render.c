@@ -96,6 +96,54 @@ static int write_verbatim(pm_render_ctx *ctx, PyObject *str) {
    digits, '-', '+', '.', 'e', "inf" or "nan": nothing to escape. */
 #define PM_NUMBER_MAX 32
 
+/* Writes the digits of `u` ending at `end`; returns where they start. */
+static char *write_digits(char *end, unsigned long long u) {
+    do {
+        *--end = (char)('0' + u % 10);
+        u /= 10;
+    } while (u != 0);
+    return end;
+}
+
+/* repr(d) for a double that is a decimal with at most 6 fractional digits,
+   in the range where repr uses fixed notation; 0 when `d` is not one (the
+   caller then takes the general path).
+   Why it equals repr: for the smallest j at which round(|d| * 10^j) / 10^j
+   converts back to exactly |d| (IEEE division rounds correctly, and both
+   operands are exact below 2^51 and 10^22), that j-digit decimal lies in
+   d's rounding interval and no shorter one does, which is repr's rule.
+   Below 2^51 the product's rounding error cannot move the nearest integer. */
+static Py_ssize_t format_short_decimal(double d, char out[PM_NUMBER_MAX]) {
+    static const double pow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6};
+    double a = d < 0 ? -d : d;
+    if (!(a >= 1e-4 && a < 1e15)) return 0; /* also NaN; repr switches to 1e-05 below */
+    for (int j = 0; j < 7; j++) {
+        double m = a * pow10[j];
+        if (m >= 2251799813685248.0) return 0; /* 2^51 */
+        unsigned long long r = (unsigned long long)(m + 0.5);
+        if ((double)r / pow10[j] != a) continue;
+        char digits[40];
+        char *end = digits + sizeof digits, *p = end;
+        if (j == 0) {
+            *--p = '0';
+            *--p = '.';
+            p = write_digits(p, r);
+        } else {
+            char *frac_end = p;
+            p = write_digits(p, r);
+            while (frac_end - p < j + 1) *--p = '0'; /* 0.05: leading zeros */
+            /* insert the point before the last j digits */
+            memmove(p - 1, p, (size_t)(frac_end - p - j));
+            p--;
+            frac_end[-j - 1] = '.';
+        }
+        if (d < 0) *--p = '-';
+        memcpy(out, p, (size_t)(end - p));
+        return end - p;
+    }
+    return 0;
+}
+
 static Py_ssize_t format_number(PyObject *num, char out[PM_NUMBER_MAX]) {
     if (PyLong_CheckExact(num)) {
         int overflow = 0;
@@ -103,17 +151,16 @@ static Py_ssize_t format_number(PyObject *num, char out[PM_NUMBER_MAX]) {
         if (overflow) return 0;
         if (v == -1 && PyErr_Occurred()) return -1;
         char digits[24];
-        char *end = digits + sizeof digits, *p = end;
-        unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-        do {
-            *--p = (char)('0' + u % 10);
-            u /= 10;
-        } while (u != 0);
+        char *end = digits + sizeof digits;
+        char *p = write_digits(end, v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v);
         if (v < 0) *--p = '-';
         memcpy(out, p, (size_t)(end - p));
         return end - p;
     }
-    /* PyFloat_CheckExact: float.__repr__ is this call, minus the str. */
+    /* PyFloat_CheckExact. Prices and measures are mostly short decimals:
+       try those first, then float.__repr__'s own call, minus the str. */
+    Py_ssize_t len_short = format_short_decimal(PyFloat_AS_DOUBLE(num), out);
+    if (len_short > 0) return len_short;
     char *repr = PyOS_double_to_string(PyFloat_AS_DOUBLE(num), 'r', 0, Py_DTSF_ADD_DOT_0, NULL);
     if (repr == NULL) return -1;
     size_t len = strlen(repr);
