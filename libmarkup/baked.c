@@ -387,6 +387,7 @@ static inline void copy_short(char *d, const char *s, size_t n) {
 }
 
 static inline markup_status append_short(markup_buf *out, const char *s, size_t n) {
+    if (n == 0) return MARKUP_OK; /* out->data may still be NULL */
     markup_status st = markup_buf_reserve(out, n);
     if (st != MARKUP_OK) return st;
     copy_short(out->data + out->len, s, n);
