@@ -15,7 +15,7 @@ import pytest
 import markup
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
-PAGES = ["python-api.md", "guide.md", "safety.md"]
+PAGES = ["index.md", "guide.md", "safety.md", "python-api.md"]
 
 _FENCE = re.compile(r"^[ \t]*(```|~~~).*$", re.MULTILINE)
 
