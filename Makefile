@@ -64,6 +64,15 @@ bench-c: venv
 pytest: install
 	$(PY) -m pytest -q
 
+## The documentation site (MkDocs, strict: a broken link or anchor fails) into build/site.
+.PHONY: docs
+docs: $(VENV)/.docs-stamp
+	$(VENV)/bin/mkdocs build --strict -d $(BUILD)/site
+
+$(VENV)/.docs-stamp: requirements-docs.txt $(VENV)/.stamp
+	$(PY) -m pip install -q -r requirements-docs.txt
+	touch $@
+
 ## ASan+UBSan build of the library, the C tests and the extension: ctest
 ## there, then pytest against that very build (libasan preloaded).
 .PHONY: asan
