@@ -401,7 +401,14 @@ def machine_info() -> dict[str, Any]:
                     break
     except OSError:
         pass
+    try:
+        commit = subprocess.run(
+            ["git", "-C", str(ROOT), "describe", "--always", "--dirty"], capture_output=True, text=True, timeout=10
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit = ""
     return {
+        "commit": commit or "?",
         "cpu": cpu,
         "cores": os.cpu_count(),
         "os": f"{platform.system()} {platform.release()}",
@@ -421,7 +428,10 @@ def ratio(reference: float | None, value: float) -> str:
     return f"{reference / value:6.2f}x" if reference else "     -"
 
 
-def format_table(headers: list[str], rows: list[list[str]], align: str) -> str:
+def format_table(headers: list[str], rows: list[list[str]], align: str, style: str = "text") -> str:
+    if style == "markdown":
+        rule = ["---:" if a == "r" else "---" for a in align]
+        return "\n".join("| " + " | ".join(str(c).strip() for c in r) + " |" for r in [headers, rule, *rows])
     widths = [max(len(str(r[i])) for r in [headers, *rows]) for i in range(len(headers))]
 
     def line(cells):
@@ -436,7 +446,7 @@ JINJA = "Jinja2 (compiled, autoescape)"
 FSTRING = "f-strings + html.escape"
 
 
-def page_table(result: dict[str, Any], jinja: str = JINJA, fstring: str = FSTRING) -> str:
+def page_table(result: dict[str, Any], jinja: str = JINJA, fstring: str = FSTRING, style: str = "text") -> str:
     entries = result["contenders"]
     jinja_median = entries.get(jinja, {}).get("median_us")
     fstring_median = entries.get(fstring, {}).get("median_us")
@@ -453,10 +463,10 @@ def page_table(result: dict[str, Any], jinja: str = JINJA, fstring: str = FSTRIN
                 same,
             ]
         )
-    return format_table(["contender", "median us", "min us", "vs Jinja2", "vs f-str", "output"], rows, "lrrrrl")
+    return format_table(["contender", "median us", "min us", "vs Jinja2", "vs f-str", "output"], rows, "lrrrrl", style)
 
 
-def scaling_table(results: dict[str, Any]) -> str:
+def scaling_table(results: dict[str, Any], style: str = "text") -> str:
     keys = [k for k in results if k.startswith("scale-")]
     if not keys:
         return ""
@@ -469,17 +479,17 @@ def scaling_table(results: dict[str, Any]) -> str:
             cells.append(f"{e['median_us'] * 1000 / results[key]['rows']:,.0f}" if e else "-")
         rows.append(cells)
     headers = ["contender"] + [f"{results[k]['rows']:,} rows" for k in keys]
-    return format_table(headers, rows, "l" + "r" * len(keys))
+    return format_table(headers, rows, "l" + "r" * len(keys), style)
 
 
-def escape_table(case: dict[str, Any]) -> str:
+def escape_table(case: dict[str, Any], style: str = "text") -> str:
     entries = case["contenders"]
     ref = entries.get("markupsafe.escape", {}).get("median_ns")
     rows = []
     for name, e in sorted(entries.items(), key=lambda item: item[1]["median_ns"]):
         unit = f"{e['median_ns']:,.0f} ns" if e["median_ns"] < 10_000 else f"{e['median_ns'] / 1000:,.1f} us"
         rows.append([name, unit, f"{e['mb_per_s']:,.0f}", ratio(ref, e["median_ns"])])
-    return format_table(["function", "median/call", "MB/s", "vs markupsafe"], rows, "lrrr")
+    return format_table(["function", "median/call", "MB/s", "vs markupsafe"], rows, "lrrr", style)
 
 
 def targets(results: dict[str, Any]) -> list[str]:
@@ -550,6 +560,49 @@ def print_report(report: dict[str, Any]) -> None:
         print("Design targets on the 50-row product page (median vs median):")
         print("\n".join(lines))
         print()
+
+
+def markdown_report(report: dict[str, Any]) -> str:
+    """The result tables as Markdown, for docs/benchmarks.md."""
+    m, v, st = report["machine"], report["versions"], report["settings"]
+    out = [
+        f"Run of {m['date']} (tree at {m.get('commit', '?')}): {m['cpu']}, {m['cores']} cores, {m['os']};"
+        f" {m['python']}.",
+        "",
+        "Versions: " + ", ".join(f"{k} {val}" for k, val in v.items()) + ".",
+        "",
+        f"Settings: {'quick' if st['quick'] else 'full'} run, {st['rounds']} rounds (at least {st['min_rounds']}),"
+        f" batches of ~{st['batch_seconds'] * 1000:g} ms, {st['clock']} clock; outputs compared with"
+        f" {report['reference']}. Times are per whole page, in microseconds; ratios are how many times"
+        " faster than Jinja2 / than f-strings with html.escape (higher is better).",
+        "",
+    ]
+    for key, result in report["pages"].items():
+        if not key.startswith("scale-"):
+            out += [f"#### {key}: {result['description']} ({result['bytes']:,} bytes)", "", page_table(result, style="markdown"), ""]
+    if any(k.startswith("scale-") for k in report["pages"]):
+        out += ["#### scaling: product list, nanoseconds per row (median)", "", scaling_table(report["pages"], "markdown"), ""]
+    stario = report.get("stario", {})
+    if "pages" in stario:
+        out += [
+            f"#### Stario: {stario['python']}, own virtualenv",
+            "",
+            "Versions: " + ", ".join(f"{k} {val}" for k, val in stario["versions"].items()) + ".",
+            "",
+        ]
+        for key, result in stario["pages"].items():
+            if not key.startswith("scale-"):
+                out += [f"{key}:", "", page_table(result, fstring="", style="markdown"), ""]
+        out += ["scaling, nanoseconds per row (median):", "", scaling_table(stario["pages"], "markdown"), ""]
+    elif stario:
+        out += [f"Stario skipped: {stario['skipped']}", ""]
+    for case, result in report.get("escape", {}).get("cases", {}).items():
+        out += [f"#### escape, {case}: {result['description']}", "", escape_table(result, "markdown"), ""]
+    lines = targets(report["pages"])
+    if lines:
+        out += ["#### Design targets on the 50-row product page (median vs median)", ""]
+        out += [f"- {line.strip()}" for line in lines] + [""]
+    return "\n".join(out)
 
 
 def plot(report: dict[str, Any], path: str) -> None:
@@ -628,6 +681,7 @@ def parse_args(argv=None):
     parser.add_argument("--quick", action="store_true", help="a short run (under a minute): fewer rounds, shorter batches")
     parser.add_argument("--json", metavar="FILE", help="write every number to FILE")
     parser.add_argument("--plot", metavar="FILE.png", help="draw a bar chart (matplotlib)")
+    parser.add_argument("--markdown", metavar="FILE", help="write the tables as Markdown (for docs/benchmarks.md)")
     parser.add_argument("--pages", help="comma-separated page keys to run (default: all)")
     parser.add_argument(
         "--clock", choices=sorted(CLOCKS), default="cpu",
@@ -650,7 +704,7 @@ def main(argv=None) -> None:
     machine = machine_info()
     versions = library_versions(found)
     print(f"machine : {machine['cpu']}, {machine['cores']} cores, {machine['os']}")
-    print(f"python  : {machine['python']} ({sys.executable})")
+    print(f"python  : {machine['python']} ({sys.executable}); markup tree at {machine['commit']}")
     print(f"versions: {', '.join(f'{k} {v}' for k, v in versions.items())}")
     print(
         f"run     : {'quick' if args.quick else 'full'}, {settings.rounds} rounds (fewer, at least"
@@ -689,6 +743,9 @@ def main(argv=None) -> None:
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=1))
         print(f"wrote {args.json}")
+    if args.markdown:
+        Path(args.markdown).write_text(markdown_report(report))
+        print(f"wrote {args.markdown}")
     if args.plot:
         plot(report, args.plot)
         print(f"wrote {args.plot}")
