@@ -33,6 +33,7 @@ import glob
 import json
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
@@ -299,7 +300,9 @@ def find_stario_python(explicit: str | None) -> str | None:
     for minor in ("3.13", "3.12"):
         candidates += sorted(glob.glob(f"{pyenv}/{minor}.*/bin/python"), reverse=True)
     for minor in ("3.13", "3.12"):
-        candidates += [p for p in (shutil_which(f"python{minor}"),) if p]
+        on_path = shutil.which(f"python{minor}")
+        if on_path:
+            candidates.append(on_path)
     for candidate in candidates:
         try:
             out = subprocess.run(
@@ -311,12 +314,6 @@ def find_stario_python(explicit: str | None) -> str | None:
         if out.stdout.strip() == "cpython":
             return candidate
     return None
-
-
-def shutil_which(name: str) -> str | None:
-    import shutil
-
-    return shutil.which(name)
 
 
 def ensure_stario_env(explicit_python: str | None, log=print) -> tuple[Path | None, str]:
