@@ -4,6 +4,8 @@ from typing_extensions import ParamSpec
 
 from ._core import SafeString
 
+__all__ = ["baked"]
+
 _P = ParamSpec("_P")
 
 class BakedFunction(Generic[_P]):
