@@ -46,7 +46,8 @@ static PyObject *chunks_next(PyObject *op) {
     if (self->pos < self->buf.len) {
         const unsigned char *data = (const unsigned char *)self->buf.data;
         size_t end = chunk_end(data, self->buf.len, self->pos, self->chunk);
-        result = PyBytes_FromStringAndSize(self->buf.data + self->pos, (Py_ssize_t)(end - self->pos));
+        Py_ssize_t n = (Py_ssize_t)(end - self->pos);
+        result = PyBytes_FromStringAndSize(self->buf.data + self->pos, n);
         if (result != NULL) {
             self->pos = end;
             if (end == self->buf.len) {

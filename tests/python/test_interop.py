@@ -100,10 +100,11 @@ def test_safestring_behaves_as_markup_in_the_common_template_positions():
             assert jinja(source, x=SafeString(text)) == jinja(source, x=markupsafe.Markup(text))
 
 
-@pytest.mark.xfail(strict=True, reason="SafeString's str methods return plain str (Markup's stay safe)")
+@pytest.mark.xfail(strict=True, reason="SafeString's str methods return str; Markup's stay safe")
 @pytest.mark.parametrize("source", ["{{ x|trim }}", "{{ x|upper }}", "{{ x|indent(2) }}"])
 def test_string_filters_keep_safestring_safe(source):
-    assert jinja(source, x=SafeString(" <b>x</b> ")) == jinja(source, x=markupsafe.Markup(" <b>x</b> "))
+    text = " <b>x</b> "
+    assert jinja(source, x=SafeString(text)) == jinja(source, x=markupsafe.Markup(text))
 
 
 def test_baked_layout_inside_a_jinja2_page_and_back():
@@ -171,7 +172,9 @@ def test_markup_subclass_and_other_html_objects():
 def test_jinja2_macro_output_inside_markup():
     # A Jinja2 macro returns Markup: a ready component for h.*.
     macros = ENV.from_string(
-        "{% macro badge(label, kind) %}<span class=\"badge {{ kind }}\">{{ label }}</span>{% endmacro %}"
+        "{% macro badge(label, kind) %}"
+        '<span class="badge {{ kind }}">{{ label }}</span>'
+        "{% endmacro %}"
     ).module
     badge = macros.badge("<new>", "hot & fresh")
     assert isinstance(badge, markupsafe.Markup)
@@ -230,7 +233,9 @@ def test_tojson_keeps_dumps_options():
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
-    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=8), inner, max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=8), inner, max_size=5)
+    ),
     max_leaves=20,
 )
 
@@ -248,8 +253,9 @@ def test_tojson_property_parity_and_no_breakout(value):
     assert out == jinja("{{ v|tojson }}", v=value)
     html = render(h.Div(h.Script("var data = ", out, ";"), h.P("after")))
     # One script element whose text is exactly the JSON: nothing ended it early.
-    assert _script_texts(html) == [f"var data = {out};"]
-    assert json.loads(_script_texts(html)[0][len("var data = "):-1]) == json.loads(json.dumps(value))
+    (script,) = _script_texts(html)
+    assert script == f"var data = {out};"
+    assert json.loads(script[len("var data = "):-1]) == json.loads(json.dumps(value))
 
 
 @pytest.mark.parametrize("value", TOJSON_VALUES, ids=value_id)
