@@ -13,6 +13,8 @@
 #include <string.h>
 
 #define BLOCK 32
+/* More special bytes than this in a block: the table path wins. */
+#define DENSE 11
 
 static inline __m256i special_bytes(__m256i v) {
     __m256i lt_gt =
@@ -30,6 +32,16 @@ static inline char *escape_block(char *d, const char *src) {
     if (mask == 0) {
         _mm256_storeu_si256((__m256i *)(void *)d, v);
         return d + BLOCK;
+    }
+    if (__builtin_popcount(mask) > DENSE) {
+        /* Dense block: every byte through the table is cheaper than a
+           run store per special byte. */
+        for (unsigned k = 0; k < BLOCK; k++) {
+            unsigned char c = (unsigned char)src[k];
+            memcpy(d, markup_escape_entity_[c], 8);
+            d += markup_escape_entity_len_[c];
+        }
+        return d;
     }
     unsigned pos = 0;
     do {
@@ -71,20 +83,16 @@ static size_t avx2_escape(char *dst, const char *src, size_t n, size_t readable)
         d = escape_block(d, src + i);
         i += BLOCK;
     }
-    /* The last blocks may not read past the input: clean ones are stored
-       whole, the rest (and any piece shorter than a block) go through the
-       scalar kernel. */
-    while (n - i >= BLOCK) {
-        __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(src + i));
-        if (_mm256_movemask_epi8(special_bytes(v)) == 0) {
-            _mm256_storeu_si256((__m256i *)(void *)d, v);
-            d += BLOCK;
-        } else {
-            d += markup_escape_scalar_(d, src + i, BLOCK);
-        }
-        i += BLOCK;
+    /* The last bytes may not be read past: each piece goes through a
+       zero-padded copy. 0 is not special, so each padding byte comes out
+       as one byte at the end of the block's output and is dropped. */
+    while (i < n) {
+        size_t m = n - i < BLOCK ? n - i : BLOCK;
+        char padded[2 * BLOCK] = {0};
+        memcpy(padded, src + i, m);
+        d = escape_block(d, padded) - (BLOCK - m);
+        i += m;
     }
-    d += markup_escape_scalar_(d, src + i, n - i);
     return (size_t)(d - dst);
 }
 

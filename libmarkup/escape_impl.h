@@ -25,7 +25,7 @@
 
 /* Kernels write whole 8-byte entities and whole SIMD blocks, so the
    destination needs this much room past the worst-case escaped length. */
-#define MARKUP_ESCAPE_SLACK 64
+#define MARKUP_ESCAPE_SLACK 128
 
 /* The escaped spelling of every byte, as 8 bytes ready for one unaligned
    store, and its length: 1 (the byte itself) for all but & < > " '. */
@@ -43,8 +43,7 @@ typedef struct markup_escape_kernels {
     size_t (*count)(const char *src, size_t n);
 } markup_escape_kernels;
 
-/* The portable kernel (no over-read, no readable argument); block kernels
-   use it for their last bytes. */
+/* The portable kernel (no over-read, no readable argument). */
 size_t markup_escape_scalar_(char *dst, const char *src, size_t n);
 
 /* The kernels of one instruction set, or NULL when this build has none

@@ -15,6 +15,8 @@
 #include <string.h>
 
 #define BLOCK 16
+/* More special bytes than this in a block: the table path wins. */
+#define DENSE 6
 
 /* Bit i set when byte i is one of & < > " '. Same three tests as the scalar
    path: v|2 == '>' finds < and >, v|1 == '\'' finds & and '. */
@@ -32,6 +34,16 @@ static inline char *escape_block(char *d, const char *src) {
     if (mask == 0) {
         _mm_storeu_si128((__m128i *)(void *)d, v);
         return d + BLOCK;
+    }
+    if (__builtin_popcount(mask) > DENSE) {
+        /* Dense block: every byte through the table is cheaper than a
+           run store per special byte. */
+        for (unsigned k = 0; k < BLOCK; k++) {
+            unsigned char c = (unsigned char)src[k];
+            memcpy(d, markup_escape_entity_[c], 8);
+            d += markup_escape_entity_len_[c];
+        }
+        return d;
     }
     unsigned pos = 0;
     do {
@@ -73,20 +85,16 @@ static size_t sse2_escape(char *dst, const char *src, size_t n, size_t readable)
         d = escape_block(d, src + i);
         i += BLOCK;
     }
-    /* The last blocks may not read past the input: clean ones are stored
-       whole, the rest (and any piece shorter than a block) go through the
-       scalar kernel. */
-    while (n - i >= BLOCK) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(src + i));
-        if (_mm_movemask_epi8(special_bytes(v)) == 0) {
-            _mm_storeu_si128((__m128i *)(void *)d, v);
-            d += BLOCK;
-        } else {
-            d += markup_escape_scalar_(d, src + i, BLOCK);
-        }
-        i += BLOCK;
+    /* The last bytes may not be read past: each piece goes through a
+       zero-padded copy. 0 is not special, so each padding byte comes out
+       as one byte at the end of the block's output and is dropped. */
+    while (i < n) {
+        size_t m = n - i < BLOCK ? n - i : BLOCK;
+        char padded[2 * BLOCK] = {0};
+        memcpy(padded, src + i, m);
+        d = escape_block(d, padded) - (BLOCK - m);
+        i += m;
     }
-    d += markup_escape_scalar_(d, src + i, n - i);
     return (size_t)(d - dst);
 }
 
