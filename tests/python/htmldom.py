@@ -38,6 +38,7 @@ from typing import Any, List, Tuple
 from xml.etree import ElementTree
 
 import html5lib
+import html5lib._tokenizer
 import markupsafe
 
 from markup import Comment, Tag, baked, escape
@@ -107,8 +108,6 @@ def _is_slot_value(v):
 
 
 def _collect_slots(model, out):
-    """Every attribute value and text-like child, in tree order, except in
-    raw-text elements (a slot cannot stand there)."""
     if isinstance(model, list):
         for m in model:
             _collect_slots(m, out)
@@ -121,6 +120,15 @@ def _collect_slots(model, out):
                 out.append(_value(c))
             else:
                 _collect_slots(c, out)
+
+
+def slot_values(model):
+    """The arguments of bake(model)'s function: every attribute value and
+    text-like child, in tree order, except in raw-text elements (a slot
+    cannot stand there). Models of the same shape share one baked function."""
+    out = []
+    _collect_slots(model, out)
+    return out
 
 
 def _build_with(model, params):
@@ -150,8 +158,7 @@ _bake_counter = itertools.count()
 
 def bake(model):
     """(baked function, argument list): calling it renders the model."""
-    args = []
-    _collect_slots(model, args)
+    args = slot_values(model)
     names = [f"p{i}" for i in range(len(args))]
     name = f"baked_model_{next(_bake_counter)}"
     source = (
@@ -261,6 +268,18 @@ def expected_dom(model, ns="html"):
 # --- what html5lib builds -------------------------------------------------
 
 _PARSER = html5lib.HTMLParser(tree=html5lib.getTreeBuilder("etree"), namespaceHTMLElements=False)
+_Tokenizer = html5lib._tokenizer.HTMLTokenizer
+_html5lib_comment_start_dash = _Tokenizer.commentStartDashState
+
+
+def _spec_comment_start_dash(self):
+    # html5lib 1.1 stays in the comment start dash state after a NUL
+    # ("<!---\0-..." then reads "-" as the start of "-->"); the HTML
+    # standard goes on in the comment state. Only this parse is patched.
+    result = _html5lib_comment_start_dash(self)
+    if self.state == self.commentStartDashState:
+        self.state = self.commentState
+    return result
 
 
 def _tag_name(tag):
@@ -290,7 +309,11 @@ def _normalize_children(el):
 def parse_dom(html, scripting=True):
     """html5lib's DOM for `html` inserted into a <div>, normalized.
     `scripting` as in a browser with JavaScript on (<noscript> is raw text)."""
-    fragment = _PARSER.parseFragment(html, container="div", scripting=scripting)
+    _Tokenizer.commentStartDashState = _spec_comment_start_dash
+    try:
+        fragment = _PARSER.parseFragment(html, container="div", scripting=scripting)
+    finally:
+        _Tokenizer.commentStartDashState = _html5lib_comment_start_dash
     return _normalize_children(fragment)
 
 
