@@ -27,6 +27,15 @@ static inline __m128i special_bytes(__m128i v) {
     return _mm_or_si128(_mm_or_si128(lt_gt, amp_apos), quot);
 }
 
+/* Bits set in a 16-bit mask. The x86-64 baseline has no POPCNT
+   instruction, and __builtin_popcount would become a library call. */
+static inline unsigned popcount16(unsigned m) {
+    m = m - ((m >> 1) & 0x5555u);
+    m = (m & 0x3333u) + ((m >> 2) & 0x3333u);
+    m = (m + (m >> 4)) & 0x0F0Fu;
+    return (m + (m >> 8)) & 0x1Fu;
+}
+
 /* Escapes src[0..BLOCK) to d and returns the new end. Reads src[0..2*BLOCK). */
 static inline char *escape_block(char *d, const char *src) {
     __m128i v = _mm_loadu_si128((const __m128i *)(const void *)src);
@@ -35,7 +44,7 @@ static inline char *escape_block(char *d, const char *src) {
         _mm_storeu_si128((__m128i *)(void *)d, v);
         return d + BLOCK;
     }
-    if (__builtin_popcount(mask) > DENSE) {
+    if (popcount16(mask) > DENSE) {
         /* Dense block: every byte through the table is cheaper than a
            run store per special byte. */
         for (unsigned k = 0; k < BLOCK; k++) {
