@@ -421,6 +421,45 @@ static PM_NOINLINE int check_text_child(pm_tag *tag, PyObject *text) {
     return 0;
 }
 
+/* Several text pieces in <script>/<style> are written back to back, so a
+   breakout can be split across them ("</scr" + "ipt>", "<!-" + "-1"): check
+   the concatenation of the str and number pieces once all children are
+   known, so the error comes when the element is built. */
+static PM_NOINLINE int check_raw_text_joined(pm_tag *tag, const pm_vec *kids) {
+    markup_buf joined;
+    markup_buf_init(&joined, &pm_pymem_alloc);
+    int r = 0;
+    for (Py_ssize_t i = 0; r == 0 && i < kids->len; i++) {
+        PyObject *kid = kids->items[i];
+        /* __html__ objects give their text only when rendered, where the
+           whole content is checked again. */
+        if (!PyUnicode_Check(kid) && !PyLong_Check(kid) && !PyFloat_Check(kid)) continue;
+        PyObject *text = PyObject_Str(kid);
+        if (text == NULL) {
+            r = -1;
+            break;
+        }
+        Py_ssize_t n;
+        const char *s = pm_utf8(text, &n, tag->name, NULL);
+        if (s == NULL) {
+            r = -1;
+        } else if (markup_buf_append(&joined, s, (size_t)n) != MARKUP_OK) {
+            PyErr_NoMemory();
+            r = -1;
+        }
+        Py_DECREF(text);
+    }
+    if (r == 0) {
+        markup_error err = {MARKUP_OK, 0, NULL};
+        if (markup_html_check_raw_text((markup_tag_kind)tag->kind, joined.data, joined.len,
+                                       &err) != MARKUP_OK) {
+            r = raw_text_error(tag, &err);
+        }
+    }
+    markup_buf_free(&joined);
+    return r;
+}
+
 static PM_NOINLINE int raw_child_error(pm_tag *tag, PyObject *child) {
     PyErr_Format(PyExc_TypeError,
                  "<%U> holds raw text only and cannot contain %.100s %R; pass a str (for data "
@@ -517,7 +556,7 @@ static PM_NOINLINE int add_child_rare(pm_tag *tag, pm_vec *kids, PyObject *child
     }
     int r = has_html(st, child);
     if (r < 0) return -1;
-    if (r > 0) return vec_push(kids, child);
+    if (r > 0) return vec_push(kids, child); /* raw text: checked when rendered */
     if (PyIter_Check(child)) return add_children_iter(tag, kids, child);
     return bad_child(tag, child);
 }
@@ -600,6 +639,9 @@ static PyObject *tag_vectorcall(PyObject *callable, PyObject *const *args, size_
     }
     if (kids.len > 0 && tag->kind == MARKUP_TAG_VOID) {
         void_error(tag, kids.len);
+        goto error;
+    }
+    if (kids.len > 1 && is_raw_kind(tag->kind) && check_raw_text_joined(tag, &kids) < 0) {
         goto error;
     }
 

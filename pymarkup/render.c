@@ -312,6 +312,7 @@ static PM_NOINLINE int raw_text_breakout(pm_element *el, const markup_error *err
    at construction; __html__ results are checked here). */
 static PM_NOINLINE int render_raw_children(pm_render_ctx *ctx, pm_element *el) {
     pm_state *st = ctx->st;
+    size_t start = ctx->buf->len;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(el->children); i++) {
         PyObject *child = PyTuple_GET_ITEM(el->children, i);
         if (PyUnicode_CheckExact(child) || Py_TYPE(child) == st->safestring_type) {
@@ -345,6 +346,17 @@ static PM_NOINLINE int render_raw_children(pm_render_ctx *ctx, pm_element *el) {
         }
         Py_DECREF(html);
         if (r < 0) return -1;
+    }
+    /* The pieces are written back to back: a breakout split across them
+       (text, numbers, __html__ results) shows only in the whole. */
+    markup_error err = {MARKUP_OK, 0, NULL};
+    if (markup_html_check_raw_text((markup_tag_kind)el->kind, ctx->buf->data + start,
+                                   ctx->buf->len - start, &err) != MARKUP_OK) {
+        PyErr_Format(PyExc_ValueError,
+                     "<%U>: its text pieces, written back to back, contain a sequence at "
+                     "byte %zu that would end the element early; for data use tojson(...)",
+                     el->tag, err.pos);
+        return -1;
     }
     return 0;
 }
