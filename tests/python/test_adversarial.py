@@ -1,0 +1,709 @@
+"""Hostile and broken input, one test each, each under a time limit: deep
+nesting, huge strings, huge fan-out, huge templates, callbacks that raise
+or lie, containers mutated mid-render, every refused attribute-name
+character, lone surrogates and non-str attribute keys. Each must end in
+correct output or a clean, specific exception: never a crash, a hang, a
+leak or silently wrong bytes.
+"""
+
+import collections.abc
+import contextlib
+import faulthandler
+import gc
+import os
+import signal
+import sys
+import time
+import tracemalloc
+import weakref
+
+import pytest
+
+from markup import MAX_DEPTH, Comment, SafeString, Tag, baked, escape, h, render, render_bytes
+
+# Sanitizer builds run several times slower; the limits are about hangs
+# and quadratic blow-ups, not speed.
+UNDER_ASAN = "libasan" in os.environ.get("LD_PRELOAD", "")
+TIME_SCALE = 10 if UNDER_ASAN else 1
+
+
+@contextlib.contextmanager
+def time_limit(seconds):
+    """Fails the block when it runs longer than `seconds` (scaled under
+    ASan). SIGALRM interrupts Python code; a block stuck in C, where no
+    signal handler runs, is ended by faulthandler with every thread's
+    traceback."""
+    limit = seconds * TIME_SCALE
+
+    def expired(signum, frame):
+        raise TimeoutError(f"still running after {limit} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, limit)
+    faulthandler.dump_traceback_later(2 * limit + 10, exit=True)
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        faulthandler.cancel_dump_traceback_later()
+    elapsed = time.perf_counter() - start
+    assert elapsed <= limit, f"took {elapsed:.1f} s, limit {limit} s"
+
+
+@baked
+def child_slot(x):
+    return h.Div(x)
+
+
+@baked
+def attr_slot(x):
+    return h.Div({"title": x})
+
+
+@baked
+def two_child_slots(x):
+    return h.Div(h.P(x), h.P(x))
+
+
+# --- deep nesting ---------------------------------------------------------
+
+
+def test_elements_nested_100000_deep():
+    with time_limit(20):
+        node = h.Div("leaf")
+        for _ in range(100_000):
+            node = h.Div(node)
+        for call in (render, render_bytes, lambda n: n.__html__(), child_slot):
+            with pytest.raises(ValueError, match=rf"<div>.*nested deeper than {MAX_DEPTH}"):
+                call(node)
+        with pytest.raises(ValueError, match="nested deeper"):
+            baked(lambda: node)
+        del node  # freeing walks 100,000 levels too, without recursion
+
+
+def test_lists_and_tuples_nested_100000_deep():
+    with time_limit(20):
+        for wrap in (lambda x: [x], lambda x: (x,)):
+            nested = "leaf"
+            for _ in range(100_000):
+                nested = wrap(nested)
+            with pytest.raises(RecursionError):
+                h.Div(nested)
+            for call in (render, render_bytes, child_slot):
+                with pytest.raises(RecursionError):
+                    call(nested)
+            del nested
+    # The interpreter and module still work afterwards.
+    assert render(h.Div([["ok"]])) == "<div>ok</div>"
+
+
+def test_generators_nested_100000_deep():
+    def chain(n):
+        yield chain(n - 1) if n else "leaf"
+
+    with time_limit(20):
+        with pytest.raises(RecursionError):
+            render(chain(100_000))
+        with pytest.raises(RecursionError):
+            h.Div(chain(100_000))
+
+
+def test_nesting_through_html_methods():
+    """__html__ that renders another deep tree, which holds the next
+    object with __html__: the C stack must be bounded across the
+    interpreter and the extension, not per render() call."""
+
+    class Nest:
+        def __init__(self, n):
+            self.n = n
+
+        def __html__(self):
+            node = Nest(self.n - 1) if self.n else "end"
+            for _ in range(MAX_DEPTH - 2):
+                node = h.Div(node)
+            return render(node)
+
+    with time_limit(30):
+        with pytest.raises(RecursionError):
+            render(h.Div(Nest(1_000_000)))
+        # A shallow chain renders in full.
+        assert render(Nest(2)).count("<div>") == 3 * (MAX_DEPTH - 2)
+
+
+# --- size -----------------------------------------------------------------
+
+MB = 1 << 20
+
+
+def render_peak(fn, node):
+    """(output, bytes allocated at the peak of fn(node)), via tracemalloc,
+    which sees every PyMem allocation (markup allocates through PyMem)."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        out = fn(node)
+        peak = tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+    return out, peak
+
+
+@pytest.mark.parametrize("kind", ["clean", "escapes"])
+def test_string_of_100_mb(kind):
+    text = "abcdefghij" * (10 * MB) if kind == "clean" else "abc&def<" * (100 * MB // 8)
+    expected_text = text.replace("&", "&amp;").replace("<", "&lt;")
+    node = h.P(text)
+    with time_limit(30):
+        for fn in (render, render_bytes):
+            out, peak = render_peak(fn, node)
+            size = len(out)
+            if fn is render:
+                assert out[:3] == "<p>" and out[-4:] == "</p>" and out[3:-4] == expected_text
+            else:
+                assert out[:3] == b"<p>" and out[-4:] == b"</p>" and out[3:-4] == expected_text.encode()
+            del out
+            assert peak <= 3 * size, f"{fn.__name__}: peak {peak / size:.2f}x the output"
+
+
+def test_non_ascii_string_of_100_mb():
+    text = "\xe9t\xe9 \u4e2d\u6587 \U0001f600 " * (100 * MB // 18)  # 18 bytes in UTF-8
+    node = h.P(text)
+    expected = b"<p>" + text.encode("utf-8") + b"</p>"
+    with time_limit(30):
+        out, bytes_peak = render_peak(render_bytes, node)
+        assert out == expected
+        assert bytes_peak <= 3 * len(out), f"render_bytes: peak {bytes_peak / len(out):.2f}x the output"
+        del out
+        # render() hands the same buffer to CPython's UTF-8 decoder, which
+        # needs far more than the bytes (it widens its result from 1 to 2
+        # to 4 bytes per character as it meets them): markup's share is
+        # the buffer, and the decoder's is what decoding those bytes costs.
+        _, decode_peak = render_peak(bytes.decode, expected)
+        buffer = bytes_peak - len(expected)
+        out, peak = render_peak(render, node)
+        assert out == "<p>" + text + "</p>"
+        assert peak <= buffer + decode_peak + MB, (
+            f"render: peak {peak / MB:.0f} MB, buffer {buffer / MB:.0f} MB, "
+            f"decoding {decode_peak / MB:.0f} MB")
+
+
+def test_a_million_siblings():
+    n = 1_000_000
+    with time_limit(30):
+        kids = [h.Li(i) if i % 2 else str(i) for i in range(n)]
+        expected = "".join(f"<li>{i}</li>" if i % 2 else str(i) for i in range(n))
+        node = h.Ul(kids)
+        assert len(node.children) == n
+        assert render(node) == f"<ul>{expected}</ul>"
+        assert render(kids) == expected
+        assert child_slot(kids) == f"<div>{expected}</div>"
+        generated = h.Ul(h.Li(i) if i % 2 else str(i) for i in range(n))
+        assert render(generated) == f"<ul>{expected}</ul>"
+        del kids, node, generated
+
+
+def test_a_hundred_thousand_attributes():
+    """Duplicate detection must not be quadratic."""
+    n = 100_000
+    with time_limit(20):
+        attrs = {f"data-a{i}": i for i in range(n)}
+        out = render(h.Div(attrs))
+        assert out == "<div" + "".join(f' data-a{i}="{i}"' for i in range(n)) + "></div>"
+        with pytest.raises(ValueError, match=f"'data-a{n - 1}' is given twice"):
+            h.Div(attrs, {f"data-a{n - 1}": 0})
+
+
+def test_baked_with_10000_parameters():
+    n = 10_000
+    names = [f"p{i}" for i in range(n)]
+    # p{j} is an attribute slot for odd j and a child slot for even j.
+    source = (
+        f"def wide({', '.join(names)}):\n"
+        f"    values = [{', '.join(names)}]\n"
+        f"    return h.Div(*[h.I({{'data-x': v}}) if j % 2 else h.B(v) for j, v in enumerate(values)])\n"
+    )
+    namespace = {"h": h}
+    with time_limit(30):
+        exec(source, namespace)
+        wide = baked(namespace["wide"])
+        assert wide.slot_count == n
+        values = [f"<{i}&>" if i % 3 else i for i in range(n)]
+        expected = render(h.Div(*[h.I({"data-x": v}) if j % 2 else h.B(v) for j, v in enumerate(values)]))
+        assert wide(*values) == expected
+        assert wide(**dict(zip(names, values))) == expected
+        with pytest.raises(TypeError, match=f"argument 'p{n - 1}'"):
+            wide(*values[:-1], object())
+        with pytest.raises(TypeError, match="missing 1 required positional argument: 'p9999'"):
+            wide(*values[:-1])
+
+
+def test_baked_with_10000_slots_from_one_parameter():
+    n = 10_000
+
+    @baked
+    def repeated(value):
+        return h.Ul([h.Li({"title": value}, value) for _ in range(n // 2)])
+
+    @baked
+    def repeated_children(value):
+        return h.Ul([h.Li(value) for _ in range(n)])
+
+    with time_limit(20):
+        assert repeated.slot_count == n and repeated_children.slot_count == n
+        expected = render(h.Ul([h.Li({"title": "a&b"}, "a&b") for _ in range(n // 2)]))
+        assert repeated("a&b") == expected
+        # A generator is listed once, so that every slot gets all its items.
+        kids = [h.B(i) for i in range(3)]
+        expected = render(h.Ul([h.Li(kids) for _ in range(n)]))
+        assert repeated_children(k for k in kids) == expected
+
+
+# --- callbacks that raise or lie -------------------------------------------
+
+
+class Boom(Exception):
+    pass
+
+
+def raising_generator(sentinel):
+    yield "before"
+    yield sentinel
+    raise Boom("midway")
+
+
+GENERATOR_USES = {
+    "built": lambda g: h.Div(g),
+    "rendered": render,
+    "rendered-as-bytes": render_bytes,
+    "in-a-list": lambda g: render(["x", g, "y"]),
+    "baked-slot": child_slot,
+    "baked-two-slots": two_child_slots,
+}
+
+
+@pytest.mark.parametrize("use", list(GENERATOR_USES), ids=str)
+def test_generator_that_raises_midway(use):
+    sentinel = h.Span("unique")
+    before = sys.getrefcount(sentinel)
+    with time_limit(5):
+        gen = raising_generator(sentinel)
+        with pytest.raises(Boom, match="midway") as info:
+            GENERATOR_USES[use](gen)
+        del info, gen
+    # What was taken from the generator before it raised was released.
+    assert sys.getrefcount(sentinel) == before
+    assert render(h.Div(sentinel)) == "<div><span>unique</span></div>"
+
+
+def test_generator_raising_type_error_in_a_baked_slot_names_the_argument():
+    def gen():
+        yield "a"
+        raise TypeError("bad item")
+
+    with pytest.raises(TypeError, match=r"child_slot\(\) argument 'x': bad item") as info:
+        child_slot(gen())
+    assert str(info.value.__cause__) == "bad item"
+
+
+class HtmlRaises:
+    def __html__(self):
+        raise Boom("from __html__")
+
+
+class HtmlPropertyRaises:
+    @property
+    def __html__(self):
+        raise Boom("from the __html__ lookup")
+
+
+def positions(obj):
+    """Every place an object with __html__ can stand."""
+    return {
+        "top-level": lambda: render(obj),
+        "child": lambda: render(h.P(obj)),
+        "attribute": lambda: render(h.P({"title": obj})),
+        "script": lambda: render(h.Script(obj)),
+        "bytes": lambda: render_bytes(h.P(obj)),
+        "html-method": lambda: h.P(obj).__html__(),
+        "baked-child": lambda: child_slot(obj),
+        "baked-attribute": lambda: attr_slot(obj),
+    }
+
+
+POSITIONS = list(positions(None))
+
+
+@pytest.mark.parametrize("where", POSITIONS)
+@pytest.mark.parametrize("cls", [HtmlRaises, HtmlPropertyRaises])
+def test_html_method_that_raises(cls, where):
+    obj = cls()
+    before = sys.getrefcount(obj)
+    with time_limit(5):
+        try:
+            call = positions(obj)[where]
+            with pytest.raises(Boom, match="from"):
+                call()
+        finally:
+            del call
+    assert sys.getrefcount(obj) == before
+
+
+class HtmlReturns:
+    def __init__(self, value):
+        self.value = value
+
+    def __html__(self):
+        return self.value
+
+
+@pytest.mark.parametrize("where", POSITIONS)
+@pytest.mark.parametrize("value", [None, 42, 4.5, b"<b>", ["<b>"], HtmlReturns("<b>")],
+                         ids=["None", "int", "float", "bytes", "list", "html-object"])
+def test_html_method_returning_a_non_str(value, where):
+    with time_limit(5):
+        with pytest.raises(TypeError, match=rf"HtmlReturns.__html__\(\) returned {type(value).__name__}, not str"):
+            positions(HtmlReturns(value))[where]()
+
+
+def test_html_method_returning_str_subclasses_and_breakouts():
+    class Shout(str):
+        def __str__(self):
+            raise Boom("str() must not be called on a str")
+
+    assert render(h.P(HtmlReturns(Shout("<b>x</b>")))) == "<p><b>x</b></p>"
+    # Trusted, but not in a script: its text is checked like any other.
+    with pytest.raises(ValueError, match="would end the element early"):
+        render(h.Script(HtmlReturns("</script><script>alert(1)")))
+    with pytest.raises(ValueError, match="would end the element early"):
+        render(h.Style(HtmlReturns("</STYLE><script>alert(1)</script>")))
+
+
+def test_html_attribute_that_is_not_callable():
+    class NotCallable:
+        __html__ = "<b>"
+
+    for where in ("child", "attribute", "baked-child"):
+        with pytest.raises(TypeError, match="not callable"):
+            positions(NotCallable())[where]()
+
+
+class IntStrRaises(int):
+    def __str__(self):
+        raise Boom("from __str__")
+
+
+class FloatStrRaises(float):
+    def __str__(self):
+        raise Boom("from __str__")
+
+
+class IntStrLies(int):
+    def __str__(self):
+        return 12
+
+
+class FloatStrMarkup(float):
+    def __str__(self):
+        return "<script>alert(1)</script>"
+
+
+NUMBER_USES = {
+    "child": lambda v: render(h.P(v)),
+    "attribute": lambda v: render(h.P({"title": v})),
+    "script": lambda v: render(h.Script(v)),
+    "baked-child": child_slot,
+    "baked-attribute": attr_slot,
+}
+
+
+@pytest.mark.parametrize("where", list(NUMBER_USES))
+def test_number_whose_str_raises_or_lies(where):
+    use = NUMBER_USES[where]
+    with time_limit(5):
+        for value in (IntStrRaises(3), FloatStrRaises(0.5)):
+            with pytest.raises(Boom, match="from __str__"):
+                use(value)
+        with pytest.raises(TypeError, match="__str__ returned non-string"):
+            use(IntStrLies(3))
+
+
+@pytest.mark.parametrize("where", ["child", "attribute", "baked-child", "baked-attribute"])
+def test_number_whose_str_returns_markup_is_escaped(where):
+    out = NUMBER_USES[where](FloatStrMarkup(1.5))
+    assert "<script>" not in out and "&lt;script&gt;alert(1)&lt;/script&gt;" in out
+
+
+def test_huge_int_gives_the_interpreter_error():
+    big = 10**5000
+    for where in ("child", "attribute", "baked-child", "baked-attribute"):
+        with pytest.raises(ValueError, match="integer string conversion"):
+            NUMBER_USES[where](big)
+
+
+def test_str_subclass_text_is_used_without_calling_str():
+    class Text(str):
+        def __str__(self):
+            raise Boom("str() must not be called on a str")
+
+        def __format__(self, spec):
+            raise Boom("format() must not be called on a str")
+
+    value = Text("a<b")
+    assert render(h.P(value)) == "<p>a&lt;b</p>"
+    assert render(h.P({"title": value})) == '<p title="a&lt;b"></p>'
+    assert child_slot(value) == "<div>a&lt;b</div>"
+    assert attr_slot(value) == '<div title="a&lt;b"></div>'
+
+
+# --- containers mutated while markup reads them -----------------------------
+
+
+def test_elements_copy_their_children_when_built():
+    items = ["a", h.B("b")]
+    node = h.Div(items)
+    items.append("c")
+    items[0] = "z"
+    items.clear()
+    assert render(node) == "<div>a<b>b</b></div>"
+    assert isinstance(node.children, tuple) and node.children[0] == "a"
+
+
+class Mutator:
+    """Runs `action` on `target` from inside __html__ (during a render)."""
+
+    def __init__(self, target, action):
+        self.target = target
+        self.action = action
+
+    def __html__(self):
+        self.action(self.target)
+        return "<m>"
+
+
+MUTATIONS = {
+    "clear": (list.clear, ["a<m>", "a<m>bc"]),
+    "grow": (lambda lst: lst.extend(["x"] * 10_000), ["a<m>bc", "a<m>bc" + "x" * 10_000]),
+    "replace": (lambda lst: lst.__setitem__(slice(None), [Mutator([], list.clear)] * 3),
+                ["a<m>bc", "a<m><m>"]),
+    "delete-self": (lambda lst: lst.__delitem__(1), ["a<m>bc", "a<m>c"]),
+}
+
+
+@pytest.mark.parametrize("mutation", list(MUTATIONS))
+def test_list_mutated_while_it_renders(mutation):
+    """A child's __html__ mutates the list being rendered (a list given to
+    render() or to a baked slot is read as it is rendered). No crash, no
+    stale item: the output is either the rest of the list as it was, or
+    the rest (from the next index) of the list as it became."""
+    action, allowed = MUTATIONS[mutation]
+    with time_limit(5):
+        for use, wrap in ((render, "{}"), (child_slot, "<div>{}</div>")):
+            items = ["a", None, "b", "c"]
+            items[1] = Mutator(items, action)  # the list holds the only reference
+            out = use(items)
+            assert out in [wrap.format(a) for a in allowed], out[:80]
+    gc.collect()
+
+
+def test_list_mutated_while_a_built_element_renders():
+    """The element copied the list: mutating the original mid-render
+    changes nothing."""
+    items = ["a", None, "b", "c"]
+    items[1] = Mutator(items, list.clear)
+    node = h.Div(items)
+    items[1:1] = []  # the element does not share the list
+    assert render(node) == "<div>a<m>bc</div>"
+    assert render(node) == "<div>a<m>bc</div>"
+
+
+def test_list_mutated_while_an_element_is_built():
+    """Building looks up __html__ on each child, which runs Python code
+    that may change the list being flattened."""
+    items = ["a", None, "b", "c"]
+
+    class Sneaky:
+        @property
+        def __html__(self):
+            items.clear()
+            return lambda: "<s>"
+
+    items[1] = Sneaky()
+    with time_limit(5):
+        node = h.Div(items)
+    assert render(node) in ("<div>a<s></div>", "<div>a<s>bc</div>")
+
+
+def test_dict_mutated_while_attributes_are_read():
+    attrs = {"a": "1", "b": None, "c": "3"}
+
+    class Sneaky:
+        @property
+        def __html__(self):
+            attrs.clear()
+            attrs.update({f"k{i}": i for i in range(100)})
+            return lambda: "v"
+
+    attrs["b"] = Sneaky()
+    with time_limit(5):
+        try:
+            node = h.Div(attrs)
+        except (RuntimeError, ValueError):
+            return  # refusing is fine; crashing or reading freed memory is not
+    out = render(node)
+    assert out.startswith('<div a="1" b="v"') and out.endswith("></div>")
+
+
+def test_generator_argument_used_by_two_slots_is_listed_once():
+    def gen():
+        yield "a"
+        yield h.B("b")
+
+    assert two_child_slots(gen()) == "<div><p>a<b>b</b></p><p>a<b>b</b></p></div>"
+
+
+# --- attribute names ----------------------------------------------------------
+
+REJECTED_NAME_CHARS = (
+    [chr(c) for c in range(0x20)] + [chr(0x7F)] + [chr(c) for c in range(0x80, 0xA0)]
+    + list(" \"'<>/=&\\`")
+)
+
+
+@pytest.mark.parametrize("char", REJECTED_NAME_CHARS, ids=ascii)
+def test_rejected_attribute_name_character(char):
+    for name in (char, "a" + char, char + "a", "data-" + char + "x", "@click" + char):
+        with pytest.raises(ValueError, match="<div>: invalid attribute name") as info:
+            h.Div({name: "v"})
+        assert repr(name) in str(info.value)
+        with pytest.raises(ValueError, match="invalid attribute name"):
+            h.Div(**{name: "v"})
+        with pytest.raises(ValueError, match="invalid attribute name"):
+            h.Div(MappingOf({name: True}))
+        with pytest.raises(ValueError, match="invalid attribute name"):
+            baked(lambda x: h.Div({name: x}))
+
+
+def test_empty_attribute_name():
+    with pytest.raises(ValueError, match="invalid attribute name ''"):
+        h.Div({"": "v"})
+    with pytest.raises(ValueError, match="invalid attribute name"):
+        h.Div(**{"_": "v"})  # "_" -> "" once the trailing underscore is dropped
+
+
+class MappingOf(collections.abc.Mapping):
+    """A Mapping that is not a dict."""
+
+    def __init__(self, data):
+        self.data = data
+
+    def __getitem__(self, key):
+        return self.data[key]
+
+    def __iter__(self):
+        return iter(self.data)
+
+    def __len__(self):
+        return len(self.data)
+
+
+# --- lone surrogates ----------------------------------------------------------
+
+SURROGATES = {
+    "high": "\ud800",
+    "low": "\udfff",
+    "split-pair": "\ud83d\ude00",  # a pair of code units is still two lone surrogates in a str
+    "after-ascii": "x" * 100 + "\udc00",
+    "after-non-ascii": "\xe9\u4e2d\U0001f600" * 40 + "\udbff" + "tail",
+}
+
+
+class IntStrSurrogate(int):
+    def __str__(self):
+        return "1\ud800"
+
+
+SURROGATE_PLACES = {
+    "text": lambda s: h.P(s),
+    "attribute-value": lambda s: h.P({"title": s}),
+    "attribute-name": lambda s: h.P({"a" + s: "v"}),
+    "keyword-name": lambda s: h.P(**{"a" + s: "v"}),
+    "comment": lambda s: Comment(s),
+    "script": lambda s: h.Script(s),
+    "tag-name": lambda s: Tag("a" + s),
+    "safe-string-child": lambda s: h.P(SafeString(s)),
+    "render-top-level": lambda s: render(s),
+    "render-list": lambda s: render(["ok", s]),
+    "render-safe-string": lambda s: render(SafeString(s)),
+    "render-escaped": lambda s: render(escape(s)),
+    "render-bytes": lambda s: render_bytes([s]),
+    "html-method-child": lambda s: render(h.P(HtmlReturns(s))),
+    "html-method-attribute": lambda s: render(h.P({"title": HtmlReturns(s)})),
+    "html-method-script": lambda s: render(h.Script(HtmlReturns(s))),
+    "number-str": lambda s: render(h.P(IntStrSurrogate(1))),
+    "baked-child": lambda s: child_slot(s),
+    "baked-attribute": lambda s: attr_slot(s),
+    "baked-builder-text": lambda s: baked(lambda x: h.P(s, x)),
+}
+
+
+@pytest.mark.parametrize("surrogate", list(SURROGATES))
+@pytest.mark.parametrize("place", list(SURROGATE_PLACES))
+def test_lone_surrogate(place, surrogate):
+    text = SURROGATES[surrogate]
+    with pytest.raises(ValueError) as info:
+        SURROGATE_PLACES[place](text)
+    # A plain ValueError that says what is wrong, not a UnicodeEncodeError.
+    assert type(info.value) is ValueError
+    msg = str(info.value)
+    assert "lone surrogate U+" in msg and "UTF-8" in msg
+
+
+def test_lone_surrogate_message_names_the_code_point_and_element():
+    with pytest.raises(ValueError, match=r"<p>: text contains a lone surrogate U\+DC00 at index 100"):
+        h.P(SURROGATES["after-ascii"])
+    with pytest.raises(ValueError, match=r"child_slot\(\) argument 'x': .*U\+D800 at index 0"):
+        child_slot("\ud800")
+
+
+# --- attribute keys that are not str ------------------------------------------
+
+
+@pytest.mark.parametrize("key", [1, 2.5, None, True, b"class", ("a",), frozenset({"a"}), object()],
+                         ids=lambda k: type(k).__name__)
+def test_non_str_attribute_key(key):
+    for attrs in ({key: "v"}, MappingOf({key: "v"}), {"ok": "1", key: "v"}):
+        with pytest.raises(TypeError, match=f"<div>: attribute names must be str, got {type(key).__name__}"):
+            h.Div(attrs)
+
+
+def test_str_subclass_attribute_key_is_stored_as_a_plain_str():
+    class Key(str):
+        def __hash__(self):
+            return 0
+
+        def __eq__(self, other):
+            return True  # equal to everything: must not fool duplicate checks
+
+    node = h.Div({Key("a"): "1"}, {"b": "2"})
+    assert [type(k) for k in node.attrs] == [str, str]
+    assert render(node) == '<div a="1" b="2"></div>'
+    with pytest.raises(ValueError, match="given twice"):
+        h.Div({Key("a"): "1"}, {"a": "2"})
+
+
+def test_mapping_whose_items_misbehave():
+    class BadPairs(MappingOf):
+        def items(self):
+            return [("a", "1", "extra")]
+
+    class RaisingItems(MappingOf):
+        def items(self):
+            raise Boom("items()")
+
+    with pytest.raises(TypeError, match="items\\(\\) must give pairs"):
+        h.Div(BadPairs({"a": "1"}))
+    with pytest.raises(Boom, match="items"):
+        h.Div(RaisingItems({"a": "1"}))
