@@ -511,6 +511,11 @@ static int render_into(pm_state *st, markup_buf *buf, PyObject *obj) {
 
 PyObject *pm_render(PyObject *module, PyObject *obj) {
     pm_state *st = pm_state_from_module(module);
+    /* A baked page is already HTML: an ASCII SafeString (always valid
+       UTF-8) becomes its plain str without a trip through the buffer. */
+    if (Py_TYPE(obj) == st->safestring_type && PyUnicode_IS_ASCII(obj)) {
+        return PyUnicode_FromObject(obj);
+    }
     markup_buf buf;
     markup_buf_init(&buf, &pm_pymem_alloc);
     PyObject *result = NULL;

@@ -304,3 +304,17 @@ class TestHelpers:
         assert render(el) == (
             '<div class="a" style="color: red" data-x="1" aria-label="l" id="i"></div>'
         )
+
+
+def test_render_of_a_safestring_gives_its_text_as_plain_str():
+    from markup import SafeString, baked
+
+    @baked
+    def item(label):
+        return h.Li(label)
+
+    for value in (SafeString("<b>x</b>"), item("a & b"), SafeString("caf\u00e9 <i>"), SafeString("")):
+        out = render(value)
+        assert type(out) is str
+        assert out == str(value)
+        assert render_bytes(value) == str(value).encode()
