@@ -47,8 +47,9 @@ def test_api_checks_hold_at_run_time():
     module["main"]()
 
 
-# Each line marked `# E: code` must draw that mypy error, and no other line
-# may draw one: the stubs keep @baked's parameters, the read-only and final
+# Each line marked `# E: code` must draw that mypy error (`a|b`: either,
+# as mypy versions name some errors differently), and no other line may
+# draw one: the stubs keep @baked's parameters, the read-only and final
 # types, and the return types.
 MISTAKES = '''
 from markup import Comment, Element, SafeString, Tag, baked, escape, h, iter_render, render
@@ -62,7 +63,7 @@ row("item", 7, note="x")
 row(7, 7)  # E: arg-type
 row("item", "7")  # E: arg-type
 row("item")  # E: call-arg
-row("item", 7, "x")  # E: call-arg
+row("item", 7, "x")  # E: call-arg|misc
 row("item", 7, colour="red")  # E: call-arg
 as_int: int = row("item", 7)  # E: assignment
 as_element: Element = row("item", 7)  # E: assignment
@@ -87,7 +88,7 @@ def test_mypy_rejects_misuse(tmp_path):
     expected = {}
     for number, line in enumerate(source.splitlines(), 1):
         if "# E: " in line:
-            expected[number] = line.split("# E: ")[1].strip()
+            expected[number] = set(line.split("# E: ")[1].strip().split("|"))
     path = tmp_path / "mistakes.py"
     path.write_text(source)
     code, output = run_mypy(str(path))
@@ -97,7 +98,7 @@ def test_mypy_rejects_misuse(tmp_path):
     # By file name: mypy may print the path it cached the module under.
     for number, error_code in re.findall(r"mistakes\.py:(\d+): error: .*\[([\w-]+)\]$", output, re.M):
         found.setdefault(int(number), set()).add(error_code)
-    missing = {n: c for n, c in expected.items() if c not in found.get(n, ())}
+    missing = {n: c for n, c in expected.items() if not c & found.get(n, set())}
     unexpected = {n: c for n, c in found.items() if n not in expected}
     lines = source.splitlines()
     assert not missing, "mypy accepted:\n" + "\n".join(lines[n - 1] for n in missing) + "\n" + output
