@@ -17,9 +17,11 @@ work=$root/build/install-check
 start=$SECONDS
 
 echo "== install: configure, build, cmake --install into ${prefix#$root/}"
+mkdir -p "$build"
 "$cmake" -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DMARKUP_BUILD_TESTS=OFF \
-  -DMARKUP_BUILD_PYTHON=OFF -DCMAKE_INSTALL_PREFIX="$prefix" >"$root/build/install-configure.log"
-"$cmake" --build "$build" -j "$jobs" >/dev/null
+  -DMARKUP_BUILD_PYTHON=OFF -DCMAKE_INSTALL_PREFIX="$prefix" >"$build/configure.log" ||
+  { cat "$build/configure.log"; exit 1; }
+"$cmake" --build "$build" -j "$jobs" >"$build/build.log" || { cat "$build/build.log"; exit 1; }
 rm -rf "$prefix" "$work"
 "$cmake" --install "$build" >/dev/null
 mkdir -p "$work"
