@@ -27,7 +27,8 @@ fi
 # Oldest first, so a failure on 3.9 shows before the newer ones run.
 mapfile -t versions < <(printf '%s\n' "${versions[@]}" | sort -V)
 
-# "<passed> <failed> <skipped>" from a junit XML report (errors count as failed).
+# "<passed> <failed> <skipped>" from a junit XML report (errors count as
+# failed, xfails as skipped).
 junit_counts() {  # python junit.xml
   "$1" - "$2" <<'EOF'
 import sys, xml.etree.ElementTree as ET
@@ -88,6 +89,8 @@ for ver in "${versions[@]}"; do
   else
     verdict="FAIL"
     [ "$step" = pytest ] || verdict="FAIL ($step failed)"
+    # Killed by a signal: no report was written, the counts are unknown.
+    [ "$step" = pytest ] && [ $rc -gt 128 ] && verdict="FAIL (pytest died of signal $((rc - 128)))"
     status=1
     tail -n 30 "$log" | sed "s/^/  [$ver] /"
   fi
