@@ -21,11 +21,18 @@
    pages need only a few reallocations. */
 #define PM_RENDER_INITIAL_CAP 4096
 
-/* Py_EnterRecursiveCall is taken once per this many levels of elements:
-   the walker's own frames are small, and on 3.11 the count is shared with
-   the Python recursion limit (1000), which must not cut trees shorter than
-   MARKUP_MAX_DEPTH. */
-#define PM_RECURSION_STRIDE 16
+/* Py_EnterRecursiveCall is taken once per this many levels of elements.
+   Up to 3.11 the count is shared with the Python recursion limit (1000),
+   which must not cut trees shorter than MARKUP_MAX_DEPTH, and the walker's
+   own frames are small. From 3.12 the C recursion limit is separate and
+   sized for one C frame per count (10,000 on 3.13): counting only every
+   16th level let __html__ methods that render again stack 16 times more
+   frames than that and overflow the C stack, so every level counts. */
+#if PY_VERSION_HEX >= 0x030C0000
+#  define PM_RECURSION_STRIDE 1
+#else
+#  define PM_RECURSION_STRIDE 16
+#endif
 
 /* ------------------------------------------------------------------------ */
 /* Allocator and status                                                       */

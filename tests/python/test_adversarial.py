@@ -116,20 +116,23 @@ def test_nesting_through_html_methods():
     interpreter and the extension, not per render() call."""
 
     class Nest:
-        def __init__(self, n):
+        def __init__(self, n, depth):
             self.n = n
+            self.depth = depth
 
         def __html__(self):
-            node = Nest(self.n - 1) if self.n else "end"
-            for _ in range(MAX_DEPTH - 2):
+            node = Nest(self.n - 1, self.depth) if self.n else "end"
+            for _ in range(self.depth):
                 node = h.Div(node)
             return render(node)
 
     with time_limit(30):
         with pytest.raises(RecursionError):
-            render(h.Div(Nest(1_000_000)))
-        # A shallow chain renders in full.
-        assert render(Nest(2)).count("<div>") == 3 * (MAX_DEPTH - 2)
+            render(h.Div(Nest(1_000_000, MAX_DEPTH - 2)))
+        with pytest.raises(RecursionError):
+            render(h.Div(Nest(1_000_000, 1)))
+        # A short chain renders in full.
+        assert render(Nest(2, 100)).count("<div>") == 300
 
 
 # --- size -----------------------------------------------------------------
