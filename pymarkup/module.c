@@ -96,6 +96,7 @@ static int module_traverse(PyObject *module, visitproc visit, void *arg) {
     Py_VISIT(st->placeholder_type);
     Py_VISIT(st->baked_type);
     Py_VISIT(st->chunks_type);
+    Py_VISIT(st->safestring_refs);
     for (size_t i = 0; i < sizeof st->baked_refs / sizeof st->baked_refs[0]; i++) {
         Py_VISIT(st->baked_refs[i]);
     }
@@ -117,6 +118,7 @@ static int module_clear(PyObject *module) {
     Py_CLEAR(st->placeholder_type);
     Py_CLEAR(st->baked_type);
     Py_CLEAR(st->chunks_type);
+    Py_CLEAR(st->safestring_refs);
     for (size_t i = 0; i < sizeof st->baked_refs / sizeof st->baked_refs[0]; i++) {
         Py_CLEAR(st->baked_refs[i]);
     }

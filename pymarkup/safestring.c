@@ -1,13 +1,36 @@
 /*
  * safestring.c - SafeString (a str that is already safe HTML) and escape().
  *
- * SafeString behaves like markupsafe.Markup where it matters for
- * interoperation: it has __html__ (so Jinja2, Django and markupsafe insert
- * it verbatim), SafeString(obj) trusts obj.__html__(), and `+` escapes the
- * plain-str side. escape() follows markupsafe.escape exactly, using
- * libmarkup's escaper.
+ * SafeString behaves like markupsafe.Markup: it has __html__ (so Jinja2,
+ * Django and markupsafe insert it verbatim), SafeString(obj) trusts
+ * obj.__html__(), and the str methods that build new text return a
+ * SafeString again, escaping the plain-str arguments that become part of it
+ * (`+`, `%`, join(), format(), replace()'s new text, the fill character).
+ * Results keep the caller's type, so a subclass stays a subclass, as
+ * Markup's self.__class__(...) does.
+ *
+ * escape() follows markupsafe.escape exactly, using libmarkup's escaper;
+ * every method here escapes through it.
  */
 #include "state.h"
+
+/* What st->safestring_refs holds: the %-argument wrapper type, the parts of
+   _string that string.Formatter is built on, interned names, then the str
+   method descriptors that SafeString wraps (in the STR_METHODS order). */
+enum {
+    REF_ESCAPE_HELPER,
+    REF_FORMATTER_PARSER,      /* _string.formatter_parser */
+    REF_FIELD_NAME_SPLIT,      /* _string.formatter_field_name_split */
+    REF_NAME_HTML_FORMAT,      /* "__html_format__" */
+    REF_NAME_GETITEM,          /* "__getitem__" */
+    REF_STR_METHODS,
+};
+
+#define REF(st, index) PyTuple_GET_ITEM((st)->safestring_refs, (index))
+
+/* ------------------------------------------------------------------------ */
+/* Escaping                                                                   */
+/* ------------------------------------------------------------------------ */
 
 /* A new SafeString with the contents of the str `s`. */
 static PyObject *safestring_from_str(pm_state *st, PyObject *s) {
@@ -26,40 +49,8 @@ PyObject *pm_safestring_from_utf8(pm_state *st, const char *s, Py_ssize_t n) {
     return r;
 }
 
-/* A str that cannot be UTF-8 encoded (lone surrogates): markupsafe escapes
-   it anyway, so go through "surrogatepass" bytes. */
-static PyObject *escape_with_surrogates(pm_state *st, PyObject *s) {
-    PyErr_Clear();
-    PyObject *bytes = PyUnicode_AsEncodedString(s, "utf-8", "surrogatepass");
-    if (bytes == NULL) return NULL;
-    markup_buf buf;
-    markup_buf_init(&buf, &pm_pymem_alloc);
-    PyObject *r = NULL;
-    markup_status status =
-        markup_escape(&buf, PyBytes_AS_STRING(bytes), (size_t)PyBytes_GET_SIZE(bytes));
-    if (status != MARKUP_OK) {
-        pm_raise_status(status, "escape()");
-    } else {
-        PyObject *str = PyUnicode_DecodeUTF8(buf.data, (Py_ssize_t)buf.len, "surrogatepass");
-        if (str != NULL) {
-            r = safestring_from_str(st, str);
-            Py_DECREF(str);
-        }
-    }
-    markup_buf_free(&buf);
-    Py_DECREF(bytes);
-    return r;
-}
-
-/* Escapes a str (any subclass, read as plain text) into a new SafeString. */
-static PyObject *escape_str(pm_state *st, PyObject *s) {
-    Py_ssize_t n;
-    const char *u = PyUnicode_AsUTF8AndSize(s, &n);
-    if (u == NULL) {
-        if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) return NULL;
-        return escape_with_surrogates(st, s);
-    }
-    if (markup_escape_count(u, (size_t)n) == 0) return safestring_from_str(st, s);
+/* Escapes `n` bytes of UTF-8 (decoded back with `errors`) into a new str. */
+static PyObject *escape_utf8(const char *u, Py_ssize_t n, const char *errors) {
     markup_buf buf;
     markup_buf_init(&buf, &pm_pymem_alloc);
     PyObject *r = NULL;
@@ -67,17 +58,38 @@ static PyObject *escape_str(pm_state *st, PyObject *s) {
     if (status != MARKUP_OK) {
         pm_raise_status(status, "escape()");
     } else {
-        r = pm_safestring_from_utf8(st, buf.data, (Py_ssize_t)buf.len);
+        r = PyUnicode_DecodeUTF8(buf.data, (Py_ssize_t)buf.len, errors);
     }
     markup_buf_free(&buf);
     return r;
 }
 
-/* markupsafe.escape: __html__ objects are trusted, everything else is
-   str()-ed and escaped. */
-static PyObject *escape_object(pm_state *st, PyObject *obj) {
+/* The escaped text of the str `s` (any subclass, read as plain text): `s`
+   itself when nothing needs escaping, else a new plain str. */
+static PyObject *escape_str_text(PyObject *s) {
+    Py_ssize_t n;
+    const char *u = PyUnicode_AsUTF8AndSize(s, &n);
+    if (u == NULL) {
+        /* Lone surrogates cannot be UTF-8: markupsafe escapes them anyway,
+           so go through "surrogatepass" bytes. */
+        if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) return NULL;
+        PyErr_Clear();
+        PyObject *bytes = PyUnicode_AsEncodedString(s, "utf-8", "surrogatepass");
+        if (bytes == NULL) return NULL;
+        PyObject *r = escape_utf8(PyBytes_AS_STRING(bytes), PyBytes_GET_SIZE(bytes), "surrogatepass");
+        Py_DECREF(bytes);
+        return r;
+    }
+    if (markup_escape_count(u, (size_t)n) == 0) return Py_NewRef(s);
+    return escape_utf8(u, n, "strict");
+}
+
+/* markupsafe.escape(obj) as text: a str holding safe HTML, not necessarily
+   a SafeString. __html__ objects are trusted, everything else is str()-ed
+   and escaped. */
+static PyObject *html_text(pm_state *st, PyObject *obj) {
     if (Py_TYPE(obj) == st->safestring_type) return Py_NewRef(obj);
-    if (PyUnicode_CheckExact(obj)) return escape_str(st, obj);
+    if (PyUnicode_CheckExact(obj)) return escape_str_text(obj);
     PyObject *method;
     int r = pm_lookup_html(st, obj, &method);
     if (r < 0) return NULL;
@@ -91,20 +103,721 @@ static PyObject *escape_object(pm_state *st, PyObject *obj) {
             Py_DECREF(html);
             return NULL;
         }
-        PyObject *safe = safestring_from_str(st, html);
-        Py_DECREF(html);
-        return safe;
+        return html;
     }
-    if (PyUnicode_Check(obj)) return escape_str(st, obj);
+    if (PyUnicode_Check(obj)) return escape_str_text(obj);
     PyObject *text = PyObject_Str(obj);
     if (text == NULL) return NULL;
-    PyObject *safe = escape_str(st, text);
+    PyObject *escaped = escape_str_text(text);
+    Py_DECREF(text);
+    return escaped;
+}
+
+/* markupsafe.escape(obj): always a SafeString (never a subclass). */
+static PyObject *escape_object(pm_state *st, PyObject *obj) {
+    PyObject *text = html_text(st, obj);
+    if (text == NULL || Py_TYPE(text) == st->safestring_type) return text;
+    PyObject *safe = safestring_from_str(st, text);
     Py_DECREF(text);
     return safe;
 }
 
 PyObject *pm_escape(PyObject *module, PyObject *obj) {
     return escape_object(pm_state_from_module(module), obj);
+}
+
+/* `text` (a str that is safe HTML; the reference is stolen, NULL passes
+   through) as an instance of type(like): SafeString directly, a subclass
+   through its constructor, as Markup's self.__class__(text). */
+static PyObject *safe_like(pm_state *st, PyObject *like, PyObject *text) {
+    if (text == NULL) return NULL;
+    PyTypeObject *type = Py_TYPE(like);
+    if (Py_TYPE(text) == type) return text;
+    PyObject *r = type == st->safestring_type ? safestring_from_str(st, text)
+                                              : PyObject_CallOneArg((PyObject *)type, text);
+    Py_DECREF(text);
+    return r;
+}
+
+/* hasattr(obj, name) that hands back the attribute: 1 and a new reference,
+   0 when absent (no exception), -1 on any other error. */
+static int lookup_attr(PyObject *obj, PyObject *name, PyObject **value) {
+#if PY_VERSION_HEX >= 0x030D0000
+    return PyObject_GetOptionalAttr(obj, name, value);
+#else
+    *value = PyObject_GetAttr(obj, name);
+    if (*value != NULL) return 1;
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
+    PyErr_Clear();
+    return 0;
+#endif
+}
+
+/* The SafeString among the operands of a binary slot, with its state;
+   NULL when neither is one. */
+static pm_state *safe_operand(PyObject *a, PyObject *b, PyObject **safe, PyObject **other) {
+    pm_state *st = pm_state_find(Py_TYPE(a));
+    if (st != NULL && PyObject_TypeCheck(a, st->safestring_type)) {
+        *safe = a;
+        *other = b;
+        return st;
+    }
+    st = pm_state_find(Py_TYPE(b));
+    if (st != NULL && PyObject_TypeCheck(b, st->safestring_type)) {
+        *safe = b;
+        *other = a;
+        return st;
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The % operator                                                             */
+/* ------------------------------------------------------------------------ */
+
+/* A % argument whose str() and repr() come out escaped; str's own % engine
+   then does the formatting. The same contract as markupsafe's helper:
+   %s and %r escape, %d and %f read the number, %(key)s wraps the item. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *obj;
+} escape_helper;
+
+static PyObject *escape_helper_new(pm_state *st, PyObject *obj) {
+    escape_helper *self =
+        PyObject_New(escape_helper, (PyTypeObject *)REF(st, REF_ESCAPE_HELPER));
+    if (self == NULL) return NULL;
+    self->obj = Py_NewRef(obj);
+    return (PyObject *)self;
+}
+
+static void escape_helper_dealloc(PyObject *op) {
+    PyTypeObject *type = Py_TYPE(op);
+    Py_DECREF(((escape_helper *)op)->obj);
+    type->tp_free(op);
+    Py_DECREF(type);
+}
+
+static PyObject *escape_helper_str(PyObject *op) {
+    pm_state *st = pm_state_from_type(Py_TYPE(op));
+    if (st == NULL) return NULL;
+    return html_text(st, ((escape_helper *)op)->obj);
+}
+
+static PyObject *escape_helper_repr(PyObject *op) {
+    pm_state *st = pm_state_from_type(Py_TYPE(op));
+    if (st == NULL) return NULL;
+    PyObject *repr = PyObject_Repr(((escape_helper *)op)->obj);
+    if (repr == NULL) return NULL;
+    PyObject *escaped = html_text(st, repr);
+    Py_DECREF(repr);
+    return escaped;
+}
+
+static PyObject *escape_helper_getitem(PyObject *op, PyObject *key) {
+    pm_state *st = pm_state_from_type(Py_TYPE(op));
+    if (st == NULL) return NULL;
+    PyObject *item = PyObject_GetItem(((escape_helper *)op)->obj, key);
+    if (item == NULL) return NULL;
+    PyObject *r = escape_helper_new(st, item);
+    Py_DECREF(item);
+    return r;
+}
+
+static PyObject *escape_helper_int(PyObject *op) {
+    return PyNumber_Long(((escape_helper *)op)->obj);
+}
+
+static PyObject *escape_helper_float(PyObject *op) {
+    return PyNumber_Float(((escape_helper *)op)->obj);
+}
+
+static PyType_Slot escape_helper_slots[] = {
+    {Py_tp_dealloc, escape_helper_dealloc},
+    {Py_tp_str, escape_helper_str},
+    {Py_tp_repr, escape_helper_repr},
+    {Py_mp_subscript, escape_helper_getitem},
+    {Py_nb_int, escape_helper_int},
+    {Py_nb_float, escape_helper_float},
+    {0, NULL},
+};
+
+static PyType_Spec escape_helper_spec = {
+    .name = "markup._core._EscapeHelper",
+    .basicsize = sizeof(escape_helper),
+    .flags = Py_TPFLAGS_DEFAULT
+#ifdef Py_TPFLAGS_IMMUTABLETYPE
+             | Py_TPFLAGS_IMMUTABLETYPE
+#endif
+#ifdef Py_TPFLAGS_DISALLOW_INSTANTIATION
+             | Py_TPFLAGS_DISALLOW_INSTANTIATION
+#endif
+    ,
+    .slots = escape_helper_slots,
+};
+
+/* The right operand of SafeString % value, wrapped as markupsafe does: each
+   item of a tuple, a whole mapping (anything whose type has __getitem__,
+   except str), or a single value in a 1-tuple. */
+static PyObject *escape_mod_args(pm_state *st, PyObject *value) {
+    if (PyTuple_Check(value)) {
+        Py_ssize_t n = PyTuple_GET_SIZE(value);
+        PyObject *args = PyTuple_New(n);
+        if (args == NULL) return NULL;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *helper = escape_helper_new(st, PyTuple_GET_ITEM(value, i));
+            if (helper == NULL) {
+                Py_DECREF(args);
+                return NULL;
+            }
+            PyTuple_SET_ITEM(args, i, helper);
+        }
+        return args;
+    }
+    if (!PyUnicode_Check(value)) {
+        PyObject *getitem;
+        int r = lookup_attr((PyObject *)Py_TYPE(value), REF(st, REF_NAME_GETITEM), &getitem);
+        if (r < 0) return NULL;
+        if (r > 0) {
+            Py_DECREF(getitem);
+            return escape_helper_new(st, value);
+        }
+    }
+    PyObject *helper = escape_helper_new(st, value);
+    if (helper == NULL) return NULL;
+    PyObject *args = PyTuple_Pack(1, helper);
+    Py_DECREF(helper);
+    return args;
+}
+
+static PyObject *safestring_mod(PyObject *a, PyObject *b) {
+    /* "%s" % SafeString(...) stays a plain str, as with Markup. */
+    pm_state *st = pm_state_find(Py_TYPE(a));
+    if (st == NULL || !PyObject_TypeCheck(a, st->safestring_type)) Py_RETURN_NOTIMPLEMENTED;
+    PyObject *args = escape_mod_args(st, b);
+    if (args == NULL) return NULL;
+    PyObject *text = PyUnicode_Format(a, args);
+    Py_DECREF(args);
+    return safe_like(st, a, text);
+}
+
+/* ------------------------------------------------------------------------ */
+/* format() and format_map(): string.Formatter's algorithm, escaping fields   */
+/* ------------------------------------------------------------------------ */
+
+/* markupsafe's EscapeFormatter is a string.Formatter whose format_field()
+   escapes; this is the same walk in C over _string's parser, so errors and
+   corner cases (nested specs, auto numbering, conversions) match it. */
+typedef struct {
+    pm_state *st;
+    PyObject *args;       /* tuple */
+    PyObject *kwargs;     /* mapping, or NULL for none */
+    Py_ssize_t auto_index; /* the next automatic field number; -1 once a
+                              field was numbered by hand */
+} format_ctx;
+
+/* args[key] for an int key, else kwargs[key]. */
+static PyObject *format_get_value(format_ctx *ctx, PyObject *key) {
+    if (PyLong_Check(key)) return PyObject_GetItem(ctx->args, key);
+    if (ctx->kwargs != NULL) return PyObject_GetItem(ctx->kwargs, key);
+    PyObject *empty = PyDict_New(); /* for the very KeyError a dict raises */
+    if (empty == NULL) return NULL;
+    PyObject *r = PyObject_GetItem(empty, key);
+    Py_DECREF(empty);
+    return r;
+}
+
+/* The object a field name ("0", "name", "0.attr[key]") refers to. */
+static PyObject *format_get_field(format_ctx *ctx, PyObject *field_name) {
+    PyObject *split = PyObject_CallOneArg(REF(ctx->st, REF_FIELD_NAME_SPLIT), field_name);
+    if (split == NULL) return NULL;
+    if (!PyTuple_Check(split) || PyTuple_GET_SIZE(split) != 2) {
+        Py_DECREF(split);
+        PyErr_SetString(PyExc_SystemError, "formatter_field_name_split returned a bad value");
+        return NULL;
+    }
+    PyObject *obj = format_get_value(ctx, PyTuple_GET_ITEM(split, 0));
+    PyObject *rest = obj == NULL ? NULL : PyObject_GetIter(PyTuple_GET_ITEM(split, 1));
+    Py_DECREF(split);
+    if (rest == NULL) {
+        Py_XDECREF(obj);
+        return NULL;
+    }
+    PyObject *step;
+    while (obj != NULL && (step = PyIter_Next(rest)) != NULL) {
+        int is_attr = PyObject_IsTrue(PyTuple_GET_ITEM(step, 0));
+        PyObject *next = NULL;
+        if (is_attr > 0) {
+            next = PyObject_GetAttr(obj, PyTuple_GET_ITEM(step, 1));
+        } else if (is_attr == 0) {
+            next = PyObject_GetItem(obj, PyTuple_GET_ITEM(step, 1));
+        }
+        Py_DECREF(step);
+        Py_SETREF(obj, next);
+    }
+    Py_DECREF(rest);
+    if (obj != NULL && PyErr_Occurred()) Py_CLEAR(obj);
+    return obj;
+}
+
+/* The !s, !r, !a conversions. */
+static PyObject *format_convert(PyObject *obj, PyObject *conversion) {
+    if (conversion == Py_None) return Py_NewRef(obj);
+    Py_UCS4 c = PyUnicode_GET_LENGTH(conversion) == 1 ? PyUnicode_READ_CHAR(conversion, 0) : 0;
+    switch (c) {
+    case 's': return PyObject_Str(obj);
+    case 'r': return PyObject_Repr(obj);
+    case 'a': return PyObject_ASCII(obj);
+    default:
+        PyErr_Format(PyExc_ValueError, "Unknown conversion specifier %S", conversion);
+        return NULL;
+    }
+}
+
+/* One field, escaped: __html_format__(spec) or __html__() are trusted
+   (escape() still runs on their result, as in markupsafe), anything else is
+   format(value, spec) and escaped. */
+static PyObject *format_field(pm_state *st, PyObject *value, PyObject *spec) {
+    PyObject *method, *rv;
+    int r = lookup_attr(value, REF(st, REF_NAME_HTML_FORMAT), &method);
+    if (r < 0) return NULL;
+    if (r > 0) {
+        rv = PyObject_CallOneArg(method, spec);
+        Py_DECREF(method);
+    } else {
+        r = pm_lookup_html(st, value, &method);
+        if (r < 0) return NULL;
+        if (r > 0) {
+            if (PyUnicode_GET_LENGTH(spec) > 0) {
+                Py_DECREF(method);
+                PyErr_Format(PyExc_ValueError,
+                             "Format specifier %U given, but %R does not define __html_format__."
+                             " A class that defines __html__ must define __html_format__ to work"
+                             " with format specifiers.",
+                             spec, (PyObject *)Py_TYPE(value));
+                return NULL;
+            }
+            rv = PyObject_CallNoArgs(method);
+            Py_DECREF(method);
+        } else {
+            rv = PyObject_Format(value, spec);
+        }
+    }
+    if (rv == NULL) return NULL;
+    PyObject *text = html_text(st, rv);
+    Py_DECREF(rv);
+    return text;
+}
+
+/* Python's str.isdigit(): non-empty and every character a digit. */
+static int is_digits(PyObject *s) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    if (n == 0) return 0;
+    int kind = PyUnicode_KIND(s);
+    const void *data = PyUnicode_DATA(s);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!Py_UNICODE_ISDIGIT(PyUnicode_READ(kind, data, i))) return 0;
+    }
+    return 1;
+}
+
+/* The escaped fields of one field: conversion, nested spec, format_field. */
+static PyObject *format_vformat(format_ctx *ctx, PyObject *format_string, int depth);
+
+static PyObject *format_one_field(format_ctx *ctx, PyObject *field_name, PyObject *spec,
+                                  PyObject *conversion, int depth) {
+    PyObject *name;
+    if (PyUnicode_GET_LENGTH(field_name) == 0) {
+        if (ctx->auto_index < 0) goto switched;
+        name = PyUnicode_FromFormat("%zd", ctx->auto_index++);
+        if (name == NULL) return NULL;
+    } else {
+        if (is_digits(field_name)) {
+            if (ctx->auto_index > 0) goto switched;
+            ctx->auto_index = -1;
+        }
+        name = Py_NewRef(field_name);
+    }
+    PyObject *obj = format_get_field(ctx, name);
+    Py_DECREF(name);
+    if (obj == NULL) return NULL;
+    Py_SETREF(obj, format_convert(obj, conversion));
+    if (obj == NULL) return NULL;
+    PyObject *formatted_spec = format_vformat(ctx, spec, depth - 1);
+    if (formatted_spec == NULL) {
+        Py_DECREF(obj);
+        return NULL;
+    }
+    PyObject *text = format_field(ctx->st, obj, formatted_spec);
+    Py_DECREF(formatted_spec);
+    Py_DECREF(obj);
+    return text;
+
+switched:
+    PyErr_SetString(PyExc_ValueError,
+                    "cannot switch from manual field specification to automatic field numbering");
+    return NULL;
+}
+
+/* string.Formatter._vformat: literal text as is, fields escaped; a plain
+   str. `depth` counts down the nesting of specs inside specs. */
+static PyObject *format_vformat(format_ctx *ctx, PyObject *format_string, int depth) {
+    if (depth < 0) {
+        PyErr_SetString(PyExc_ValueError, "Max string recursion exceeded");
+        return NULL;
+    }
+    PyObject *parsed = PyObject_CallOneArg(REF(ctx->st, REF_FORMATTER_PARSER), format_string);
+    if (parsed == NULL) return NULL;
+    PyObject *pieces = PyObject_GetIter(parsed);
+    Py_DECREF(parsed);
+    if (pieces == NULL) return NULL;
+    PyObject *parts = PyList_New(0);
+    if (parts == NULL) {
+        Py_DECREF(pieces);
+        return NULL;
+    }
+    PyObject *piece;
+    while ((piece = PyIter_Next(pieces)) != NULL) {
+        /* (literal_text, field_name, format_spec, conversion) */
+        PyObject *literal = PyTuple_GET_ITEM(piece, 0);
+        PyObject *field_name = PyTuple_GET_ITEM(piece, 1);
+        int ok = PyUnicode_GET_LENGTH(literal) == 0 || PyList_Append(parts, literal) == 0;
+        if (ok && field_name != Py_None) {
+            PyObject *text = format_one_field(ctx, field_name, PyTuple_GET_ITEM(piece, 2),
+                                              PyTuple_GET_ITEM(piece, 3), depth);
+            ok = text != NULL && PyList_Append(parts, text) == 0;
+            Py_XDECREF(text);
+        }
+        Py_DECREF(piece);
+        if (!ok) break;
+    }
+    Py_DECREF(pieces);
+    if (PyErr_Occurred()) {
+        Py_DECREF(parts);
+        return NULL;
+    }
+    PyObject *empty = PyUnicode_FromStringAndSize(NULL, 0);
+    PyObject *joined = empty == NULL ? NULL : PyUnicode_Join(empty, parts);
+    Py_XDECREF(empty);
+    Py_DECREF(parts);
+    return joined;
+}
+
+static PyObject *format_with(PyObject *self, PyObject *args, PyObject *kwargs) {
+    pm_state *st = pm_state_from_type(Py_TYPE(self));
+    if (st == NULL) return NULL;
+    format_ctx ctx = {st, args, kwargs, 0};
+    return safe_like(st, self, format_vformat(&ctx, self, 2));
+}
+
+static PyObject *safestring_format(PyObject *self, PyObject *args, PyObject *kwargs) {
+    return format_with(self, args, kwargs);
+}
+
+static PyObject *safestring_format_map(PyObject *self, PyObject *mapping) {
+    PyObject *no_args = PyTuple_New(0);
+    if (no_args == NULL) return NULL;
+    PyObject *r = format_with(self, no_args, mapping);
+    Py_DECREF(no_args);
+    return r;
+}
+
+static PyObject *safestring_html_format(PyObject *self, PyObject *spec) {
+    int nonempty = PyObject_IsTrue(spec);
+    if (nonempty < 0) return NULL;
+    if (nonempty) {
+        PyErr_SetString(PyExc_ValueError, "Unsupported format specification for SafeString.");
+        return NULL;
+    }
+    return Py_NewRef(self);
+}
+
+/* ------------------------------------------------------------------------ */
+/* str methods that return SafeString                                         */
+/* ------------------------------------------------------------------------ */
+
+typedef enum { RESULT_ONE, RESULT_LIST, RESULT_TUPLE } result_shape;
+
+/* The str methods SafeString wraps: X(name, escaped positional argument or
+   -1, result shape, text signature). The escaped argument is the text that
+   ends up in the result (replace()'s new text, the fill character). */
+#define STR_METHODS(X)                                                    \
+    X(capitalize, -1, RESULT_ONE, "($self, /)")                           \
+    X(title, -1, RESULT_ONE, "($self, /)")                                \
+    X(lower, -1, RESULT_ONE, "($self, /)")                                \
+    X(upper, -1, RESULT_ONE, "($self, /)")                                \
+    X(casefold, -1, RESULT_ONE, "($self, /)")                             \
+    X(swapcase, -1, RESULT_ONE, "($self, /)")                             \
+    X(replace, 1, RESULT_ONE, "($self, old, new, count=-1, /)")           \
+    X(ljust, 1, RESULT_ONE, "($self, width, fillchar=' ', /)")            \
+    X(rjust, 1, RESULT_ONE, "($self, width, fillchar=' ', /)")            \
+    X(center, 1, RESULT_ONE, "($self, width, fillchar=' ', /)")           \
+    X(lstrip, -1, RESULT_ONE, "($self, chars=None, /)")                   \
+    X(rstrip, -1, RESULT_ONE, "($self, chars=None, /)")                   \
+    X(strip, -1, RESULT_ONE, "($self, chars=None, /)")                    \
+    X(translate, -1, RESULT_ONE, "($self, table, /)")                     \
+    X(expandtabs, -1, RESULT_ONE, "($self, /, tabsize=8)")                \
+    X(zfill, -1, RESULT_ONE, "($self, width, /)")                         \
+    X(removeprefix, -1, RESULT_ONE, "($self, prefix, /)")                 \
+    X(removesuffix, -1, RESULT_ONE, "($self, suffix, /)")                 \
+    X(split, -1, RESULT_LIST, "($self, /, sep=None, maxsplit=-1)")        \
+    X(rsplit, -1, RESULT_LIST, "($self, /, sep=None, maxsplit=-1)")       \
+    X(splitlines, -1, RESULT_LIST, "($self, /, keepends=False)")          \
+    X(partition, -1, RESULT_TUPLE, "($self, sep, /)")                     \
+    X(rpartition, -1, RESULT_TUPLE, "($self, sep, /)")
+
+#define AS_ENUM(name, escaped, shape, sig) STR_##name,
+enum { STR_METHODS(AS_ENUM) STR_METHOD_COUNT };
+#undef AS_ENUM
+
+typedef struct {
+    const char *name;
+    int escaped_arg;
+    result_shape shape;
+} str_method;
+
+#define AS_ENTRY(name, escaped, shape, sig) {#name, escaped, shape},
+static const str_method str_methods[STR_METHOD_COUNT] = {STR_METHODS(AS_ENTRY)};
+#undef AS_ENTRY
+
+/* Each item of `seq` (a new list or tuple from str; the reference is
+   stolen) as type(like), in a new list or tuple. */
+static PyObject *safe_items_like(pm_state *st, PyObject *like, PyObject *seq, result_shape shape) {
+    if (seq == NULL) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject *out = shape == RESULT_LIST ? PyList_New(n) : PyTuple_New(n);
+    for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
+        PyObject *item = safe_like(st, like, Py_NewRef(PySequence_Fast_GET_ITEM(seq, i)));
+        if (item == NULL) {
+            Py_CLEAR(out);
+        } else if (shape == RESULT_LIST) {
+            PyList_SET_ITEM(out, i, item);
+        } else {
+            PyTuple_SET_ITEM(out, i, item);
+        }
+    }
+    Py_DECREF(seq);
+    return out;
+}
+
+/* Calls str's method on self (with its escaped argument escaped) and
+   wraps the result. */
+static PyObject *call_str_method(PyObject *self, PyTypeObject *defining_class, int index,
+                                 PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    pm_state *st = PyType_GetModuleState(defining_class);
+    if (st == NULL) return NULL;
+    const str_method *method = &str_methods[index];
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    Py_ssize_t total = nargs + (kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0);
+    PyObject *small[8];
+    PyObject **stack = small;
+    if (total + 1 > (Py_ssize_t)(sizeof small / sizeof small[0])) {
+        stack = PyMem_New(PyObject *, total + 1);
+        if (stack == NULL) return PyErr_NoMemory();
+    }
+    stack[0] = self;
+    for (Py_ssize_t i = 0; i < total; i++) stack[i + 1] = args[i];
+
+    PyObject *escaped = NULL, *result = NULL;
+    if (method->escaped_arg >= 0 && method->escaped_arg < nargs) {
+        escaped = html_text(st, args[method->escaped_arg]);
+        if (escaped == NULL) goto done;
+        stack[method->escaped_arg + 1] = escaped;
+    }
+    result = PyObject_Vectorcall(REF(st, REF_STR_METHODS + index), stack, (size_t)nargs + 1, kwnames);
+    if (method->shape == RESULT_ONE) {
+        result = safe_like(st, self, result);
+    } else {
+        result = safe_items_like(st, self, result, method->shape);
+    }
+done:
+    Py_XDECREF(escaped);
+    if (stack != small) PyMem_Free(stack);
+    return result;
+}
+
+#define AS_FUNCTION(name, escaped, shape, sig)                                            \
+    static PyObject *safestring_##name(PyObject *self, PyTypeObject *defining_class,      \
+                                       PyObject *const *args, size_t nargsf,              \
+                                       PyObject *kwnames) {                               \
+        return call_str_method(self, defining_class, STR_##name, args, nargsf, kwnames); \
+    }
+STR_METHODS(AS_FUNCTION)
+#undef AS_FUNCTION
+
+/* join(): every item is escaped (markupsafe.escape: non-str items are
+   str()-ed, __html__ items trusted). */
+static PyObject *safestring_join(PyObject *self, PyObject *iterable) {
+    pm_state *st = pm_state_from_type(Py_TYPE(self));
+    if (st == NULL) return NULL;
+    PyObject *items = PySequence_Fast(iterable, "can only join an iterable");
+    if (items == NULL) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(items);
+    PyObject *escaped = PyList_New(n);
+    for (Py_ssize_t i = 0; escaped != NULL && i < n; i++) {
+        PyObject *text = html_text(st, PySequence_Fast_GET_ITEM(items, i));
+        if (text == NULL) {
+            Py_CLEAR(escaped);
+        } else {
+            PyList_SET_ITEM(escaped, i, text);
+        }
+    }
+    Py_DECREF(items);
+    if (escaped == NULL) return NULL;
+    PyObject *joined = PyUnicode_Join(self, escaped);
+    Py_DECREF(escaped);
+    return safe_like(st, self, joined);
+}
+
+/* s[i] and s[a:b] stay safe (a slice may cut an entity or a tag in two:
+   as with Markup, that is the caller's business). */
+static PyObject *safestring_subscript(PyObject *self, PyObject *key) {
+    pm_state *st = pm_state_from_type(Py_TYPE(self));
+    if (st == NULL) return NULL;
+    return safe_like(st, self, PyUnicode_Type.tp_as_mapping->mp_subscript(self, key));
+}
+
+static PyObject *safestring_item(PyObject *self, Py_ssize_t i) {
+    pm_state *st = pm_state_from_type(Py_TYPE(self));
+    if (st == NULL) return NULL;
+    return safe_like(st, self, PyUnicode_Type.tp_as_sequence->sq_item(self, i));
+}
+
+/* SafeString * n and n * SafeString. */
+static PyObject *safestring_mul(PyObject *a, PyObject *b) {
+    PyObject *safe, *count;
+    pm_state *st = safe_operand(a, b, &safe, &count);
+    if (st == NULL || !PyIndex_Check(count)) Py_RETURN_NOTIMPLEMENTED;
+    Py_ssize_t n = PyNumber_AsSsize_t(count, PyExc_OverflowError);
+    if (n == -1 && PyErr_Occurred()) return NULL;
+    return safe_like(st, safe, PyUnicode_Type.tp_as_sequence->sq_repeat(safe, n));
+}
+
+/* SafeString + x and x + SafeString: the other side is escaped (unless it
+   has __html__), and the result stays a SafeString. */
+static PyObject *safestring_add(PyObject *a, PyObject *b) {
+    PyObject *safe, *other;
+    pm_state *st = safe_operand(a, b, &safe, &other);
+    if (st == NULL) Py_RETURN_NOTIMPLEMENTED;
+    if (!PyUnicode_Check(other)) {
+        PyObject *method;
+        int r = pm_lookup_html(st, other, &method);
+        if (r < 0) return NULL;
+        Py_XDECREF(method);
+        if (r == 0) Py_RETURN_NOTIMPLEMENTED;
+    }
+    PyObject *escaped = html_text(st, other);
+    if (escaped == NULL) return NULL;
+    PyObject *joined = safe == a ? PyUnicode_Concat(a, escaped) : PyUnicode_Concat(escaped, b);
+    Py_DECREF(escaped);
+    return safe_like(st, safe, joined);
+}
+
+/* ------------------------------------------------------------------------ */
+/* unescape(), striptags(), escape()                                          */
+/* ------------------------------------------------------------------------ */
+
+/* html.unescape(text): the HTML5 entity table lives there, and html (with
+   re) is imported only when this is first used. */
+static PyObject *html_unescape(PyObject *text) {
+    PyObject *html = PyImport_ImportModule("html");
+    if (html == NULL) return NULL;
+    PyObject *unescape = PyObject_GetAttrString(html, "unescape");
+    Py_DECREF(html);
+    if (unescape == NULL) return NULL;
+    PyObject *r = PyObject_CallOneArg(unescape, text);
+    Py_DECREF(unescape);
+    return r;
+}
+
+static PyObject *safestring_unescape(PyObject *self, PyObject *unused) {
+    (void)unused;
+    PyObject *text = PyObject_Str(self);
+    if (text == NULL) return NULL;
+    PyObject *r = html_unescape(text);
+    Py_DECREF(text);
+    return r;
+}
+
+/* The text without tags and comments (an unclosed one stops the
+   stripping), whitespace runs collapsed to one space. */
+static PyObject *strip_tags(PyObject *self) {
+    Py_ssize_t len = PyUnicode_GET_LENGTH(self);
+    Py_ssize_t pos = 0;
+    PyObject *comment_end = PyUnicode_FromStringAndSize("-->", 3);
+    PyObject *parts = comment_end == NULL ? NULL : PyList_New(0);
+    if (parts == NULL) goto error;
+    for (;;) {
+        Py_ssize_t start = PyUnicode_FindChar(self, '<', pos, len, 1);
+        if (start == -2) goto error;
+        if (start == -1) break;
+        Py_ssize_t end;
+        if (start + 3 < len && PyUnicode_READ_CHAR(self, start + 1) == '!' &&
+            PyUnicode_READ_CHAR(self, start + 2) == '-' && PyUnicode_READ_CHAR(self, start + 3) == '-') {
+            end = PyUnicode_Find(self, comment_end, start + 4, len, 1);
+            if (end == -2) goto error;
+            if (end == -1) break;
+            end += 3;
+        } else {
+            end = PyUnicode_FindChar(self, '>', start, len, 1);
+            if (end == -2) goto error;
+            if (end == -1) break;
+            end += 1;
+        }
+        PyObject *before = PyUnicode_Substring(self, pos, start);
+        if (before == NULL || PyList_Append(parts, before) < 0) {
+            Py_XDECREF(before);
+            goto error;
+        }
+        Py_DECREF(before);
+        pos = end;
+    }
+    PyObject *rest = PyUnicode_Substring(self, pos, len);
+    if (rest == NULL || PyList_Append(parts, rest) < 0) {
+        Py_XDECREF(rest);
+        goto error;
+    }
+    Py_DECREF(rest);
+    Py_DECREF(comment_end);
+    PyObject *empty = PyUnicode_FromStringAndSize(NULL, 0);
+    PyObject *text = empty == NULL ? NULL : PyUnicode_Join(empty, parts);
+    Py_XDECREF(empty);
+    Py_DECREF(parts);
+    if (text == NULL) return NULL;
+
+    PyObject *words = PyUnicode_Split(text, NULL, -1);
+    Py_DECREF(text);
+    if (words == NULL) return NULL;
+    PyObject *space = PyUnicode_FromStringAndSize(" ", 1);
+    PyObject *collapsed = space == NULL ? NULL : PyUnicode_Join(space, words);
+    Py_XDECREF(space);
+    Py_DECREF(words);
+    return collapsed;
+
+error:
+    Py_XDECREF(comment_end);
+    Py_XDECREF(parts);
+    return NULL;
+}
+
+static PyObject *safestring_striptags(PyObject *self, PyObject *unused) {
+    (void)unused;
+    PyObject *text = strip_tags(self);
+    if (text == NULL) return NULL;
+    PyObject *r = html_unescape(text);
+    Py_DECREF(text);
+    return r;
+}
+
+/* SafeString.escape(s): escape(s), as an instance of cls. */
+static PyObject *safestring_escape(PyObject *cls, PyObject *obj) {
+    pm_state *st = pm_state_from_type((PyTypeObject *)cls);
+    if (st == NULL) return NULL;
+    PyObject *safe = escape_object(st, obj);
+    if (safe == NULL || (PyTypeObject *)cls == st->safestring_type) return safe;
+    PyObject *r = PyObject_CallOneArg(cls, safe);
+    Py_DECREF(safe);
+    return r;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -152,55 +865,61 @@ static PyObject *safestring_repr(PyObject *self) {
     return r;
 }
 
-/* SafeString + x and x + SafeString: the other side is escaped (unless it
-   has __html__), and the result stays a SafeString. */
-static PyObject *safestring_add(PyObject *a, PyObject *b) {
-    pm_state *st = pm_state_find(Py_TYPE(a));
-    if (st == NULL || !PyObject_TypeCheck(a, st->safestring_type)) st = pm_state_find(Py_TYPE(b));
-    if (st == NULL) Py_RETURN_NOTIMPLEMENTED;
-    int left_safe = PyObject_TypeCheck(a, st->safestring_type);
-    PyObject *other = left_safe ? b : a;
-    if (!PyUnicode_Check(other)) {
-        PyObject *method;
-        int r = pm_lookup_html(st, other, &method);
-        if (r < 0) return NULL;
-        Py_XDECREF(method);
-        if (r == 0) Py_RETURN_NOTIMPLEMENTED;
-    }
-    PyObject *escaped = escape_object(st, other);
-    if (escaped == NULL) return NULL;
-    PyObject *joined = left_safe ? PyUnicode_Concat(a, escaped) : PyUnicode_Concat(escaped, b);
-    Py_DECREF(escaped);
-    if (joined == NULL) return NULL;
-    PyObject *r = safestring_from_str(st, joined);
-    Py_DECREF(joined);
-    return r;
-}
+/* Docstrings: "str.strip(), as a SafeString." and so on. */
+#define DOC_RESULT_ONE "(), as a SafeString."
+#define DOC_RESULT_LIST "(), as a list of SafeString."
+#define DOC_RESULT_TUPLE "(), as a tuple of SafeString."
 
-static PyObject *safestring_escape(PyObject *cls, PyObject *obj) {
-    pm_state *st = pm_state_from_type((PyTypeObject *)cls);
-    if (st == NULL) return NULL;
-    return escape_object(st, obj);
-}
+#define AS_METHOD_DEF(name, escaped, shape, sig)                        \
+    {#name, (PyCFunction)(void (*)(void))safestring_##name,               \
+     METH_METHOD | METH_FASTCALL | METH_KEYWORDS,                         \
+     #name sig "\n--\n\nstr." #name DOC_##shape},
 
 static PyMethodDef safestring_methods[] = {
     {"__html__", safestring_html, METH_NOARGS,
      "__html__($self, /)\n--\n\nReturn self: the text is already safe HTML."},
+    {"__html_format__", safestring_html_format, METH_O,
+     "__html_format__($self, format_spec, /)\n--\n\n"
+     "Return self for format(); a non-empty format_spec is a ValueError."},
     {"escape", (PyCFunction)safestring_escape, METH_O | METH_CLASS,
-     "escape($cls, s, /)\n--\n\nThe same as markup.escape(s)."},
+     "escape($cls, s, /)\n--\n\nThe same as markup.escape(s), as an instance of cls."},
+    {"join", safestring_join, METH_O,
+     "join($self, iterable, /)\n--\n\n"
+     "Join the items with self between them, escaping each (markup.escape)."},
+    {"format", (PyCFunction)(void (*)(void))safestring_format, METH_VARARGS | METH_KEYWORDS,
+     "format($self, /, *args, **kwargs)\n--\n\n"
+     "str.format() that escapes every field (markupsafe's rules: __html_format__\n"
+     "and __html__ objects are trusted)."},
+    {"format_map", safestring_format_map, METH_O,
+     "format_map($self, mapping, /)\n--\n\nformat(**mapping), escaping every field."},
+    {"unescape", safestring_unescape, METH_NOARGS,
+     "unescape($self, /)\n--\n\n"
+     "The text with HTML entities replaced by their characters, as a plain str."},
+    {"striptags", safestring_striptags, METH_NOARGS,
+     "striptags($self, /)\n--\n\n"
+     "The text without tags and comments, whitespace collapsed, unescaped:\n"
+     "a plain str."},
+    STR_METHODS(AS_METHOD_DEF)
     {NULL, NULL, 0, NULL},
 };
+#undef AS_METHOD_DEF
 
 PyDoc_STRVAR(safestring_doc,
 "SafeString(obj='')\n--\n\n"
 "A str that holds safe HTML: render() and Jinja2 insert it verbatim.\n"
-"Only wrap text you trust; use escape() for anything else.");
+"Only wrap text you trust; use escape() for anything else. Like\n"
+"markupsafe.Markup, its str methods return SafeString and escape the\n"
+"plain-str arguments they insert.");
 
 static PyType_Slot safestring_slots[] = {
     {Py_tp_new, safestring_new},
     {Py_tp_repr, safestring_repr},
     {Py_tp_methods, safestring_methods},
     {Py_nb_add, safestring_add},
+    {Py_nb_multiply, safestring_mul},
+    {Py_nb_remainder, safestring_mod},
+    {Py_mp_subscript, safestring_subscript},
+    {Py_sq_item, safestring_item},
     {Py_tp_doc, (void *)safestring_doc},
     {0, NULL},
 };
@@ -216,7 +935,44 @@ static PyType_Spec safestring_spec = {
     .slots = safestring_slots,
 };
 
+/* Fills st->safestring_refs (see REF_*). */
+static int init_refs(PyObject *module, pm_state *st) {
+    PyObject *refs = PyTuple_New(REF_STR_METHODS + STR_METHOD_COUNT);
+    if (refs == NULL) return -1;
+    PyObject *string_module = PyImport_ImportModule("_string");
+    if (string_module == NULL) goto error;
+    PyTuple_SET_ITEM(refs, REF_FORMATTER_PARSER,
+                     PyObject_GetAttrString(string_module, "formatter_parser"));
+    if (PyTuple_GET_ITEM(refs, REF_FORMATTER_PARSER) != NULL) {
+        PyTuple_SET_ITEM(refs, REF_FIELD_NAME_SPLIT,
+                         PyObject_GetAttrString(string_module, "formatter_field_name_split"));
+    }
+    Py_DECREF(string_module);
+    if (PyTuple_GET_ITEM(refs, REF_FIELD_NAME_SPLIT) == NULL) goto error;
+    PyObject *helper = PyType_FromModuleAndSpec(module, &escape_helper_spec, NULL);
+    if (helper == NULL) goto error;
+    PyTuple_SET_ITEM(refs, REF_ESCAPE_HELPER, helper);
+    PyObject *name = PyUnicode_InternFromString("__html_format__");
+    if (name == NULL) goto error;
+    PyTuple_SET_ITEM(refs, REF_NAME_HTML_FORMAT, name);
+    name = PyUnicode_InternFromString("__getitem__");
+    if (name == NULL) goto error;
+    PyTuple_SET_ITEM(refs, REF_NAME_GETITEM, name);
+    for (int i = 0; i < STR_METHOD_COUNT; i++) {
+        PyObject *descr = PyObject_GetAttrString((PyObject *)&PyUnicode_Type, str_methods[i].name);
+        if (descr == NULL) goto error;
+        PyTuple_SET_ITEM(refs, REF_STR_METHODS + i, descr);
+    }
+    st->safestring_refs = refs;
+    return 0;
+
+error:
+    Py_DECREF(refs);
+    return -1;
+}
+
 int pm_safestring_init(PyObject *module, pm_state *st) {
+    if (init_refs(module, st) < 0) return -1;
     /* 3.9 wants the bases as a tuple. */
     PyObject *bases = PyTuple_Pack(1, (PyObject *)&PyUnicode_Type);
     if (bases == NULL) return -1;

@@ -49,6 +49,11 @@ typedef struct pm_state {
     /* Owned by stream.c (pm_stream_init): the iterator of iter_render(). */
     PyTypeObject *chunks_type;
 
+    /* Owned by safestring.c (pm_safestring_init): a tuple of what
+       SafeString's methods use (str's method descriptors, the % argument
+       wrapper type, _string's format parser). */
+    PyObject *safestring_refs;
+
     PyObject *h;             /* the `h` namespace instance                    */
     PyObject *factories;     /* dict: "Div" -> Tag('div'), for `h`            */
     PyObject *kwname_cache;  /* dict: keyword ("class_") -> attr name ("class") */
