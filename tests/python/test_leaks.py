@@ -15,8 +15,6 @@ import subprocess
 import sys
 import textwrap
 
-import pytest
-
 LIMIT = 5 * 1024 * 1024
 UNDER_ASAN = "libasan" in os.environ.get("LD_PRELOAD", "")
 ITERATIONS = 1_000_000

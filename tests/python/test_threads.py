@@ -47,7 +47,8 @@ SHARED_TREE = h.HtmlDocument(
     h.Body(
         {"class": "page", "data-x": 'q"uote'},
         Comment("a -- comment <b>"),
-        h.Ul([h.Li({"data-id": i, "title": name}, name, " ", price, Yielding("<i>y</i>") if i % 10 == 0 else None)
+        h.Ul([h.Li({"data-id": i, "title": name}, name, " ", price,
+                   Yielding("<i>y</i>") if i % 10 == 0 else None)
               for i, name, price in ITEMS]),
         SafeString("<hr>"),
         Tag("my-widget")({"@click": "go()", ":value": "v"}, [["nested", ["lists"]], ("tuple",)]),
