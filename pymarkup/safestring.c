@@ -23,6 +23,8 @@ enum {
     REF_FIELD_NAME_SPLIT,      /* _string.formatter_field_name_split */
     REF_NAME_HTML_FORMAT,      /* "__html_format__" */
     REF_NAME_GETITEM,          /* "__getitem__" */
+    REF_NAME_HTML,             /* "html", the module */
+    REF_NAME_UNESCAPE,         /* "unescape" */
     REF_STR_METHODS,
 };
 
@@ -538,6 +540,13 @@ static PyObject *safestring_html_format(PyObject *self, PyObject *spec) {
 
 typedef enum { RESULT_ONE, RESULT_LIST, RESULT_TUPLE } result_shape;
 
+/* 3.13's str.replace takes count as a keyword too. */
+#if PY_VERSION_HEX >= 0x030D0000
+#define REPLACE_SIGNATURE "($self, old, new, /, count=-1)"
+#else
+#define REPLACE_SIGNATURE "($self, old, new, count=-1, /)"
+#endif
+
 /* The str methods SafeString wraps: X(name, escaped positional argument or
    -1, result shape, text signature). The escaped argument is the text that
    ends up in the result (replace()'s new text, the fill character). */
@@ -548,7 +557,7 @@ typedef enum { RESULT_ONE, RESULT_LIST, RESULT_TUPLE } result_shape;
     X(upper, -1, RESULT_ONE, "($self, /)")                                \
     X(casefold, -1, RESULT_ONE, "($self, /)")                             \
     X(swapcase, -1, RESULT_ONE, "($self, /)")                             \
-    X(replace, 1, RESULT_ONE, "($self, old, new, count=-1, /)")           \
+    X(replace, 1, RESULT_ONE, REPLACE_SIGNATURE)                          \
     X(ljust, 1, RESULT_ONE, "($self, width, fillchar=' ', /)")            \
     X(rjust, 1, RESULT_ONE, "($self, width, fillchar=' ', /)")            \
     X(center, 1, RESULT_ONE, "($self, width, fillchar=' ', /)")           \
@@ -718,11 +727,17 @@ static PyObject *safestring_add(PyObject *a, PyObject *b) {
 /* ------------------------------------------------------------------------ */
 
 /* html.unescape(text): the HTML5 entity table lives there, and html (with
-   re) is imported only when this is first used. */
-static PyObject *html_unescape(PyObject *text) {
-    PyObject *html = PyImport_ImportModule("html");
-    if (html == NULL) return NULL;
-    PyObject *unescape = PyObject_GetAttrString(html, "unescape");
+   re) is imported only when this is first used. The names are interned
+   ones: a fresh name string per call would fill CPython's type attribute
+   cache with dead strings. */
+static PyObject *html_unescape(pm_state *st, PyObject *text) {
+    PyObject *html = PyImport_GetModule(REF(st, REF_NAME_HTML));
+    if (html == NULL) {
+        if (PyErr_Occurred()) return NULL;
+        html = PyImport_Import(REF(st, REF_NAME_HTML));
+        if (html == NULL) return NULL;
+    }
+    PyObject *unescape = PyObject_GetAttr(html, REF(st, REF_NAME_UNESCAPE));
     Py_DECREF(html);
     if (unescape == NULL) return NULL;
     PyObject *r = PyObject_CallOneArg(unescape, text);
@@ -732,9 +747,11 @@ static PyObject *html_unescape(PyObject *text) {
 
 static PyObject *safestring_unescape(PyObject *self, PyObject *unused) {
     (void)unused;
+    pm_state *st = pm_state_from_type(Py_TYPE(self));
+    if (st == NULL) return NULL;
     PyObject *text = PyObject_Str(self);
     if (text == NULL) return NULL;
-    PyObject *r = html_unescape(text);
+    PyObject *r = html_unescape(st, text);
     Py_DECREF(text);
     return r;
 }
@@ -802,9 +819,11 @@ error:
 
 static PyObject *safestring_striptags(PyObject *self, PyObject *unused) {
     (void)unused;
+    pm_state *st = pm_state_from_type(Py_TYPE(self));
+    if (st == NULL) return NULL;
     PyObject *text = strip_tags(self);
     if (text == NULL) return NULL;
-    PyObject *r = html_unescape(text);
+    PyObject *r = html_unescape(st, text);
     Py_DECREF(text);
     return r;
 }
@@ -958,6 +977,12 @@ static int init_refs(PyObject *module, pm_state *st) {
     name = PyUnicode_InternFromString("__getitem__");
     if (name == NULL) goto error;
     PyTuple_SET_ITEM(refs, REF_NAME_GETITEM, name);
+    name = PyUnicode_InternFromString("html");
+    if (name == NULL) goto error;
+    PyTuple_SET_ITEM(refs, REF_NAME_HTML, name);
+    name = PyUnicode_InternFromString("unescape");
+    if (name == NULL) goto error;
+    PyTuple_SET_ITEM(refs, REF_NAME_UNESCAPE, name);
     for (int i = 0; i < STR_METHOD_COUNT; i++) {
         PyObject *descr = PyObject_GetAttrString((PyObject *)&PyUnicode_Type, str_methods[i].name);
         if (descr == NULL) goto error;

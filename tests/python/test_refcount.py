@@ -8,6 +8,7 @@ import gc
 import sys
 import tracemalloc
 
+import markupsafe
 import pytest
 
 from markup import Comment, SafeString, Tag, escape, h, render, render_bytes
@@ -20,6 +21,14 @@ class Opaque:
 class BadHtml:
     def __html__(self):
         raise RuntimeError("boom")
+
+
+class Fragile(SafeString):
+    """A SafeString subclass whose constructor refuses upper-case text."""
+
+    def __init__(self, text=""):
+        if any(c.isupper() for c in text) or text == "text":
+            raise ValueError("no")
 
 
 def _gen_then_fail(item):
@@ -53,6 +62,29 @@ def cases():
         ("comment type", [3.5], lambda a: Comment(a[0]), TypeError),
         ("safe add", [Opaque()], lambda a: SafeString("x") + a[0], TypeError),
         ("escape html raises", [BadHtml()], lambda a: escape(a[0]), RuntimeError),
+        # SafeString's str methods: escaping an argument, the str method
+        # itself, or building the result (a subclass constructor) fails.
+        ("safe join html raises", [BadHtml()], lambda a: SafeString(",").join(["x", a[0]]), RuntimeError),
+        ("safe join not iterable", [Opaque()], lambda a: SafeString(",").join(a[0]), TypeError),
+        ("safe format html raises", [BadHtml()], lambda a: SafeString("{}{}").format(text, a[0]), RuntimeError),
+        ("safe format index", [text], lambda a: SafeString("{0}{1}").format(a[0]), IndexError),
+        ("safe format spec", [SafeString("x")], lambda a: SafeString("{:>3}").format(a[0]), ValueError),
+        ("safe format attr", [Opaque()], lambda a: SafeString("<{0.missing}>").format(a[0]), AttributeError),
+        ("safe format nested", [text], lambda a: SafeString("{0:{1:{2}}}").format(a[0], 1, 2), ValueError),
+        ("safe format_map key", [{"a": text}], lambda a: SafeString("{a}{b}").format_map(a[0]), KeyError),
+        ("safe mod html raises", [BadHtml()], lambda a: SafeString("%s %s") % (text, a[0]), RuntimeError),
+        ("safe mod mapping", [{"k": BadHtml()}], lambda a: SafeString("%(k)s") % a[0], RuntimeError),
+        ("safe mod count", [text], lambda a: SafeString("%s %s") % (a[0],), TypeError),
+        ("safe mod number", [Opaque()], lambda a: SafeString("%d") % a[0], TypeError),
+        ("safe replace html raises", [BadHtml()], lambda a: SafeString("x").replace("x", a[0]), RuntimeError),
+        ("safe center fill", ["<"], lambda a: SafeString("x").center(9, a[0]), TypeError),
+        ("safe split sep", [3], lambda a: SafeString("x y").split(a[0]), TypeError),
+        ("safe partition empty", [""], lambda a: SafeString("x").partition(a[0]), ValueError),
+        ("safe index", [10], lambda a: SafeString("x")[a[0]], IndexError),
+        ("safe mul", [2.5], lambda a: SafeString("x") * a[0], TypeError),
+        ("safe subclass result", [Fragile(text)], lambda a: a[0].upper(), ValueError),
+        ("safe subclass split", [Fragile("a " + text)], lambda a: a[0].split(), ValueError),
+        ("safe escape classmethod", [BadHtml()], lambda a: SafeString.escape(a[0]), RuntimeError),
     ]
 
 
@@ -130,6 +162,43 @@ def test_successful_build_and_render_do_not_leak():
         escape(rows[0]["name"])
 
     refs, objects, mem = _settled_growth(once, rounds=200)
+    assert refs < 50
+    assert objects < 10
+    assert mem < 4000
+
+
+def test_safestring_methods_do_not_leak():
+    safe = SafeString("<p>%s & {}</p>\n <b>é</b> &amp; ")
+    sub = Fragile("<i>x</i> y")
+    marked = markupsafe.Markup("<u>")
+
+    def once():
+        safe % "<"
+        safe % ("<",)
+        SafeString("%(a)s%(b)r") % {"a": marked, "b": "<"}
+        safe.format("<")
+        # (no "{0.attr}" here: each call parses a new name string, and
+        # CPython's type attribute cache keeps up to 4096 of them)
+        SafeString("{0!r:>9}{x[k]}").format(3, x={"k": "<"})
+        SafeString("{a}").format_map({"a": marked})
+        safe.join(["<", marked, 3, sub])
+        safe.replace("p", "<")
+        safe.center(80, "-")
+        safe.strip().upper().title()
+        safe.split()
+        safe.splitlines(True)
+        safe.partition("&")
+        sub.split()
+        safe[1:5] + safe[0] + "<" + 2 * safe
+        safe.striptags()
+        safe.unescape()
+        SafeString.escape("<")
+        Fragile.escape("<")
+
+    # Enough rounds that the first calls' cache fills (re in html.unescape,
+    # str's format machinery) are noise: leaking one object per call would
+    # show 2000 * 30 bytes.
+    refs, objects, mem = _settled_growth(once, rounds=2000)
     assert refs < 50
     assert objects < 10
     assert mem < 4000

@@ -116,3 +116,224 @@ def test_safe_string_pickles():
 
 def test_safe_string_in_jinja2(jinja):
     assert jinja("{{ a }}{{ b }}", a=SafeString("<b>"), b="<b>") == "<b>&lt;b&gt;"
+
+
+# --- str methods keep SafeString safe, as Markup's keep Markup --------------
+#
+# Differential: each operation runs once on markupsafe.Markup and once on
+# SafeString, with the same subject text and arguments (a safe argument is a
+# Markup on one side and a SafeString on the other, or crossed over), and
+# the outcomes must agree: the same result type (Markup <-> SafeString),
+# the same text, or the same exception type.
+
+
+class Safe:
+    """An argument that is safe HTML: Markup(text) on markupsafe's side,
+    SafeString(text) on ours (or the other way round when crossed)."""
+
+    def __init__(self, text, crossed=False):
+        self.text = text
+        self.crossed = crossed
+
+    def resolve(self, cls):
+        if self.crossed:
+            cls = SafeString if issubclass(cls, markupsafe.Markup) else markupsafe.Markup
+        return cls(self.text)
+
+    def __repr__(self):
+        return f"Safe({self.text!r}{', crossed' if self.crossed else ''})"
+
+
+SUBJECTS = [
+    "<b>x</b> & y",
+    "  Tea &amp; cake\t<br>\n",
+    "é 🎉 <i>ü</i> ß İ ǅ",
+    "&lt;p&gt; &raquo; &#39; &#x27;",
+    "<!-- c --><p a='1'>t</p> <unclosed",
+    "a\tb\r\nc\x0bd\u2028e",
+    "",
+    "x",
+]
+
+ARGS = [
+    "<",
+    "&amp;",
+    "'\"",
+    "a<b>&c'd\"e",
+    "é🎉<",
+    " ",
+    "b",
+    "",
+    Safe("<i>"),
+    Safe("&"),
+    Safe("<u>", crossed=True),
+    WithHtml(),
+    7,
+    None,
+]
+
+
+def _a(arg, cls):
+    return arg.resolve(cls) if isinstance(arg, Safe) else arg
+
+
+# (name, operation(cls, subject, arg)); cls is Markup or SafeString.
+OPERATIONS = [
+    ("add", lambda C, s, a: C(s) + _a(a, C)),
+    ("radd", lambda C, s, a: _a(a, C) + C(s)),
+    ("mul", lambda C, s, a: C(s) * 3),
+    ("rmul", lambda C, s, a: 2 * C(s)),
+    ("mul zero", lambda C, s, a: C(s) * 0),
+    ("mod one", lambda C, s, a: C("<p>%s</p>" + s.replace("%", "%%")) % _a(a, C)),
+    ("mod tuple", lambda C, s, a: C("%s|%r|%a|%5s") % (_a(a, C), _a(a, C), _a(a, C), s)),
+    ("mod mapping", lambda C, s, a: C("%(a)s<%(s)r>") % {"a": _a(a, C), "s": s}),
+    ("mod number", lambda C, s, a: C("%d %5.2f %x %c") % (len(s), 2.5, 255, 65)),
+    ("mod list", lambda C, s, a: C("%s") % [_a(a, C), s]),
+    ("mod count", lambda C, s, a: C("%s %s") % (_a(a, C),)),
+    ("mod number arg", lambda C, s, a: C("%d") % _a(a, C)),
+    ("join", lambda C, s, a: C(s).join([_a(a, C), s, _a(a, C)])),
+    ("join mixed", lambda C, s, a: C("<br>").join([s, 3, _a(a, C), C(s)])),
+    ("join generator", lambda C, s, a: C(s).join(x for x in ("<", _a(a, C)))),
+    ("format", lambda C, s, a: C("<p>{}</p>{}").format(_a(a, C), s)),
+    ("format conversions", lambda C, s, a: C("{0!r}|{0!s}|{0!a}|{1}").format(_a(a, C), s)),
+    ("format spec", lambda C, s, a: C("{0:>12}|{1:^9}").format(_a(a, C), s)),
+    ("format nested spec", lambda C, s, a: C("{0:{1}}").format(s, _a(a, C))),
+    ("format keywords", lambda C, s, a: C("{a}<{b[k]}>{c.real}").format(a=_a(a, C), b={"k": s}, c=2)),
+    ("format subject", lambda C, s, a: C(s + "{}").format(_a(a, C))),
+    ("format_map", lambda C, s, a: C("{x}&{y}").format_map({"x": _a(a, C), "y": s})),
+    ("replace new", lambda C, s, a: C(s).replace("b", _a(a, C))),
+    ("replace old", lambda C, s, a: C(s).replace(_a(a, C), "<X>")),
+    ("replace count", lambda C, s, a: C(s).replace(" ", _a(a, C), 1)),
+    ("ljust", lambda C, s, a: C(s).ljust(30, _a(a, C))),
+    ("rjust", lambda C, s, a: C(s).rjust(30, _a(a, C))),
+    ("center", lambda C, s, a: C(s).center(31, _a(a, C))),
+    ("center default", lambda C, s, a: C(s).center(31)),
+    ("strip", lambda C, s, a: C(s).strip()),
+    ("strip chars", lambda C, s, a: C(s).strip(_a(a, C))),
+    ("lstrip chars", lambda C, s, a: C(s).lstrip(_a(a, C))),
+    ("rstrip chars", lambda C, s, a: C(s).rstrip(_a(a, C))),
+    ("capitalize", lambda C, s, a: C(s).capitalize()),
+    ("title", lambda C, s, a: C(s).title()),
+    ("lower", lambda C, s, a: C(s).lower()),
+    ("upper", lambda C, s, a: C(s).upper()),
+    ("casefold", lambda C, s, a: C(s).casefold()),
+    ("swapcase", lambda C, s, a: C(s).swapcase()),
+    ("translate", lambda C, s, a: C(s).translate({ord("<"): "&lt;", ord("b"): None, ord(" "): 95})),
+    ("expandtabs", lambda C, s, a: C(s).expandtabs(4)),
+    ("zfill", lambda C, s, a: C(s).zfill(25)),
+    ("removeprefix", lambda C, s, a: C(s).removeprefix(_a(a, C))),
+    ("removesuffix", lambda C, s, a: C(s).removesuffix(_a(a, C))),
+    ("split", lambda C, s, a: C(s).split()),
+    ("split sep", lambda C, s, a: C(s).split(_a(a, C))),
+    ("split maxsplit", lambda C, s, a: C(s).split(maxsplit=1)),
+    ("rsplit sep", lambda C, s, a: C(s).rsplit(_a(a, C), 1)),
+    ("splitlines", lambda C, s, a: C(s).splitlines()),
+    ("splitlines keepends", lambda C, s, a: C(s).splitlines(keepends=True)),
+    ("partition", lambda C, s, a: C(s).partition(_a(a, C))),
+    ("rpartition", lambda C, s, a: C(s).rpartition(_a(a, C))),
+    ("index", lambda C, s, a: C(s)[0]),
+    ("negative index", lambda C, s, a: C(s)[-1]),
+    ("slice", lambda C, s, a: C(s)[1:6]),
+    ("step slice", lambda C, s, a: C(s)[::-2]),
+    ("reversed", lambda C, s, a: list(reversed(C(s)))),
+    ("unescape", lambda C, s, a: C(s).unescape()),
+    ("striptags", lambda C, s, a: C(s).striptags()),
+    ("escape classmethod", lambda C, s, a: C.escape(_a(a, C))),
+    ("html_format", lambda C, s, a: C(s).__html_format__("")),
+    ("html_format spec", lambda C, s, a: C(s).__html_format__(">3")),
+    ("str", lambda C, s, a: str(C(s))),
+    ("iterate", lambda C, s, a: list(C(s))),
+]
+
+
+class SubMarkup(markupsafe.Markup):
+    pass
+
+
+class SubSafe(SafeString):
+    pass
+
+
+# Their class -> ours: results keep the caller's class, subclasses too.
+OUR_NAME = {markupsafe.Markup: "SafeString", SubMarkup: "SubSafe"}
+
+
+def _outcome(op, cls, subject, arg):
+    """What an operation gives (type and text, or the exception type),
+    with markupsafe's class names spelled as ours."""
+
+    def describe(value):
+        if isinstance(value, (list, tuple)):
+            return (type(value).__name__, [describe(v) for v in value])
+        name = OUR_NAME.get(type(value), type(value).__name__)
+        if not isinstance(value, str):
+            return (name, value)
+        # %r and !r show the class name of a safe argument
+        text = str(value).replace("SubMarkup(", "SubSafe(").replace("Markup(", "SafeString(")
+        return (name, text)
+
+    try:
+        return describe(op(cls, subject, arg))
+    except Exception as exc:  # the exception type must match too
+        return ("raises", type(exc).__name__)
+
+
+@pytest.mark.parametrize("theirs_cls,ours_cls", [(markupsafe.Markup, SafeString), (SubMarkup, SubSafe)],
+                         ids=["base", "subclass"])
+@pytest.mark.parametrize("name,op", OPERATIONS, ids=[o[0] for o in OPERATIONS])
+def test_str_methods_match_markupsafe(name, op, theirs_cls, ours_cls):
+    for subject in SUBJECTS:
+        for arg in ARGS:
+            theirs = _outcome(op, theirs_cls, subject, arg)
+            ours = _outcome(op, ours_cls, subject, arg)
+            assert ours == theirs, (name, subject, arg)
+
+
+def test_str_methods_escape_what_they_insert_and_render_verbatim():
+    # A few readable cases of what the differential test checks at large.
+    assert SafeString("<em>%s</em>") % "<x>" == "<em>&lt;x&gt;</em>"
+    assert SafeString("<em>%(a)s</em>") % {"a": SafeString("<x>")} == "<em><x></em>"
+    assert SafeString("<li>{}</li>").format("a & b") == "<li>a &amp; b</li>"
+    assert SafeString("<br>").join(["<", WithHtml()]) == "&lt;<br><em>trusted</em>"
+    assert SafeString("<b>x</b>").replace("x", "<y>") == "<b>&lt;y&gt;</b>"
+    stripped = SafeString("  <b>x</b>  ").strip()
+    assert type(stripped) is SafeString
+    assert render(h.P(stripped, SafeString("<i>a</i>")[:3], SafeString("<hr>") * 2)) == "<p><b>x</b><i><hr><hr></p>"
+    assert [type(p) for p in SafeString("<a>\n<b>").splitlines()] == [SafeString, SafeString]
+    assert SafeString("<p>Tea &amp; <!-- c --> cake</p>").striptags() == "Tea & cake"
+    assert type(SafeString("&lt;").unescape()) is str
+
+
+def test_str_method_errors():
+    # format() escapes whatever __html__() returned (as markupsafe does);
+    # join() reads it as HTML, so it must be a str
+    assert SafeString("{}").format(BadHtmlType()) == markupsafe.Markup("{}").format(BadHtmlType()) == "3"
+    with pytest.raises(TypeError, match="__html__"):
+        SafeString(",").join(["a", BadHtmlType()])
+    with pytest.raises(ValueError, match="Unsupported format specification for SafeString"):
+        SafeString("{:>5}").format(SafeString("x"))
+    with pytest.raises(ValueError, match="define __html_format__"):
+        SafeString("{:>5}").format(WithHtml())
+    with pytest.raises(TypeError):
+        SafeString("x") * "3"
+    # str's % keeps the plain str on the left plain
+    assert type("<%s>" % SafeString("<b>")) is str
+
+
+class BadHtmlType:
+    def __html__(self):
+        return 3
+
+
+def test_subclass_results_go_through_its_constructor():
+    made = []
+
+    class Tracked(SafeString):
+        def __init__(self, text=""):
+            made.append(str(text))
+
+    t = Tracked("<b>")
+    assert type(t.upper()) is Tracked and type(t % ()) is Tracked
+    assert type(t + "<") is Tracked and type("<" + t) is Tracked
+    assert type(Tracked.escape("<")) is Tracked
+    assert "&lt;" in made and "<B>" in made
