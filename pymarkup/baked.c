@@ -321,6 +321,7 @@ typedef struct pm_baked {
     Py_ssize_t nparams;
     Py_ssize_t npositional; /* the first npositional may be passed positionally */
     Py_ssize_t *slot_param; /* per slot: the parameter that fills it */
+    unsigned char *slot_content; /* per slot: PM_CONTENT_* where it stands */
     unsigned char *multi;   /* per parameter: fills more than one slot */
     int any_multi;
 #ifdef PM_HAVE_ATOMICS
@@ -419,6 +420,7 @@ static markup_status write_slot(void *ctx, size_t slot, markup_slot_kind kind, c
     call_ctx *c = ctx;
     (void)out; /* the same buffer as c->rctx.buf */
     PyObject *value = c->values[c->self->slot_param[slot]];
+    c->rctx.content = c->self->slot_content[slot];
     int rc = kind == MARKUP_SLOT_ATTR
                  ? pm_render_attr_value(&c->rctx, name, (Py_ssize_t)name_len, value)
                  : pm_render_child(&c->rctx, value, 0);
@@ -619,7 +621,7 @@ static PyObject *baked_vectorcall(PyObject *callable, PyObject *const *args, siz
         PyErr_NoMemory();
         goto done;
     }
-    call_ctx c = {{self->st, &buf, call_on_placeholder, NULL}, self, values, 0, 0};
+    call_ctx c = {{self->st, &buf, call_on_placeholder, NULL, PM_CONTENT_HTML}, self, values, 0, 0};
     markup_status st = markup_baked_render_with(self->tpl, write_slot, &c, &buf);
     if (st == MARKUP_OK) {
         hint_store(self, buf.len);
@@ -666,6 +668,7 @@ static void baked_dealloc(PyObject *op) {
     Py_CLEAR(self->params);
     PyMem_Free(self->defaults);
     PyMem_Free(self->slot_param);
+    PyMem_Free(self->slot_content);
     PyMem_Free(self->multi);
     markup_baked_free(self->tpl);
     type->tp_free(op);
@@ -753,6 +756,7 @@ typedef struct flatten_ctx {
     PyObject *placeholders;  /* tuple: this decoration's stand-ins */
     PyObject *func_name;
     Py_ssize_t *slot_param;  /* grows with the slots */
+    unsigned char *slot_content; /* grows with the slots: PM_CONTENT_* */
     size_t nslots, slots_cap;
     Py_ssize_t *uses;        /* per parameter: slots it fills */
 } flatten_ctx;
@@ -791,6 +795,12 @@ static int flatten_on_placeholder(pm_render_ctx *ctx, PyObject *placeholder,
             return -1;
         }
         f->slot_param = grown;
+        unsigned char *content = PyMem_Realloc(f->slot_content, cap);
+        if (!content) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        f->slot_content = content;
         f->slots_cap = cap;
     }
     markup_status st;
@@ -802,6 +812,9 @@ static int flatten_on_placeholder(pm_render_ctx *ctx, PyObject *placeholder,
         st = markup_baked_builder_add_child_slot(f->builder);
     }
     if (builder_status(st) < 0) return -1;
+    /* A value filled in later renders as it would here: inside <svg>,
+       say, a <style> element's text is escaped. */
+    f->slot_content[f->nslots] = (unsigned char)ctx->content;
     f->slot_param[f->nslots++] = ph->index;
     f->uses[ph->index]++;
     return 0;
@@ -968,11 +981,14 @@ static int flatten(pm_state *st, pm_baked *self, PyObject *tree, PyObject *place
     if (builder_status(markup_baked_builder_finish(b, &self->tpl)) < 0) goto done;
     self->slot_param = f.slot_param;
     f.slot_param = NULL;
+    self->slot_content = f.slot_content;
+    f.slot_content = NULL;
     rc = 0;
 
 done:
     markup_baked_builder_free(f.builder);
     PyMem_Free(f.slot_param);
+    PyMem_Free(f.slot_content);
     PyMem_Free(f.uses);
     markup_buf_free(&buf);
     return rc;
@@ -1012,6 +1028,7 @@ static PyObject *baked_compile(PyObject *module, PyObject *args) {
     self->nparams = nparams;
     self->npositional = npositional;
     self->slot_param = NULL;
+    self->slot_content = NULL;
     self->multi = NULL;
     self->any_multi = 0;
     hint_store(self, 0);
