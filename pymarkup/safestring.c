@@ -970,6 +970,10 @@ static int init_refs(PyObject *module, pm_state *st) {
     if (PyTuple_GET_ITEM(refs, REF_FIELD_NAME_SPLIT) == NULL) goto error;
     PyObject *helper = PyType_FromModuleAndSpec(module, &escape_helper_spec, NULL);
     if (helper == NULL) goto error;
+#ifndef Py_TPFLAGS_DISALLOW_INSTANTIATION
+    /* 3.9: no flag for it; a type without tp_new cannot be called. */
+    ((PyTypeObject *)helper)->tp_new = NULL;
+#endif
     PyTuple_SET_ITEM(refs, REF_ESCAPE_HELPER, helper);
     PyObject *name = PyUnicode_InternFromString("__html_format__");
     if (name == NULL) goto error;
