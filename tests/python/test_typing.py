@@ -105,19 +105,27 @@ def test_mypy_rejects_misuse(tmp_path):
     assert not unexpected, "mypy rejected:\n" + "\n".join(lines[n - 1] for n in unexpected) + "\n" + output
 
 
-def example_dirs():
-    dirs = []
+def example_targets():
+    """Each Python file directly in examples/ and each folder of Python
+    files there (examples/c is C), checked one by one: each app has its own
+    framework, and two of them may have a module of the same name."""
+    targets = []
     if EXAMPLES_DIR.is_dir():
-        dirs = sorted(d for d in EXAMPLES_DIR.iterdir() if d.is_dir() and any(d.rglob("*.py")))
-    return dirs or [pytest.param(None, marks=pytest.mark.skip(reason="examples/ has no Python example"))]
+        targets = sorted(
+            p for p in EXAMPLES_DIR.iterdir()
+            if (p.is_file() and p.suffix == ".py") or (p.is_dir() and any(p.rglob("*.py")))
+        )
+    return targets or [pytest.param(None, marks=pytest.mark.skip(reason="examples/ has no Python example"))]
 
 
-def missing_imports(directory):
+def missing_imports(target):
     """Top-level modules the example imports that this interpreter lacks
-    (its framework, its test client), local modules aside."""
-    local = {p.stem for p in directory.rglob("*.py")} | {p.name for p in directory.iterdir() if p.is_dir()}
+    (its framework, its test client), its own modules aside."""
+    files = list(target.rglob("*.py")) if target.is_dir() else [target]
+    home = target if target.is_dir() else target.parent
+    local = {p.stem for p in home.rglob("*.py")} | {p.name for p in home.iterdir() if p.is_dir()}
     names = set()
-    for path in directory.rglob("*.py"):
+    for path in files:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
                 names.update(alias.name.split(".")[0] for alias in node.names)
@@ -126,13 +134,13 @@ def missing_imports(directory):
     return sorted(n for n in names - local if importlib.util.find_spec(n) is None)
 
 
-@pytest.mark.parametrize("directory", example_dirs(), ids=lambda d: d.name if d else "none")
-def test_example_passes_mypy_strict(directory):
-    missing = missing_imports(directory)
+@pytest.mark.parametrize("target", example_targets(), ids=lambda p: p.name if p else "none")
+def test_example_passes_mypy_strict(target):
+    missing = missing_imports(target)
     if missing:
-        pytest.skip(f"examples/{directory.name} needs {', '.join(missing)}, not installed here")
-    code, output = run_mypy(".", cwd=directory)
-    assert code == 0, f"mypy --strict examples/{directory.name} failed:\n{output}"
+        pytest.skip(f"examples/{target.name} needs {', '.join(missing)}, not installed here")
+    code, output = run_mypy(target.name, cwd=target.parent)
+    assert code == 0, f"mypy --strict examples/{target.name} failed:\n{output}"
 
 
 def test_stubs_match_the_extension(tmp_path):
