@@ -57,11 +57,22 @@ cc=${CC:-cc}
 # shellcheck disable=SC2046  # pkg-config flags are words
 "$cc" -std=c11 -Wall -Wextra -Werror tests/install/main.c -o "$work/page_pkgconfig" \
   $(pkg-config --cflags --libs markup) -Wl,-rpath,"$(pkg-config --variable=libdir markup)"
-if ! ldd "$work/page_pkgconfig" | grep -q "$libdir/libmarkup.so"; then
+# The library the program loads, symlinks resolved, is the installed one.
+linked_to() { readlink -f "$(ldd "$1" | awk '/libmarkup\.so/ {print $3}')"; }
+if [ "$(linked_to "$work/page_pkgconfig")" != "$(readlink -f "$libdir/libmarkup.so")" ]; then
   echo "install-check: page_pkgconfig is not linked to the installed libmarkup.so" >&2
   exit 1
 fi
 run pkgconfig "$work/page_pkgconfig"
+# markup.pc locates the prefix from its own folder: a moved install works.
+cp -a "$prefix" "$work/moved-prefix"
+moved_libdir=$work/moved-prefix/${libdir#"$prefix"/}
+PKG_CONFIG_PATH=$moved_libdir/pkgconfig pkg-config --cflags markup | grep -qF -- "-I$work/moved-prefix/" ||
+  { echo "install-check: markup.pc does not follow a moved install" >&2; exit 1; }
+# shellcheck disable=SC2046  # pkg-config flags are words
+"$cc" -std=c11 -Wall -Wextra -Werror tests/install/main.c -o "$work/page_moved" \
+  $(PKG_CONFIG_PATH=$moved_libdir/pkgconfig pkg-config --cflags --libs markup) -Wl,-rpath,"$moved_libdir"
+run moved "$work/page_moved"
 # The static library needs utf8proc: `--static` must say so.
 static_libs=$(pkg-config --static --libs markup)
 [[ $static_libs == *-lutf8proc* ]] || {
@@ -75,7 +86,7 @@ echo "== find_package(markup CONFIG REQUIRED): markup::markup and markup::markup
   { cat "$work/configure.log"; exit 1; }
 grep -F -- "-- markup " "$work/configure.log"
 "$cmake" --build "$work/cmake" -j "$jobs" >"$work/build.log" || { cat "$work/build.log"; exit 1; }
-if ! ldd "$work/cmake/page_shared" | grep -q "$libdir/libmarkup.so"; then
+if [ "$(linked_to "$work/cmake/page_shared")" != "$(readlink -f "$libdir/libmarkup.so")" ]; then
   echo "install-check: page_shared is not linked to the installed libmarkup.so" >&2
   exit 1
 fi
