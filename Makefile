@@ -82,6 +82,17 @@ asan: venv
 	$(VENV)/bin/ctest --test-dir $(BUILD)/asan-py --output-on-failure
 	LD_PRELOAD=$$(gcc -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0 PYTHONPATH=$(BUILD)/asan-py/python $(PY) -m pytest -q -p no:cacheprovider
 
+## The C tests and the C example under valgrind (memcheck): any memory
+## error or leak fails.
+valgrind: cbuild
+	@set -e; for t in $(BUILD)/c/tests/test_* $(BUILD)/c/tests/example_page; do \
+	  [ -x "$$t" ] && [ ! -d "$$t" ] || continue; \
+	  echo "valgrind $$(basename $$t)"; \
+	  valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+	    "$$t" >/dev/null; \
+	done; echo "valgrind: every C test clean"
+.PHONY: valgrind
+
 ## libFuzzer harnesses (clang, ASan+UBSan) in their own build: `fuzz` runs
 ## each for 60 s, `fuzz-ci` for 20 s; any crash, leak or timeout fails.
 fuzz: fuzz-build
