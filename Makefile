@@ -15,7 +15,7 @@ all: test
 ## The main job: markup beside its peers, outputs checked, then timed.
 ## Stario (CPython >= 3.12) gets its own .venv-stario, made by compare.py.
 bench: install bench-deps
-	$(PY) bench/compare.py --json $(BUILD)/bench.json --plot $(BUILD)/bench.png
+	$(PY) bench/compare.py --json $(BUILD)/bench.json --plot $(BUILD)/bench.png --markdown $(BUILD)/bench.md
 
 ## The same in under a minute (fewer rounds, scaling up to 1,000 rows).
 bench-quick: install bench-deps
