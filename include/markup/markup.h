@@ -93,10 +93,10 @@ MARKUP_API const char *markup_version(void);
    `const markup_alloc *`; NULL selects malloc/realloc/free. The struct is
    read at each call, not copied, for buffers and trees that keep it: it must
    outlive every object created with it. `ctx` is passed back untouched.
-   `realloc` receives the old size so that arena allocators can copy;
-   `free` receives the size that was allocated (0 when unknown is never
-   passed: libmarkup always knows). A hook signals failure by returning NULL;
-   libmarkup then returns MARKUP_ERR_NOMEM. */
+   `realloc` receives the old size so that arena allocators can copy, and
+   `free` the size that was allocated (libmarkup always knows it). A hook
+   signals failure by returning NULL; libmarkup then returns
+   MARKUP_ERR_NOMEM and the object it was growing is unchanged. */
 typedef struct markup_alloc {
     void *(*malloc)(void *ctx, size_t size);
     void *(*realloc)(void *ctx, void *ptr, size_t old_size, size_t new_size);
