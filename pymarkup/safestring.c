@@ -661,6 +661,14 @@ static PyObject *safestring_join(PyObject *self, PyObject *iterable) {
     if (st == NULL) return NULL;
     PyObject *items = PySequence_Fast(iterable, "can only join an iterable");
     if (items == NULL) return NULL;
+    if (PyList_Check(items)) {
+        /* Escaping runs __str__/__html__, which may change the caller's
+           list: work on a copy that holds its own references. */
+        PyObject *copy = PyList_GetSlice(items, 0, PY_SSIZE_T_MAX);
+        Py_DECREF(items);
+        if (copy == NULL) return NULL;
+        items = copy;
+    }
     Py_ssize_t n = PySequence_Fast_GET_SIZE(items);
     PyObject *escaped = PyList_New(n);
     for (Py_ssize_t i = 0; escaped != NULL && i < n; i++) {

@@ -337,3 +337,24 @@ def test_subclass_results_go_through_its_constructor():
     assert type(t + "<") is Tracked and type("<" + t) is Tracked
     assert type(Tracked.escape("<")) is Tracked
     assert "&lt;" in made and "<B>" in made
+
+
+def test_join_survives_items_that_empty_the_list():
+    # Escaping an item runs its __str__/__html__; the list being joined may
+    # change under it.
+    items = []
+
+    class ClearsOnStr:
+        def __str__(self):
+            items.clear()
+            return "<x>"
+
+    class ClearsOnHtml:
+        def __html__(self):
+            items.clear()
+            return "<b>"
+
+    items.extend([ClearsOnStr(), "a", "b&", "c"])
+    assert SafeString(",").join(items) == "&lt;x&gt;,a,b&amp;,c"
+    items.extend([ClearsOnHtml(), "<y>"])
+    assert SafeString("|").join(items) == "<b>|&lt;y&gt;"
