@@ -216,3 +216,36 @@ markup_status markup_html_write_comment(markup_buf *buf, const char *s, size_t n
     if (st != MARKUP_OK) markup_buf_truncate(buf, start);
     return st;
 }
+
+/* ---- foreign content -------------------------------------------------- */
+
+static bool tag_equals(const char *tag, size_t n, const char *lower) {
+    size_t i = 0;
+    for (; i < n && lower[i] != '\0'; i++) {
+        char c = tag[i];
+        if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
+        if (c != lower[i]) return false;
+    }
+    return i == n && lower[i] == '\0';
+}
+
+markup_content markup_html_content_inside(markup_content outer, const char *tag, size_t n) {
+    if (tag == NULL || n > 13) return outer; /* "foreignobject" is the longest */
+    switch (outer) {
+    case MARKUP_CONTENT_HTML:
+        if (tag_equals(tag, n, "svg")) return MARKUP_CONTENT_SVG;
+        if (tag_equals(tag, n, "math")) return MARKUP_CONTENT_MATH;
+        return outer;
+    case MARKUP_CONTENT_SVG:
+        if (tag_equals(tag, n, "foreignobject") || tag_equals(tag, n, "desc") ||
+            tag_equals(tag, n, "title"))
+            return MARKUP_CONTENT_HTML;
+        return outer;
+    case MARKUP_CONTENT_MATH:
+        if (tag_equals(tag, n, "mi") || tag_equals(tag, n, "mo") || tag_equals(tag, n, "mn") ||
+            tag_equals(tag, n, "ms") || tag_equals(tag, n, "mtext"))
+            return MARKUP_CONTENT_HTML;
+        return outer;
+    }
+    return outer;
+}

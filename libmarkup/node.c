@@ -370,6 +370,7 @@ markup_status markup_node_append_child(markup_node *node, markup_node *child, ma
 typedef struct render_frame {
     const markup_node *node;
     size_t next_child;
+    markup_content content; /* inside this node: HTML, or svg/math content */
 } render_frame;
 
 typedef struct render_stack {
@@ -396,7 +397,10 @@ static markup_status stack_push(render_stack *st, const markup_node *node) {
         st->cap = cap;
         st->on_heap = true;
     }
-    st->frames[st->len++] = (render_frame){node, 0};
+    markup_content outer = st->len ? st->frames[st->len - 1].content : MARKUP_CONTENT_HTML;
+    markup_content inside =
+        node->is_element ? markup_html_content_inside(outer, node->tag, node->tag_len) : outer;
+    st->frames[st->len++] = (render_frame){node, 0, inside};
     return MARKUP_OK;
 }
 
@@ -418,13 +422,17 @@ static markup_status write_start_tag(const markup_node *node, markup_buf *out) {
     return st;
 }
 
-static markup_status write_string_child(const markup_node *parent, const node_child *c,
+static markup_status write_string_child(const render_frame *frame, const node_child *c,
                                         markup_buf *out) {
+    const markup_node *parent = frame->node;
     const char *s = child_string(parent, c);
     size_t n = c->u.str.len;
     switch (c->kind) {
     case CHILD_TEXT:
-        return is_raw_text(parent) ? markup_buf_append(out, s, n) : markup_escape(out, s, n);
+        /* Raw text only where the parser reads it raw: not in svg/math. */
+        return is_raw_text(parent) && frame->content == MARKUP_CONTENT_HTML
+                   ? markup_buf_append(out, s, n)
+                   : markup_escape(out, s, n);
     case CHILD_HTML: return markup_buf_append(out, s, n);
     case CHILD_COMMENT: return markup_html_write_comment(out, s, n);
     case CHILD_DOCTYPE: return markup_html_write_doctype(out);
@@ -469,7 +477,7 @@ markup_status markup_node_render(const markup_node *node, markup_buf *out, marku
         if (c->kind == CHILD_NODE)
             st = enter_node(&stack, &depth, c->u.node, out);
         else
-            st = write_string_child(parent, c, out);
+            st = write_string_child(top, c, out);
     }
     if (stack.on_heap) markup_alc_free(stack.alc, stack.frames, stack.cap * sizeof(render_frame));
     if (st != MARKUP_OK) {

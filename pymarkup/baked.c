@@ -321,7 +321,7 @@ typedef struct pm_baked {
     Py_ssize_t nparams;
     Py_ssize_t npositional; /* the first npositional may be passed positionally */
     Py_ssize_t *slot_param; /* per slot: the parameter that fills it */
-    unsigned char *slot_content; /* per slot: PM_CONTENT_* where it stands */
+    unsigned char *slot_content; /* per slot: MARKUP_CONTENT_* where it stands */
     unsigned char *multi;   /* per parameter: fills more than one slot */
     int any_multi;
 #ifdef PM_HAVE_ATOMICS
@@ -420,7 +420,7 @@ static markup_status write_slot(void *ctx, size_t slot, markup_slot_kind kind, c
     call_ctx *c = ctx;
     (void)out; /* the same buffer as c->rctx.buf */
     PyObject *value = c->values[c->self->slot_param[slot]];
-    c->rctx.content = c->self->slot_content[slot];
+    c->rctx.content = (markup_content)c->self->slot_content[slot];
     int rc = kind == MARKUP_SLOT_ATTR
                  ? pm_render_attr_value(&c->rctx, name, (Py_ssize_t)name_len, value)
                  : pm_render_child(&c->rctx, value, 0);
@@ -621,7 +621,7 @@ static PyObject *baked_vectorcall(PyObject *callable, PyObject *const *args, siz
         PyErr_NoMemory();
         goto done;
     }
-    call_ctx c = {{self->st, &buf, call_on_placeholder, NULL, PM_CONTENT_HTML}, self, values, 0, 0};
+    call_ctx c = {{self->st, &buf, call_on_placeholder, NULL, MARKUP_CONTENT_HTML}, self, values, 0, 0};
     markup_status st = markup_baked_render_with(self->tpl, write_slot, &c, &buf);
     if (st == MARKUP_OK) {
         hint_store(self, buf.len);
@@ -756,7 +756,7 @@ typedef struct flatten_ctx {
     PyObject *placeholders;  /* tuple: this decoration's stand-ins */
     PyObject *func_name;
     Py_ssize_t *slot_param;  /* grows with the slots */
-    unsigned char *slot_content; /* grows with the slots: PM_CONTENT_* */
+    unsigned char *slot_content; /* grows with the slots: MARKUP_CONTENT_* */
     size_t nslots, slots_cap;
     Py_ssize_t *uses;        /* per parameter: slots it fills */
 } flatten_ctx;

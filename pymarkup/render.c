@@ -368,42 +368,6 @@ static PM_NOINLINE int render_raw_children(pm_render_ctx *ctx, pm_element *el) {
     return 0;
 }
 
-static int tag_is(const char *tag, Py_ssize_t len, const char *lower) {
-    Py_ssize_t i = 0;
-    for (; i < len && lower[i]; i++) {
-        char c = tag[i];
-        if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
-        if (c != lower[i]) return 0;
-    }
-    return i == len && lower[i] == '\0';
-}
-
-/* The HTML parser's namespaces, as far as raw text is concerned: <svg> and
-   <math> start foreign content; inside it, svg's foreignObject, desc and
-   title and MathML's mi, mo, mn, ms and mtext hold HTML again. Elements
-   that make the parser leave foreign content early (<p>, <div>, ...) are
-   not tracked: there script text stays escaped, which is never unsafe. */
-int pm_content_inside(int content, const char *tag, Py_ssize_t tag_len) {
-    if (tag_len > 13) return content;
-    switch (content) {
-    case PM_CONTENT_HTML:
-        if (tag_is(tag, tag_len, "svg")) return PM_CONTENT_SVG;
-        if (tag_is(tag, tag_len, "math")) return PM_CONTENT_MATH;
-        return content;
-    case PM_CONTENT_SVG:
-        if (tag_is(tag, tag_len, "foreignobject") || tag_is(tag, tag_len, "desc") ||
-            tag_is(tag, tag_len, "title"))
-            return PM_CONTENT_HTML;
-        return content;
-    default:
-        if (tag_is(tag, tag_len, "mi") || tag_is(tag, tag_len, "mo") ||
-            tag_is(tag, tag_len, "mn") || tag_is(tag, tag_len, "ms") ||
-            tag_is(tag, tag_len, "mtext"))
-            return PM_CONTENT_HTML;
-        return content;
-    }
-}
-
 static int render_element(pm_render_ctx *ctx, pm_element *el, int depth) {
     if (depth >= MARKUP_MAX_DEPTH) return too_deep(el);
     int guarded = depth % PM_RECURSION_STRIDE == PM_RECURSION_STRIDE - 1;
@@ -411,7 +375,7 @@ static int render_element(pm_render_ctx *ctx, pm_element *el, int depth) {
 
     markup_buf *buf = ctx->buf;
     int r = -1;
-    int outer_content = ctx->content;
+    markup_content outer_content = ctx->content;
     Py_ssize_t tag_len;
     const char *tag = PyUnicode_AsUTF8AndSize(el->tag, &tag_len); /* ASCII: no copy */
     if (tag == NULL) goto done;
@@ -433,10 +397,10 @@ static int render_element(pm_render_ctx *ctx, pm_element *el, int depth) {
         r = 0;
         goto done;
     }
-    ctx->content = pm_content_inside(outer_content, tag, tag_len);
+    ctx->content = markup_html_content_inside(outer_content, tag, (size_t)tag_len);
     if (el->children != NULL) {
         if ((el->kind == MARKUP_TAG_SCRIPT || el->kind == MARKUP_TAG_STYLE) &&
-            ctx->content == PM_CONTENT_HTML) {
+            ctx->content == MARKUP_CONTENT_HTML) {
             if (render_raw_children(ctx, el) < 0) goto done;
         } else {
             PyObject *const *items = &PyTuple_GET_ITEM(el->children, 0);
@@ -552,7 +516,7 @@ int pm_render_child(pm_render_ctx *ctx, PyObject *child, int depth) {
 /* Renders `obj` into `buf` (initialized by the caller). */
 static int render_into(pm_state *st, markup_buf *buf, PyObject *obj) {
     if (check(markup_buf_reserve(buf, PM_RENDER_INITIAL_CAP)) < 0) return -1;
-    pm_render_ctx ctx = {st, buf, NULL, NULL, PM_CONTENT_HTML};
+    pm_render_ctx ctx = {st, buf, NULL, NULL, MARKUP_CONTENT_HTML};
     return pm_render_child(&ctx, obj, 0);
 }
 

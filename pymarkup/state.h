@@ -121,14 +121,9 @@ typedef struct pm_render_ctx {
     void *user;
     /* Where the walker is: HTML, or inside <svg> / <math> (foreign content),
        where the parser reads <script>/<style> text as markup, so it is
-       escaped there instead of written raw. One of PM_CONTENT_*. */
-    int content;
+       escaped there instead of written raw (markup_html_content_inside). */
+    markup_content content;
 } pm_render_ctx;
-
-enum { PM_CONTENT_HTML = 0, PM_CONTENT_SVG = 1, PM_CONTENT_MATH = 2 };
-
-/* The content kind inside an element `tag` entered from `content`. */
-int pm_content_inside(int content, const char *tag, Py_ssize_t tag_len);
 
 /* The allocator of every buffer the extension makes: PyMem_*. */
 extern const markup_alloc pm_pymem_alloc;

@@ -253,8 +253,10 @@ typedef enum markup_tag_kind {
     MARKUP_TAG_VOID,       /* area base br col embed hr img input link meta
                               source track wbr: <br>, no children, no end tag */
     MARKUP_TAG_SCRIPT,     /* raw text: no escaping; "</script" and "<!--"
-                              (any case) are rejected                        */
-    MARKUP_TAG_STYLE       /* raw text: no escaping; "</style" is rejected   */
+                              (any case) are rejected. Inside <svg>/<math>
+                              the text is escaped (markup_content)          */
+    MARKUP_TAG_STYLE       /* raw text: no escaping; "</style" is rejected;
+                              escaped inside <svg>/<math>                   */
 } markup_tag_kind;
 
 /* Validates a tag name: an ASCII letter, then ASCII letters, digits and '-'
@@ -281,6 +283,27 @@ MARKUP_API markup_status markup_html_check_attr_name(const char *name, size_t n,
    anything. Errors: MARKUP_ERR_RAW_TEXT with err->pos at the '<'. */
 MARKUP_API markup_status markup_html_check_raw_text(markup_tag_kind kind, const char *s,
                                                     size_t n, markup_error *err);
+
+/* Where an element stands, as far as raw text is concerned. The HTML
+   parser reads <script> and <style> content as raw text only in HTML
+   content; inside <svg> and <math> (foreign content) it reads that text as
+   markup, so there it must be escaped like any other text. */
+typedef enum markup_content {
+    MARKUP_CONTENT_HTML = 0,
+    MARKUP_CONTENT_SVG,
+    MARKUP_CONTENT_MATH
+} markup_content;
+
+/* The content inside an element named `tag` (n bytes, ASCII
+   case-insensitive) that stands in `outer`: <svg> and <math> start foreign
+   content from HTML; inside it, svg's foreignObject, desc and title and
+   MathML's mi, mo, mn, ms and mtext hold HTML again; every other tag keeps
+   `outer`. Elements that make a parser leave foreign content early (<p>
+   inside <svg>) are not tracked, so their script text stays escaped: never
+   unsafe. markup_node_render applies this; bindings that walk their own
+   trees call it to do the same. Thread-safe. */
+MARKUP_API markup_content markup_html_content_inside(markup_content outer, const char *tag,
+                                                     size_t n);
 
 /* Low-level writers. They append HTML syntax to `buf` and do not validate:
    names must already have passed the checks above, and raw text must have

@@ -157,6 +157,60 @@ static void test_raw_text_elements(void **state) {
     markup_node_unref(head);
 }
 
+/* Inside <svg> and <math> the parser reads script and style text as
+   markup: it is escaped there, and raw again at the HTML integration points. */
+static void test_raw_text_in_foreign_content(void **state) {
+    (void)state;
+    const char *payload = "<img src=x onerror=alert(1)>";
+    const char *escaped = "&lt;img src=x onerror=alert(1)&gt;";
+    static const struct {
+        const char *outer, *middle, *raw_tag;
+        bool raw;
+    } cases[] = {
+        {"svg", NULL, "script", false},        {"svg", NULL, "style", false},
+        {"math", NULL, "style", false},        {"SVG", "g", "script", false},
+        {"svg", "foreignObject", "script", true}, {"svg", "desc", "style", true},
+        {"svg", "title", "script", true},      {"math", "mi", "style", true},
+        {"math", "mtext", "script", true},     {"math", "desc", "script", false},
+        {"div", NULL, "script", true},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        markup_node *doc = fragment();
+        markup_node *outer = element(cases[i].outer);
+        markup_node *holder = outer;
+        markup_node *middle = NULL;
+        if (cases[i].middle) {
+            middle = element(cases[i].middle);
+            holder = middle;
+        }
+        markup_node *raw = element(cases[i].raw_tag);
+        text(raw, payload);
+        adopt(holder, raw);
+        if (middle) adopt(outer, middle);
+        adopt(doc, outer);
+        char expected[256];
+        const char *mid_open = cases[i].middle ? cases[i].middle : "";
+        char mid_open_tag[64] = "", mid_close_tag[64] = "";
+        if (cases[i].middle) {
+            snprintf(mid_open_tag, sizeof mid_open_tag, "<%s>", mid_open);
+            snprintf(mid_close_tag, sizeof mid_close_tag, "</%s>", mid_open);
+        }
+        snprintf(expected, sizeof expected, "<%s>%s<%s>%s</%s>%s</%s>", cases[i].outer,
+                 mid_open_tag, cases[i].raw_tag, cases[i].raw ? payload : escaped,
+                 cases[i].raw_tag, mid_close_tag, cases[i].outer);
+        assert_render(doc, expected);
+        markup_node_unref(doc);
+    }
+    /* Back in HTML after the foreign element closes. */
+    markup_node *body = element("body");
+    adopt(body, element("svg"));
+    markup_node *script = element("script");
+    text(script, "a < b");
+    adopt(body, script);
+    assert_render(body, "<body><svg></svg><script>a < b</script></body>");
+    markup_node_unref(body);
+}
+
 static void test_fragments_render_inline(void **state) {
     (void)state;
     markup_node *ul = element("ul");
@@ -348,6 +402,7 @@ int main(void) {
         cmocka_unit_test(test_void_elements),
         cmocka_unit_test(test_document_with_doctype),
         cmocka_unit_test(test_raw_text_elements),
+        cmocka_unit_test(test_raw_text_in_foreign_content),
         cmocka_unit_test(test_fragments_render_inline),
         cmocka_unit_test(test_shared_frozen_subtree),
         cmocka_unit_test(test_depth_limit),
