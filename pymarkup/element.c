@@ -200,9 +200,26 @@ static int check_attr_name(pm_tag *tag, PyObject *name) {
     return 0;
 }
 
+int pm_node_attr_value_error(pm_state *st, PyObject *where, PyObject *name, PyObject *value) {
+    if (Py_TYPE(value) != st->element_type && Py_TYPE(value) != st->comment_type) return 0;
+    PyErr_Format(PyExc_TypeError,
+                 "%U: attribute %R cannot take %R as its value: the element's HTML holds '\"', "
+                 "which would end the quoted value early; pass a str (escaped), e.g. "
+                 "render(...) of it, or a SafeString you checked yourself",
+                 where, name, value);
+    return -1;
+}
+
 static PM_NOINLINE int attr_value_rare(pm_tag *tag, PyObject *name, PyObject *value) {
     pm_state *st = tag->st;
     if (pm_is_placeholder(st, value)) return 0;
+    if (Py_TYPE(value) == st->element_type || Py_TYPE(value) == st->comment_type) {
+        PyObject *where = PyUnicode_FromFormat("<%U>", tag->name);
+        if (where == NULL) return -1;
+        pm_node_attr_value_error(st, where, name, value);
+        Py_DECREF(where);
+        return -1;
+    }
     if (PyBool_Check(value) || PyLong_Check(value) || PyFloat_Check(value)) return 0;
     if (PyUnicode_Check(value)) {
         Py_ssize_t n;

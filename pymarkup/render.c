@@ -245,6 +245,16 @@ static PM_NOINLINE int attr_value_rare(pm_render_ctx *ctx, const char *name, Py_
             return check(markup_html_write_attr_html(buf, name, (size_t)name_len, digits,
                                                      (size_t)len));
     }
+    if (Py_TYPE(value) == st->element_type || Py_TYPE(value) == st->comment_type) {
+        /* Reached through a baked attribute slot: refuse as h.* does. */
+        PyObject *attr = PyUnicode_DecodeUTF8(name, name_len, "replace");
+        if (attr == NULL) return -1;
+        PyObject *where = PyUnicode_FromString("render()");
+        if (where != NULL) pm_node_attr_value_error(st, where, attr, value);
+        Py_XDECREF(where);
+        Py_DECREF(attr);
+        return -1;
+    }
     PyObject *text = NULL;
     int trusted = 0;
     if (PyLong_Check(value) || PyFloat_Check(value)) {

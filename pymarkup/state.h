@@ -125,6 +125,12 @@ typedef struct pm_render_ctx {
     markup_content content;
 } pm_render_ctx;
 
+/* Our own Element or Comment given as an attribute value: raises the
+   TypeError (`where` names the place, e.g. "<div>") and returns -1;
+   returns 0 for any other value. Their HTML holds '"', which would end the
+   quoted value early. */
+int pm_node_attr_value_error(pm_state *st, PyObject *where, PyObject *name, PyObject *value);
+
 /* The allocator of every buffer the extension makes: PyMem_*. */
 extern const markup_alloc pm_pymem_alloc;
 

@@ -311,3 +311,24 @@ def test_mapping_abc_attributes_and_errors():
 
 def test_safe_string_survives_in_attribute():
     assert render(h.A(title=SafeString("&amp;"))) == '<a title="&amp;"></a>'
+
+
+@pytest.mark.parametrize("value", [h.B({"class": "x onmouseover=alert(1) y"}, "hi"), Comment("c")])
+def test_element_as_attribute_value_is_type_error(value):
+    # Its HTML holds '"', which would end the quoted attribute value early.
+    with pytest.raises(TypeError) as exc:
+        h.Div({"title": value})
+    msg = str(exc.value)
+    assert "<div>" in msg and "'title'" in msg and "end the quoted value early" in msg
+
+
+def test_element_in_a_baked_attribute_slot_is_type_error():
+    from markup import baked
+
+    @baked
+    def box(tip):
+        return h.Div({"title": tip}, "x")
+
+    with pytest.raises(TypeError, match=r"box\(\) argument 'tip'.*end the quoted value early"):
+        box(h.B({"class": "a b"}, "hi"))
+    assert str(box("<b>")) == '<div title="&lt;b&gt;">x</div>'
