@@ -34,8 +34,34 @@ enum {
 /* Escaping                                                                   */
 /* ------------------------------------------------------------------------ */
 
-/* A new SafeString with the contents of the str `s`. */
-static PyObject *safestring_from_str(pm_state *st, PyObject *s) {
+/* A SafeString is laid out as CPython lays out every instance of a str
+   subclass (what str.__new__ builds for a subtype): the object, pointing to
+   its characters in a second block. Building that directly, instead of
+   calling str.__new__ with a temporary str in an argument tuple, was most
+   of the cost of a small baked call. Fields are set by name, so a changed
+   layout fails to compile; versions the layout was not checked against
+   (tests/python/test_safestring_layout.py runs under the debug allocator)
+   call str.__new__. */
+#if !defined(Py_LIMITED_API) && !defined(Py_GIL_DISABLED) && PY_VERSION_HEX < 0x030E0000
+#  define PM_DIRECT_SAFESTRING 1
+/* The allocator CPython's str frees a subclass's characters and cached
+   UTF-8 with: PyMem from 3.13, PyObject before. */
+#  if PY_VERSION_HEX >= 0x030D0000
+#    define pm_str_malloc PyMem_Malloc
+#    define pm_str_free PyMem_Free
+#  else
+#    define pm_str_malloc PyObject_Malloc
+#    define pm_str_free PyObject_Free
+#  endif
+#endif
+
+/* Text the size of a fragment keeps its UTF-8 beside its characters, so a
+   non-ASCII row inserted into a page is not encoded again. Larger text is
+   usually a whole page, which is rarely encoded twice. */
+#define PM_KEEP_UTF8_MAX 4096
+
+/* A new SafeString calling str.__new__ (works on every version). */
+static PyObject *safestring_from_str_portable(pm_state *st, PyObject *s) {
     PyObject *args = PyTuple_Pack(1, s);
     if (args == NULL) return NULL;
     PyObject *r = PyUnicode_Type.tp_new(st->safestring_type, args, NULL);
@@ -43,11 +69,96 @@ static PyObject *safestring_from_str(pm_state *st, PyObject *s) {
     return r;
 }
 
+#ifdef PM_DIRECT_SAFESTRING
+/* A new SafeString of `length` characters of `kind` with room for them
+   and their terminating zero at *chars, left for the caller to fill. */
+static PyObject *safestring_alloc(pm_state *st, Py_ssize_t length, int kind, int ascii,
+                                  void **chars) {
+    PyTypeObject *type = st->safestring_type;
+    if (length > PY_SSIZE_T_MAX / kind - 1) return PyErr_NoMemory();
+    void *data = pm_str_malloc((size_t)(length + 1) * (size_t)kind);
+    PyObject *op = data ? PyObject_Malloc((size_t)type->tp_basicsize) : NULL;
+    if (op == NULL) {
+        pm_str_free(data);
+        return PyErr_NoMemory();
+    }
+    memset(op, 0, (size_t)type->tp_basicsize);
+    PyObject_Init(op, type); /* takes a reference to the type */
+    PyASCIIObject *a = (PyASCIIObject *)op;
+    a->length = length;
+    a->hash = -1;
+    a->state.kind = (unsigned int)kind;
+    a->state.ascii = (unsigned int)ascii;
+#  if PY_VERSION_HEX < 0x030C0000
+    a->state.ready = 1;
+#  endif
+    ((PyUnicodeObject *)op)->data.any = data;
+    if (ascii) { /* ASCII is its own UTF-8, as str.__new__ shares it */
+        ((PyCompactUnicodeObject *)op)->utf8 = data;
+        ((PyCompactUnicodeObject *)op)->utf8_length = length;
+    }
+    *chars = data;
+    return op;
+}
+
+static int is_ascii(const char *s, Py_ssize_t n) {
+    Py_ssize_t i = 0;
+    uint64_t high = 0;
+    for (; n - i >= 8; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        high |= w;
+    }
+    for (; i < n; i++) high |= (unsigned char)s[i];
+    return (high & UINT64_C(0x8080808080808080)) == 0;
+}
+#endif
+
+/* A new SafeString with the contents of the str `s`. */
+static PyObject *safestring_from_str(pm_state *st, PyObject *s) {
+#ifdef PM_DIRECT_SAFESTRING
+#  if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(s) < 0) return NULL;
+#  endif
+    if (PyType_IS_GC(st->safestring_type)) return safestring_from_str_portable(st, s);
+    int kind = PyUnicode_KIND(s);
+    Py_ssize_t length = PyUnicode_GET_LENGTH(s);
+    void *chars;
+    PyObject *r = safestring_alloc(st, length, kind, PyUnicode_IS_ASCII(s), &chars);
+    if (r != NULL) memcpy(chars, PyUnicode_DATA(s), (size_t)(length + 1) * (size_t)kind);
+    return r;
+#else
+    return safestring_from_str_portable(st, s);
+#endif
+}
+
 PyObject *pm_safestring_from_utf8(pm_state *st, const char *s, Py_ssize_t n) {
+#ifdef PM_DIRECT_SAFESTRING
+    if (!PyType_IS_GC(st->safestring_type) && is_ascii(s, n)) {
+        void *chars;
+        PyObject *r = safestring_alloc(st, n, PyUnicode_1BYTE_KIND, 1, &chars);
+        if (r == NULL) return NULL;
+        memcpy(chars, s, (size_t)n);
+        ((char *)chars)[n] = '\0';
+        return r;
+    }
+#endif
     PyObject *str = PyUnicode_DecodeUTF8(s, n, "strict");
     if (str == NULL) return NULL;
     PyObject *r = safestring_from_str(st, str);
     Py_DECREF(str);
+#ifdef PM_DIRECT_SAFESTRING
+    if (r != NULL && n <= PM_KEEP_UTF8_MAX && !PyUnicode_IS_ASCII(r)) {
+        /* Freed with the string, as CPython frees the UTF-8 it caches. */
+        char *utf8 = pm_str_malloc((size_t)n + 1);
+        if (utf8 != NULL) {
+            memcpy(utf8, s, (size_t)n);
+            utf8[n] = '\0';
+            ((PyCompactUnicodeObject *)r)->utf8 = utf8;
+            ((PyCompactUnicodeObject *)r)->utf8_length = n;
+        }
+    }
+#endif
     return r;
 }
 
