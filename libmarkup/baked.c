@@ -312,6 +312,20 @@ static inline unsigned special_mask16(__m128i v) {
 }
 #endif
 
+/* The n < 8 bytes of s in a word, the rest zero (not special, not high):
+   overlapping loads instead of a byte loop or a memcpy call. */
+static inline uint64_t load_short(const char *s, size_t n) {
+    if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, s, 4);
+        memcpy(&b, s + n - 4, 4);
+        return a | (uint64_t)b << (8 * (n - 4));
+    }
+    if (n == 0) return 0;
+    return (uint64_t)(unsigned char)s[0] | (uint64_t)(unsigned char)s[n / 2] << (8 * (n / 2)) |
+           (uint64_t)(unsigned char)s[n - 1] << (8 * (n - 1));
+}
+
 static inline value_class class_of(uint64_t high, uint64_t special) {
     return high ? VALUE_OTHER : special ? VALUE_ASCII : VALUE_PLAIN;
 }
@@ -345,12 +359,8 @@ static value_class classify(const char *s, size_t n) {
         special |= special_bits(w);
         return class_of(high & HIGHS, special & HIGHS);
     }
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        high |= c & 0x80u;
-        special |= markup_escape_entity_len_[c] != 1;
-    }
-    return class_of(high, special);
+    w = load_short(s, n);
+    return class_of(w & HIGHS, special_bits(w) & HIGHS);
 }
 
 /* memcpy for the short pieces a render is made of (static segments between

@@ -324,6 +324,10 @@ typedef struct pm_baked {
     unsigned char *slot_content; /* per slot: MARKUP_CONTENT_* where it stands */
     unsigned char *multi;   /* per parameter: fills more than one slot */
     int any_multi;
+    size_t nslots;
+    unsigned char *slot_kind; /* per slot: MARKUP_SLOT_* */
+    int slots_in_html;      /* every slot stands in HTML content (no raw text) */
+    int static_ascii;       /* the static HTML is ASCII */
 #ifdef PM_HAVE_ATOMICS
     _Atomic size_t size_hint; /* the last output's size, to reserve at once */
 #else
@@ -579,6 +583,73 @@ static int bind_arguments(pm_baked *self, PyObject *const *args, Py_ssize_t narg
     return 0;
 }
 
+/* The slot values of a usual call are all strings, numbers, SafeStrings,
+   None or booleans in attributes: those become markup_values and the whole
+   call is one markup_baked_render, with no callback per slot. */
+#define FAST_SLOTS 16
+
+typedef struct fast_values {
+    markup_value v[FAST_SLOTS];
+    char digits[FAST_SLOTS][PM_NUMBER_MAX];
+} fast_values;
+
+/* Converts `value` for a slot of `kind` in HTML content; 0 when the value
+   needs the general path (lists, elements, __html__ objects, surrogates,
+   errors to raise), which then renders the whole call. Clears *ascii when
+   the value's text may not be ASCII. */
+static int fast_value(pm_state *st, PyObject *value, markup_slot_kind kind, markup_value *out,
+                      char digits[PM_NUMBER_MAX], int *ascii) {
+    PyTypeObject *type = Py_TYPE(value);
+    if (type == &PyUnicode_Type || type == st->safestring_type) {
+        Py_ssize_t n;
+        const char *s = pm_ascii_chars(value, &n);
+        if (s == NULL) {
+            *ascii = 0;
+            s = PyUnicode_AsUTF8AndSize(value, &n);
+            if (s == NULL) { /* a lone surrogate: the general path names the argument */
+                PyErr_Clear();
+                return 0;
+            }
+        }
+        *out = (markup_value){type == &PyUnicode_Type ? MARKUP_VALUE_TEXT : MARKUP_VALUE_HTML, s,
+                              (size_t)n};
+        return 1;
+    }
+    if (type == &PyLong_Type || type == &PyFloat_Type) {
+        Py_ssize_t n = pm_format_number(value, digits);
+        if (n <= 0) {
+            PyErr_Clear();
+            return 0;
+        }
+        *out = (markup_value){MARKUP_VALUE_HTML, digits, (size_t)n};
+        return 1;
+    }
+    if (value == Py_None) {
+        *out = (markup_value){MARKUP_VALUE_OMIT, NULL, 0};
+        return 1;
+    }
+    if (kind == MARKUP_SLOT_ATTR && (value == Py_True || value == Py_False)) {
+        *out = (markup_value){value == Py_True ? MARKUP_VALUE_TRUE : MARKUP_VALUE_OMIT, NULL, 0};
+        return 1;
+    }
+    return 0;
+}
+
+/* Renders the call with markup_baked_render when every value converts;
+   returns MARKUP_OK, MARKUP_ERR_SLOT_VALUE when some value needs the
+   general path (nothing written), or another status. *ascii tells whether
+   the output is known to be ASCII. */
+static markup_status render_fast(pm_baked *self, PyObject **values, markup_buf *buf, int *ascii) {
+    fast_values fv;
+    *ascii = self->static_ascii;
+    for (size_t i = 0; i < self->nslots; i++) {
+        if (!fast_value(self->st, values[self->slot_param[i]], (markup_slot_kind)self->slot_kind[i],
+                        &fv.v[i], fv.digits[i], ascii))
+            return MARKUP_ERR_SLOT_VALUE;
+    }
+    return markup_baked_render(self->tpl, fv.v, self->nslots, buf, NULL);
+}
+
 static PyObject *baked_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf,
                                   PyObject *kwnames) {
     pm_baked *self = (pm_baked *)callable;
@@ -610,22 +681,32 @@ static PyObject *baked_vectorcall(PyObject *callable, PyObject *const *args, siz
         }
     }
 
+    /* The scratch buffer on the C stack is the output's first storage. */
     char scratch[SCRATCH_SIZE];
-    scratch_alloc alc = {{scratch_malloc, scratch_realloc, scratch_free, NULL}, scratch, 0};
+    scratch_alloc alc = {{scratch_malloc, scratch_realloc, scratch_free, NULL}, scratch, 1};
     alc.alc.ctx = &alc;
-    markup_buf buf;
-    markup_buf_init(&buf, &alc.alc);
+    markup_buf buf = {scratch, 0, SCRATCH_SIZE, &alc.alc};
     size_t hint = hint_load(self);
-    hint += hint / 8;
-    if (markup_buf_reserve(&buf, hint < MAX_RESERVE ? hint : MAX_RESERVE) != MARKUP_OK) {
-        PyErr_NoMemory();
-        goto done;
+    if (hint > SCRATCH_SIZE) {
+        hint += hint / 8;
+        if (markup_buf_reserve(&buf, hint < MAX_RESERVE ? hint : MAX_RESERVE) != MARKUP_OK) {
+            PyErr_NoMemory();
+            goto done;
+        }
     }
+    markup_status st = MARKUP_ERR_SLOT_VALUE;
+    int ascii = 0;
+    if (self->slots_in_html && self->nslots <= FAST_SLOTS)
+        st = render_fast(self, values, &buf, &ascii);
     call_ctx c = {{self->st, &buf, call_on_placeholder, NULL, MARKUP_CONTENT_HTML}, self, values, 0, 0};
-    markup_status st = markup_baked_render_with(self->tpl, write_slot, &c, &buf);
+    if (st == MARKUP_ERR_SLOT_VALUE) {
+        ascii = 0;
+        st = markup_baked_render_with(self->tpl, write_slot, &c, &buf);
+    }
     if (st == MARKUP_OK) {
         hint_store(self, buf.len);
-        result = pm_safestring_from_utf8(self->st, buf.data, (Py_ssize_t)buf.len);
+        result = ascii ? pm_safestring_from_ascii(self->st, buf.data, (Py_ssize_t)buf.len)
+                       : pm_safestring_from_utf8(self->st, buf.data, (Py_ssize_t)buf.len);
     } else if (PyErr_Occurred()) {
         if (!c.placeholder_met) name_failed_argument(self, c.failed_slot);
     } else {
@@ -669,6 +750,7 @@ static void baked_dealloc(PyObject *op) {
     PyMem_Free(self->defaults);
     PyMem_Free(self->slot_param);
     PyMem_Free(self->slot_content);
+    PyMem_Free(self->slot_kind);
     PyMem_Free(self->multi);
     markup_baked_free(self->tpl);
     type->tp_free(op);
@@ -759,6 +841,7 @@ typedef struct flatten_ctx {
     unsigned char *slot_content; /* grows with the slots: MARKUP_CONTENT_* */
     size_t nslots, slots_cap;
     Py_ssize_t *uses;        /* per parameter: slots it fills */
+    int names_ascii;         /* every attribute slot's name is ASCII */
 } flatten_ctx;
 
 static int builder_status(markup_status st) {
@@ -805,6 +888,8 @@ static int flatten_on_placeholder(pm_render_ctx *ctx, PyObject *placeholder,
     }
     markup_status st;
     if (attr_name) {
+        for (Py_ssize_t i = 0; i < attr_name_len; i++)
+            f->names_ascii &= (unsigned char)attr_name[i] < 0x80;
         markup_error err = {MARKUP_OK, 0, NULL};
         st = markup_baked_builder_add_attr_slot(f->builder, attr_name, (size_t)attr_name_len,
                                                 &err);
@@ -941,6 +1026,7 @@ static int flatten(pm_state *st, pm_baked *self, PyObject *tree, PyObject *place
     f.rctx.user = NULL;
     f.placeholders = placeholders;
     f.func_name = self->func_name;
+    f.names_ascii = 1;
     int rc = -1;
 
     f.uses = PyMem_Calloc((size_t)(self->nparams ? self->nparams : 1), sizeof *f.uses);
@@ -983,6 +1069,19 @@ static int flatten(pm_state *st, pm_baked *self, PyObject *tree, PyObject *place
     f.slot_param = NULL;
     self->slot_content = f.slot_content;
     f.slot_content = NULL;
+    self->nslots = markup_baked_slot_count(self->tpl);
+    self->slot_kind = PyMem_Malloc(self->nslots ? self->nslots : 1);
+    if (!self->slot_kind) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    self->slots_in_html = 1;
+    for (size_t i = 0; i < self->nslots; i++) {
+        self->slot_kind[i] = (unsigned char)markup_baked_slot_kind(self->tpl, i);
+        self->slots_in_html &= self->slot_content[i] == MARKUP_CONTENT_HTML;
+    }
+    self->static_ascii = f.names_ascii;
+    for (size_t i = 0; i < buf.len; i++) self->static_ascii &= (unsigned char)buf.data[i] < 0x80;
     rc = 0;
 
 done:
@@ -1029,6 +1128,7 @@ static PyObject *baked_compile(PyObject *module, PyObject *args) {
     self->npositional = npositional;
     self->slot_param = NULL;
     self->slot_content = NULL;
+    self->slot_kind = NULL;
     self->multi = NULL;
     self->any_multi = 0;
     hint_store(self, 0);

@@ -135,7 +135,7 @@ static PM_NOINLINE void raise_surrogate(PyObject *str, PyObject *tag, const char
     }
 }
 
-const char *pm_utf8(PyObject *str, Py_ssize_t *n, PyObject *tag, const char *func) {
+const char *pm_utf8_slow(PyObject *str, Py_ssize_t *n, PyObject *tag, const char *func) {
     const char *s = PyUnicode_AsUTF8AndSize(str, n);
     if (s == NULL && PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) {
         raise_surrogate(str, tag, func);

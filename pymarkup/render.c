@@ -97,12 +97,6 @@ static int write_verbatim(pm_render_ctx *ctx, PyObject *str) {
     return check(markup_buf_append(ctx->buf, s, (size_t)n));
 }
 
-/* The text str() gives an exact int or float, written into out[PM_NUMBER_MAX]
-   without creating a str object. Returns its length, 0 when the number needs
-   the generic path (a big int), or -1 with an exception set. The text is only
-   digits, '-', '+', '.', 'e', "inf" or "nan": nothing to escape. */
-#define PM_NUMBER_MAX 32
-
 /* Writes the digits of `u` ending at `end`; returns where they start. */
 static char *write_digits(char *end, unsigned long long u) {
     do {
@@ -151,18 +145,23 @@ static Py_ssize_t format_short_decimal(double d, char out[PM_NUMBER_MAX]) {
     return 0;
 }
 
-static Py_ssize_t format_number(PyObject *num, char out[PM_NUMBER_MAX]) {
+Py_ssize_t pm_format_number(PyObject *num, char out[PM_NUMBER_MAX]) {
     if (PyLong_CheckExact(num)) {
         int overflow = 0;
         long long v = PyLong_AsLongLongAndOverflow(num, &overflow);
         if (overflow) return 0;
         if (v == -1 && PyErr_Occurred()) return -1;
-        char digits[24];
-        char *end = digits + sizeof digits;
-        char *p = write_digits(end, v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v);
-        if (v < 0) *--p = '-';
-        memcpy(out, p, (size_t)(end - p));
-        return end - p;
+        /* Count the digits, then write them in place: no copy, no memcpy
+           call for the ids and counts most pages print. */
+        unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+        Py_ssize_t len = v < 0;
+        for (unsigned long long rest = u; ; rest /= 10) {
+            len++;
+            if (rest < 10) break;
+        }
+        if (v < 0) out[0] = '-';
+        write_digits(out + len, u);
+        return len;
     }
     /* PyFloat_CheckExact. Prices and measures are mostly short decimals:
        try those first, then float.__repr__'s own call, minus the str. */
@@ -185,7 +184,7 @@ static Py_ssize_t format_number(PyObject *num, char out[PM_NUMBER_MAX]) {
 static PM_NOINLINE int write_number(pm_render_ctx *ctx, PyObject *num) {
     if (PyLong_CheckExact(num) || PyFloat_CheckExact(num)) {
         char digits[PM_NUMBER_MAX];
-        Py_ssize_t len = format_number(num, digits);
+        Py_ssize_t len = pm_format_number(num, digits);
         if (len < 0) return -1;
         if (len > 0) return check(markup_buf_append(ctx->buf, digits, (size_t)len));
     }
@@ -239,7 +238,7 @@ static PM_NOINLINE int attr_value_rare(pm_render_ctx *ctx, const char *name, Py_
     }
     if (PyLong_CheckExact(value) || PyFloat_CheckExact(value)) {
         char digits[PM_NUMBER_MAX];
-        Py_ssize_t len = format_number(value, digits);
+        Py_ssize_t len = pm_format_number(value, digits);
         if (len < 0) return -1;
         if (len > 0)
             return check(markup_html_write_attr_html(buf, name, (size_t)name_len, digits,

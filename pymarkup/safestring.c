@@ -132,9 +132,9 @@ static PyObject *safestring_from_str(pm_state *st, PyObject *s) {
 #endif
 }
 
-PyObject *pm_safestring_from_utf8(pm_state *st, const char *s, Py_ssize_t n) {
+PyObject *pm_safestring_from_ascii(pm_state *st, const char *s, Py_ssize_t n) {
 #ifdef PM_DIRECT_SAFESTRING
-    if (!PyType_IS_GC(st->safestring_type) && is_ascii(s, n)) {
+    if (!PyType_IS_GC(st->safestring_type)) {
         void *chars;
         PyObject *r = safestring_alloc(st, n, PyUnicode_1BYTE_KIND, 1, &chars);
         if (r == NULL) return NULL;
@@ -142,6 +142,17 @@ PyObject *pm_safestring_from_utf8(pm_state *st, const char *s, Py_ssize_t n) {
         ((char *)chars)[n] = '\0';
         return r;
     }
+#endif
+    PyObject *str = PyUnicode_DecodeASCII(s, n, "strict");
+    if (str == NULL) return NULL;
+    PyObject *r = safestring_from_str(st, str);
+    Py_DECREF(str);
+    return r;
+}
+
+PyObject *pm_safestring_from_utf8(pm_state *st, const char *s, Py_ssize_t n) {
+#ifdef PM_DIRECT_SAFESTRING
+    if (is_ascii(s, n)) return pm_safestring_from_ascii(st, s, n);
 #endif
     PyObject *str = PyUnicode_DecodeUTF8(s, n, "strict");
     if (str == NULL) return NULL;

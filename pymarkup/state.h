@@ -158,11 +158,35 @@ int pm_raise_status(markup_status status, const char *what);
 /* Renders `obj` (any child value) and returns a new SafeString. */
 PyObject *pm_render_to_safestring(pm_state *st, PyObject *obj);
 
+const char *pm_utf8_slow(PyObject *str, Py_ssize_t *n, PyObject *tag, const char *func);
+
 /* The UTF-8 form of a str (cached by CPython; no copy for ASCII). A lone
    surrogate becomes a ValueError that names the element `tag` (a str, as
    "<div>") or, when tag is NULL, the function `func` ("render()").
    Returns NULL with an exception set on failure. */
-const char *pm_utf8(PyObject *str, Py_ssize_t *n, PyObject *tag, const char *func);
+/* The characters of an ASCII str (any layout), which are its UTF-8; NULL
+   when `str` is not ASCII. */
+static inline const char *pm_ascii_chars(PyObject *str, Py_ssize_t *n) {
+#if PY_VERSION_HEX < 0x030C0000
+    if (!PyUnicode_IS_READY(str)) return NULL;
+#endif
+    if (!PyUnicode_IS_ASCII(str)) return NULL;
+    *n = PyUnicode_GET_LENGTH(str);
+    return (const char *)PyUnicode_DATA(str);
+}
+
+static inline const char *pm_utf8(PyObject *str, Py_ssize_t *n, PyObject *tag, const char *func) {
+    const char *s = pm_ascii_chars(str, n); /* most text */
+    return s ? s : pm_utf8_slow(str, n, tag, func);
+}
+
+/* The text str() gives an exact int or float, written into
+   out[PM_NUMBER_MAX] without creating a str object. Returns its length, 0
+   when the number needs the generic path (a big int), or -1 with an
+   exception set. The text is only digits, '-', '+', '.', 'e', "inf" or
+   "nan": nothing to escape. */
+#define PM_NUMBER_MAX 32
+Py_ssize_t pm_format_number(PyObject *num, char out[PM_NUMBER_MAX]);
 
 /* Looks up `__html__` on `obj`: 1 and a new reference in *method, 0 when
    absent (no exception), -1 on error. */
@@ -184,6 +208,9 @@ PyObject *pm_escape(PyObject *module, PyObject *obj);
 
 /* A new SafeString holding `n` bytes of UTF-8 (already safe HTML). */
 PyObject *pm_safestring_from_utf8(pm_state *st, const char *s, Py_ssize_t n);
+
+/* The same for bytes the caller knows to be ASCII. */
+PyObject *pm_safestring_from_ascii(pm_state *st, const char *s, Py_ssize_t n);
 
 /* ------------------------------------------------------------------------ */
 /* Per-file init (called from module.c's exec slot)                            */
