@@ -821,3 +821,89 @@ def test_threads_share_one_baked_function():
     for t in threads:
         t.join()
     assert errors == []
+
+
+# ---- the plain-value path --------------------------------------------------
+# A call whose values are all str, SafeString, int, float, None or booleans
+# in attributes renders in one markup_baked_render; any other value sends the
+# whole call through the general path. Every mix must give the tree's bytes.
+
+PLAIN_VALUES = [
+    "plain",
+    "a<b & 'c' \"d\"",
+    "",
+    "caf\xe9 \u20ac \U0001f600",
+    SafeString("<i>trusted</i>"),
+    SafeString("caf\xe9 <b>\u20ac</b>"),
+    0,
+    -7,
+    2**63 - 1,
+    -(2**63),
+    2**64,  # beyond 64 bits: the general path
+    10**30,
+    1.5,
+    -0.25,
+    1e300,
+    float("nan"),
+    None,
+]
+GENERAL_VALUES = [[h.B("x"), "y<"], (i for i in ("g", 1)), h.Em("e"), markupsafe.Markup("<u>m</u>")]
+
+
+def _mixed_tree(cls, first, second):
+    return h.Div({"class": cls, "title": second}, h.Span(first), "static \xe9", h.P(second))
+
+
+_mixed_baked = baked(_mixed_tree)
+
+
+@pytest.mark.parametrize("first", PLAIN_VALUES + GENERAL_VALUES, ids=repr)
+@pytest.mark.parametrize("cls", ["c", True, False, None, 3, "x\"y"], ids=repr)
+def test_every_value_mix_renders_as_the_tree(cls, first):
+    for second in ["s", 4, None, SafeString("<b>")]:
+        if isinstance(first, type(i for i in ())):
+            continue  # a generator is consumed once: checked below
+        expected = render(_mixed_tree(cls, first, second))
+        assert render(_mixed_baked(cls, first, second)) == expected
+
+
+def test_a_general_value_after_plain_ones_renders_the_call_once():
+    @baked
+    def row(a, b, c):
+        return h.Tr(h.Td(a), h.Td(b), h.Td(c))
+
+    assert row("a", 1, [h.I("i"), "<"]) == "<tr><td>a</td><td>1</td><td><i>i</i>&lt;</td></tr>"
+    assert row("a", (x for x in "xy"), None) == "<tr><td>a</td><td>xy</td><td></td></tr>"
+
+
+def test_non_ascii_static_and_attribute_name_with_ascii_values():
+    @baked
+    def f(v):
+        return h.P({"data-caf\xe9": v}, "\u20ac ", v)
+
+    out = f("plain")
+    assert out == '<p data-caf\xe9="plain">\u20ac plain</p>'
+    assert out.encode() == out.encode("utf-8")  # a real str, any kind
+    assert f(1) == '<p data-caf\xe9="1">\u20ac 1</p>'
+
+
+def test_more_slots_than_the_plain_path_holds():
+    names = [f"p{i}" for i in range(20)]
+    src = "def build({0}):\n    return h.Ul([{1}])\n".format(
+        ", ".join(names), ", ".join(f"h.Li({{'id': {n}}}, {n})" for n in names)
+    )
+    scope = {"h": h}
+    exec(src, scope)
+    tree_builder = scope["build"]
+    many = baked(tree_builder)
+    args = [f"v<{i}" if i % 2 else i for i in range(20)]
+    assert many(*args) == render(tree_builder(*args))
+
+
+def test_bool_child_is_refused_on_the_plain_path_too():
+    @baked
+    def f(x):
+        return h.P(x)
+
+    with pytest.raises(TypeError, match="'x'"):
+        f(True)
