@@ -425,6 +425,26 @@ static markup_status write_plain(markup_buf *out, const markup_baked *tpl, const
     return MARKUP_OK;
 }
 
+/* Writes a value found to hold bytes to escape, escaped, without scanning
+   it again. */
+static markup_status write_escaped(markup_buf *out, const markup_baked *tpl,
+                                   const baked_slot *slot, const char *s, size_t n) {
+    if (slot->kind == MARKUP_SLOT_CHILD) return markup_escape_dirty_(out, s, n);
+    size_t name_len = slot->name_len;
+    markup_status st = markup_buf_reserve(out, name_len + ATTR_OVERHEAD);
+    if (st != MARKUP_OK) return st;
+    char *d = out->data + out->len;
+    *d++ = ' ';
+    copy_short(d, tpl->names + slot->name_off, name_len);
+    d += name_len;
+    *d++ = '=';
+    *d++ = '"';
+    out->len = (size_t)(d - out->data);
+    st = markup_escape_dirty_(out, s, n);
+    if (st == MARKUP_OK) st = markup_buf_putc(out, '"');
+    return st;
+}
+
 markup_status markup_baked_render(const markup_baked *tpl, const markup_value *values,
                                   size_t nvalues, markup_buf *out, markup_error *err) {
     if (!tpl || !out || (!values && nvalues > 0))
@@ -455,12 +475,15 @@ markup_status markup_baked_render(const markup_baked *tpl, const markup_value *v
                 if (st != MARKUP_OK) goto fail;
                 continue;
             }
-            if (cls == VALUE_OTHER) {
-                st = markup_utf8_validate(v->s, v->n, err); /* err->pos is in the value */
-                if (st != MARKUP_OK) {
-                    markup_buf_truncate(out, start);
-                    return st;
-                }
+            if (cls == VALUE_ASCII) { /* TEXT with something to escape */
+                st = write_escaped(out, tpl, slot, v->s, v->n);
+                if (st != MARKUP_OK) goto fail;
+                continue;
+            }
+            st = markup_utf8_validate(v->s, v->n, err); /* err->pos is in the value */
+            if (st != MARKUP_OK) {
+                markup_buf_truncate(out, start);
+                return st;
             }
         }
         st = markup_baked_write_value(slot->kind, tpl->names + slot->name_off, slot->name_len, v,

@@ -225,18 +225,6 @@ static markup_status escape_run(markup_buf *buf, const char *s, size_t n,
     return MARKUP_OK;
 }
 
-/* Below this length no block kernel gets to use a block, so the scalar
-   kernel runs directly and the dispatch is skipped. */
-#define ESCAPE_SHORT 16
-
-static markup_status escape_short(markup_buf *buf, const char *s, size_t n) {
-    markup_status st =
-        markup_buf_reserve(buf, n * MARKUP_ESCAPE_MAX_EXPANSION + MARKUP_ESCAPE_SLACK);
-    if (st != MARKUP_OK) return st;
-    buf->len += markup_escape_scalar_(buf->data + buf->len, s, n);
-    return MARKUP_OK;
-}
-
 markup_status markup_escape_with(markup_buf *buf, const char *s, size_t n,
                                  markup_escape_impl impl) {
     if (buf == NULL || (s == NULL && n != 0)) return MARKUP_ERR_INVALID_ARG;
@@ -286,12 +274,38 @@ static inline bool short_is_clean(const char *s, size_t n) {
     return swar_special(w) == 0;
 }
 
+/* Short text with something to escape: every byte through the table with
+   no branch on the data. Its specials sit at random places that a branch
+   predictor cannot learn from one short value to the next, and a SIMD
+   kernel would take a branch per block and per special. */
+static markup_status escape_short_dirty(markup_buf *buf, const char *s, size_t n) {
+    markup_status st =
+        markup_buf_reserve(buf, n * MARKUP_ESCAPE_MAX_EXPANSION + MARKUP_ESCAPE_SLACK);
+    if (st != MARKUP_OK) return st;
+    char *d = buf->data + buf->len;
+    size_t i = 0;
+    for (; n - i >= 4; i += 4) {
+        d = put_escaped_byte(d, (unsigned char)s[i]);
+        d = put_escaped_byte(d, (unsigned char)s[i + 1]);
+        d = put_escaped_byte(d, (unsigned char)s[i + 2]);
+        d = put_escaped_byte(d, (unsigned char)s[i + 3]);
+    }
+    for (; i < n; i++) d = put_escaped_byte(d, (unsigned char)s[i]);
+    buf->len = (size_t)(d - buf->data);
+    return MARKUP_OK;
+}
+
+markup_status markup_escape_dirty_(markup_buf *buf, const char *s, size_t n) {
+    if (n <= ESCAPE_CLEAN_SCAN_MAX) return escape_short_dirty(buf, s, n);
+    return escape_run(buf, s, n, best_kernels());
+}
+
 markup_status markup_escape(markup_buf *buf, const char *s, size_t n) {
     if (buf == NULL || (s == NULL && n != 0)) return MARKUP_ERR_INVALID_ARG;
     if (n <= ESCAPE_CLEAN_SCAN_MAX) {
         if (n == 0) return MARKUP_OK;
         if (short_is_clean(s, n)) return markup_buf_append(buf, s, n);
-        if (n < ESCAPE_SHORT) return escape_short(buf, s, n);
+        return escape_short_dirty(buf, s, n);
     }
     return escape_run(buf, s, n, best_kernels());
 }

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "markup/markup.h"
+
 /* x86-64 SIMD kernels need GCC/Clang intrinsics and __builtin_cpu_supports.
    MARKUP_ESCAPE_NO_SIMD builds the portable path alone, as on other CPUs. */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && \
@@ -42,6 +44,10 @@ typedef struct markup_escape_kernels {
     /* Number of bytes in src[0..n) that need escaping. */
     size_t (*count)(const char *src, size_t n);
 } markup_escape_kernels;
+
+/* markup_escape for text the caller has already found to hold a byte to
+   escape (baked.c's value scan): skips the scan for a clean short value. */
+markup_status markup_escape_dirty_(markup_buf *buf, const char *s, size_t n);
 
 /* The portable kernel (no over-read, no readable argument). */
 size_t markup_escape_scalar_(char *dst, const char *src, size_t n);
