@@ -233,44 +233,6 @@ markup_status markup_baked_write_value(markup_slot_kind kind, const char *name, 
     return MARKUP_ERR_INVALID_ARG;
 }
 
-/* Checks the kind of every value before anything is written, and adds up
-   how many bytes the render needs at least (escaping can only add to it).
-   UTF-8 is checked while rendering, in the same pass as the fast path. */
-static markup_status measure_values(const markup_baked *tpl, const markup_value *values,
-                                    size_t *need, markup_error *err) {
-    size_t total = tpl->static_len;
-    for (size_t i = 0; i < tpl->nslots; i++) {
-        const markup_value *v = &values[i];
-        const baked_slot *slot = &tpl->slots[i];
-        bool fits = true;
-        switch (v->kind) {
-        case MARKUP_VALUE_TEXT:
-        case MARKUP_VALUE_HTML:
-            if (!v->s && v->n > 0)
-                return set_error(err, MARKUP_ERR_INVALID_ARG, 0,
-                                 "slot value has a NULL string with a non-zero length");
-            fits = add_size(&total, v->n) &&
-                   (slot->kind != MARKUP_SLOT_ATTR ||
-                    add_size(&total, slot->name_len + ATTR_OVERHEAD));
-            break;
-        case MARKUP_VALUE_TRUE:
-            if (slot->kind == MARKUP_SLOT_CHILD)
-                return set_error(err, MARKUP_ERR_SLOT_VALUE, 0,
-                                 "a TRUE value is only allowed in an attribute slot");
-            fits = add_size(&total, slot->name_len + 1);
-            break;
-        case MARKUP_VALUE_OMIT:
-            break;
-        default:
-            return set_error(err, MARKUP_ERR_INVALID_ARG, 0, "unknown slot value kind");
-        }
-        if (!fits)
-            return set_error(err, MARKUP_ERR_TOO_LARGE, 0, "rendered template would be too large");
-    }
-    *need = total;
-    return MARKUP_OK;
-}
-
 /* Most slot values are short ASCII with nothing to escape (ids, names,
    prices, class lists). One scan answers both questions that
    markup_utf8_validate and markup_escape would ask in two calls: plain
@@ -452,14 +414,13 @@ markup_status markup_baked_render(const markup_baked *tpl, const markup_value *v
     if (nvalues != tpl->nslots)
         return set_error(err, MARKUP_ERR_SLOT_COUNT, 0,
                          "number of values differs from the template's slot count");
-    size_t need;
-    markup_status st = measure_values(tpl, values, &need, err);
-    if (st != MARKUP_OK) return st;
-
     size_t start = out->len;
-    st = markup_buf_reserve(out, need);
+    markup_status st = markup_buf_reserve(out, tpl->static_len);
     if (st != MARKUP_OK) return set_error(err, st, 0, markup_status_str(st));
 
+    /* One pass: each value is checked where it is written, and a failure
+       rolls the whole render back. */
+    const char *why = NULL;
     size_t done = 0; /* static text already written */
     for (size_t i = 0; i < tpl->nslots; i++) {
         const baked_slot *slot = &tpl->slots[i];
@@ -467,8 +428,23 @@ markup_status markup_baked_render(const markup_baked *tpl, const markup_value *v
         st = append_short(out, tpl->statics + done, slot->at - done);
         if (st != MARKUP_OK) goto fail;
         done = slot->at;
-        if (v->kind == MARKUP_VALUE_OMIT) continue;
-        if (v->kind == MARKUP_VALUE_TEXT || v->kind == MARKUP_VALUE_HTML) {
+        switch (v->kind) {
+        case MARKUP_VALUE_OMIT:
+            continue;
+        case MARKUP_VALUE_TRUE:
+            if (slot->kind == MARKUP_SLOT_CHILD) {
+                st = MARKUP_ERR_SLOT_VALUE;
+                why = "a TRUE value is only allowed in an attribute slot";
+                goto fail;
+            }
+            break;
+        case MARKUP_VALUE_TEXT:
+        case MARKUP_VALUE_HTML: {
+            if (!v->s && v->n > 0) {
+                st = MARKUP_ERR_INVALID_ARG;
+                why = "slot value has a NULL string with a non-zero length";
+                goto fail;
+            }
             value_class cls = v->n <= CLASSIFY_MAX ? classify(v->s, v->n) : VALUE_OTHER;
             if (cls == VALUE_PLAIN || (cls == VALUE_ASCII && v->kind == MARKUP_VALUE_HTML)) {
                 st = write_plain(out, tpl, slot, v->s, v->n);
@@ -485,6 +461,12 @@ markup_status markup_baked_render(const markup_baked *tpl, const markup_value *v
                 markup_buf_truncate(out, start);
                 return st;
             }
+            break;
+        }
+        default:
+            st = MARKUP_ERR_INVALID_ARG;
+            why = "unknown slot value kind";
+            goto fail;
         }
         st = markup_baked_write_value(slot->kind, tpl->names + slot->name_off, slot->name_len, v,
                                       out);
@@ -496,7 +478,7 @@ markup_status markup_baked_render(const markup_baked *tpl, const markup_value *v
 
 fail:
     markup_buf_truncate(out, start);
-    return set_error(err, st, 0, markup_status_str(st));
+    return set_error(err, st, 0, why ? why : markup_status_str(st));
 }
 
 markup_status markup_baked_render_with(const markup_baked *tpl, markup_slot_writer write_slot,
