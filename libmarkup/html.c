@@ -75,10 +75,32 @@ static const char *attr_ascii_reject(unsigned char c) {
     }
 }
 
+/* Bit c of the pair is set for the ASCII bytes attr_ascii_reject refuses:
+   controls, space, DEL and " & ' / < = > \ `. */
+#define BIT(c) ((uint64_t)1 << ((c) & 63))
+static const uint64_t attr_reject_low = /* 0x00..0x3F */
+    (((uint64_t)1 << 33) - 1) /* 0x00..0x20 */ | BIT('"') | BIT('&') | BIT('\'') | BIT('/') |
+    BIT('<') | BIT('=') | BIT('>');
+static const uint64_t attr_reject_high = BIT('\\') | BIT('`') | BIT(0x7F); /* 0x40..0x7F */
+#undef BIT
+
+/* True when name[0..n) is ASCII and holds no refused byte: most names, in
+   one branch-free pass. */
+static bool attr_name_plain_ascii(const char *name, size_t n) {
+    uint64_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)name[i];
+        uint64_t mask = c & 0x40 ? attr_reject_high : attr_reject_low;
+        bad |= (uint64_t)(c >> 7) | (mask >> (c & 63));
+    }
+    return (bad & 1) == 0;
+}
+
 markup_status markup_html_check_attr_name(const char *name, size_t n, markup_error *err) {
     if (name == NULL && n != 0)
         return fail(err, MARKUP_ERR_INVALID_ARG, 0, "NULL attribute name with non-zero length");
     if (n == 0) return fail(err, MARKUP_ERR_INVALID_ATTR_NAME, 0, "attribute name is empty");
+    if (attr_name_plain_ascii(name, n)) return MARKUP_OK;
     size_t i = 0;
     while (i < n) {
         unsigned char c = (unsigned char)name[i];
