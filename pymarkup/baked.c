@@ -947,19 +947,15 @@ static int check_tree(pm_state *st, PyObject *func_name, PyObject *node, int dep
         return -1;
     }
     pm_element *el = (pm_element *)node;
-    if (el->attrs) {
-        Py_ssize_t n = PyTuple_GET_SIZE(el->attrs);
-        for (Py_ssize_t i = 0; i + 1 < n; i += 2) {
-            PyObject *value = PyTuple_GET_ITEM(el->attrs, i + 1);
-            if (PyBool_Check(value))
-                return reject_bool(func_name, el->tag, PyTuple_GET_ITEM(el->attrs, i), value);
-        }
+    for (Py_ssize_t i = 0; i < 2 * el->nattrs; i += 2) {
+        PyObject *value = el->items[i + 1];
+        if (PyBool_Check(value)) return reject_bool(func_name, el->tag, el->items[i], value);
     }
-    if (!el->children) return 0;
     int raw = el->kind == MARKUP_TAG_SCRIPT || el->kind == MARKUP_TAG_STYLE;
-    Py_ssize_t n = PyTuple_GET_SIZE(el->children);
+    PyObject *const *children = pm_element_children(el);
+    Py_ssize_t n = pm_element_nchildren(el);
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *child = PyTuple_GET_ITEM(el->children, i);
+        PyObject *child = children[i];
         if (PyBool_Check(child)) return reject_bool(func_name, el->tag, NULL, child);
         if (raw && is_placeholder(child)) {
             PyErr_Format(PyExc_TypeError,

@@ -86,21 +86,6 @@ static void vec_clear(pm_vec *v) {
     vec_init(v);
 }
 
-/* Moves the references into a new tuple (NULL with no error when empty). */
-static PyObject *vec_to_tuple(pm_vec *v, int *failed) {
-    *failed = 0;
-    if (v->len == 0) return NULL;
-    PyObject *t = PyTuple_New(v->len);
-    if (t == NULL) {
-        *failed = 1;
-        return NULL;
-    }
-    for (Py_ssize_t i = 0; i < v->len; i++) PyTuple_SET_ITEM(t, i, v->items[i]);
-    v->len = 0;
-    vec_clear(v);
-    return t;
-}
-
 /* ------------------------------------------------------------------------ */
 /* Shared helpers                                                             */
 /* ------------------------------------------------------------------------ */
@@ -596,6 +581,26 @@ static int add_child(pm_tag *tag, pm_vec *kids, PyObject *child) {
     return add_child_rare(tag, kids, child);
 }
 
+/* Whether an element holding `v`'s items could be part of a reference
+   cycle. Text, numbers, None, comments and elements the collector does not
+   track cannot refer back to it; like a tuple of such atoms, an element of
+   them stays untracked, so building and freeing a page of elements costs
+   the cycle collector nothing. Other objects (__html__ objects,
+   placeholders) may hold anything. Elements are immutable: the answer
+   never changes. */
+static int may_be_in_cycle(pm_state *st, const pm_vec *v) {
+    for (Py_ssize_t i = 0; i < v->len; i++) {
+        PyObject *o = v->items[i];
+        PyTypeObject *t = Py_TYPE(o);
+        if (t == &PyUnicode_Type || t == st->safestring_type || t == &PyLong_Type ||
+            t == &PyFloat_Type || t == &PyBool_Type || o == Py_None || t == st->comment_type)
+            continue;
+        if (t == st->element_type && !PyObject_GC_IsTracked(o)) continue;
+        return 1;
+    }
+    return 0;
+}
+
 static PM_NOINLINE int void_error(pm_tag *tag, Py_ssize_t nkids) {
     PyErr_Format(PyExc_TypeError,
                  "<%U> is a void element and cannot have children (got %zd); pass only "
@@ -662,20 +667,22 @@ static PyObject *tag_vectorcall(PyObject *callable, PyObject *const *args, size_
         goto error;
     }
 
-    pm_element *el = PyObject_GC_New(pm_element, st->element_type);
+    int cyclic = may_be_in_cycle(st, &attrs) || may_be_in_cycle(st, &kids);
+    pm_element *el = PyObject_GC_NewVar(pm_element, st->element_type, attrs.len + kids.len);
     if (el == NULL) goto error;
-    int failed;
     el->tag = Py_NewRef(tag->name);
+    el->nattrs = attrs.len / 2;
     el->kind = tag->kind;
     el->flags = tag->flags;
-    el->children = NULL;
-    el->attrs = vec_to_tuple(&attrs, &failed);
-    if (!failed) el->children = vec_to_tuple(&kids, &failed);
-    PyObject_GC_Track(el);
-    if (failed) {
-        Py_DECREF(el);
-        goto error;
-    }
+    /* The element takes over the vectors' references. */
+    if (attrs.len) memcpy(el->items, attrs.items, sizeof(PyObject *) * (size_t)attrs.len);
+    if (kids.len)
+        memcpy(el->items + attrs.len, kids.items, sizeof(PyObject *) * (size_t)kids.len);
+    attrs.len = 0;
+    kids.len = 0;
+    vec_clear(&attrs);
+    vec_clear(&kids);
+    if (cyclic) PyObject_GC_Track(el);
     return (PyObject *)el;
 
 error:
@@ -809,14 +816,17 @@ static PyType_Spec tag_spec = {
 
 static int element_traverse(pm_element *self, visitproc visit, void *arg) {
     Py_VISIT(Py_TYPE(self));
-    Py_VISIT(self->attrs);
-    Py_VISIT(self->children);
+    for (Py_ssize_t i = 0; i < Py_SIZE(self); i++) Py_VISIT(self->items[i]);
     return 0;
 }
 
 static int element_clear(pm_element *self) {
-    Py_CLEAR(self->attrs);
-    Py_CLEAR(self->children);
+    /* Breaks a cycle through an __html__ object: the element is left
+       empty, never with a hole. */
+    Py_ssize_t n = Py_SIZE(self);
+    Py_SET_SIZE(self, 0);
+    self->nattrs = 0;
+    for (Py_ssize_t i = 0; i < n; i++) Py_CLEAR(self->items[i]);
     return 0;
 }
 
@@ -826,8 +836,7 @@ static void element_dealloc(pm_element *self) {
     /* The trashcan turns the recursive free of a deep tree into a loop. */
     Py_TRASHCAN_BEGIN(self, element_dealloc)
     Py_CLEAR(self->tag);
-    Py_CLEAR(self->attrs);
-    Py_CLEAR(self->children);
+    for (Py_ssize_t i = 0; i < Py_SIZE(self); i++) Py_XDECREF(self->items[i]);
     tp->tp_free(self);
     Py_DECREF(tp);
     Py_TRASHCAN_END
@@ -841,10 +850,9 @@ static PyObject *element_get_tag(pm_element *self, void *closure) {
 static PyObject *element_get_attrs(pm_element *self, void *closure) {
     (void)closure;
     PyObject *d = PyDict_New();
-    if (d == NULL || self->attrs == NULL) return d;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(self->attrs); i += 2) {
-        if (PyDict_SetItem(d, PyTuple_GET_ITEM(self->attrs, i),
-                           PyTuple_GET_ITEM(self->attrs, i + 1)) < 0) {
+    if (d == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < 2 * self->nattrs; i += 2) {
+        if (PyDict_SetItem(d, self->items[i], self->items[i + 1]) < 0) {
             Py_DECREF(d);
             return NULL;
         }
@@ -854,8 +862,12 @@ static PyObject *element_get_attrs(pm_element *self, void *closure) {
 
 static PyObject *element_get_children(pm_element *self, void *closure) {
     (void)closure;
-    if (self->children == NULL) return PyTuple_New(0);
-    return Py_NewRef(self->children);
+    Py_ssize_t n = pm_element_nchildren(self);
+    PyObject *const *children = pm_element_children(self);
+    PyObject *t = PyTuple_New(n);
+    if (t == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) PyTuple_SET_ITEM(t, i, Py_NewRef(children[i]));
+    return t;
 }
 
 static PyObject *element_get_doctype(pm_element *self, void *closure) {
@@ -875,8 +887,8 @@ static PyGetSetDef element_getset[] = {
 };
 
 static PyObject *element_repr(pm_element *self) {
-    Py_ssize_t nattrs = self->attrs ? PyTuple_GET_SIZE(self->attrs) / 2 : 0;
-    Py_ssize_t nkids = self->children ? PyTuple_GET_SIZE(self->children) : 0;
+    Py_ssize_t nattrs = self->nattrs;
+    Py_ssize_t nkids = pm_element_nchildren(self);
     const char *doc = (self->flags & PM_ELEMENT_DOCTYPE) ? " doctype" : "";
     if (nattrs == 0) {
         return PyUnicode_FromFormat("<Element %U%s children=%zd>", self->tag, doc, nkids);
@@ -923,7 +935,8 @@ static PyType_Slot element_slots[] = {
 
 static PyType_Spec element_spec = {
     .name = "markup.Element",
-    .basicsize = sizeof(pm_element),
+    .basicsize = (int)offsetof(pm_element, items),
+    .itemsize = (int)sizeof(PyObject *),
     .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC
 #ifdef Py_TPFLAGS_IMMUTABLETYPE
              | Py_TPFLAGS_IMMUTABLETYPE

@@ -329,8 +329,9 @@ static PM_NOINLINE int raw_text_breakout(pm_element *el, const markup_error *err
 static PM_NOINLINE int render_raw_children(pm_render_ctx *ctx, pm_element *el) {
     pm_state *st = ctx->st;
     size_t start = ctx->buf->len;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(el->children); i++) {
-        PyObject *child = PyTuple_GET_ITEM(el->children, i);
+    PyObject *const *children = pm_element_children(el);
+    for (Py_ssize_t i = 0; i < pm_element_nchildren(el); i++) {
+        PyObject *child = children[i];
         if (PyUnicode_CheckExact(child) || Py_TYPE(child) == st->safestring_type) {
             if (write_verbatim(ctx, child) < 0) return -1;
             continue;
@@ -390,15 +391,11 @@ static int render_element(pm_render_ctx *ctx, pm_element *el, int depth) {
     if (tag == NULL) goto done;
     if ((el->flags & PM_ELEMENT_DOCTYPE) && check(markup_html_write_doctype(buf)) < 0) goto done;
     if (check(markup_html_write_open(buf, tag, (size_t)tag_len)) < 0) goto done;
-    if (el->attrs != NULL) {
-        PyObject *const *items = &PyTuple_GET_ITEM(el->attrs, 0);
-        Py_ssize_t n = PyTuple_GET_SIZE(el->attrs);
-        for (Py_ssize_t i = 0; i < n; i += 2) {
-            Py_ssize_t name_len;
-            const char *name = PyUnicode_AsUTF8AndSize(items[i], &name_len);
-            if (name == NULL || pm_render_attr_value(ctx, name, name_len, items[i + 1]) < 0) {
-                goto done;
-            }
+    for (Py_ssize_t i = 0; i < 2 * el->nattrs; i += 2) {
+        Py_ssize_t name_len;
+        const char *name = pm_utf8(el->items[i], &name_len, el->tag, NULL);
+        if (name == NULL || pm_render_attr_value(ctx, name, name_len, el->items[i + 1]) < 0) {
+            goto done;
         }
     }
     if (check(markup_buf_putc(buf, '>')) < 0) goto done;
@@ -407,16 +404,14 @@ static int render_element(pm_render_ctx *ctx, pm_element *el, int depth) {
         goto done;
     }
     ctx->content = markup_html_content_inside(outer_content, tag, (size_t)tag_len);
-    if (el->children != NULL) {
-        if ((el->kind == MARKUP_TAG_SCRIPT || el->kind == MARKUP_TAG_STYLE) &&
-            ctx->content == MARKUP_CONTENT_HTML) {
-            if (render_raw_children(ctx, el) < 0) goto done;
-        } else {
-            PyObject *const *items = &PyTuple_GET_ITEM(el->children, 0);
-            Py_ssize_t n = PyTuple_GET_SIZE(el->children);
-            for (Py_ssize_t i = 0; i < n; i++) {
-                if (pm_render_child(ctx, items[i], depth + 1) < 0) goto done;
-            }
+    if ((el->kind == MARKUP_TAG_SCRIPT || el->kind == MARKUP_TAG_STYLE) &&
+        ctx->content == MARKUP_CONTENT_HTML) {
+        if (render_raw_children(ctx, el) < 0) goto done;
+    } else {
+        PyObject *const *children = pm_element_children(el);
+        Py_ssize_t n = pm_element_nchildren(el);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (pm_render_child(ctx, children[i], depth + 1) < 0) goto done;
         }
     }
     r = check(markup_html_write_close(buf, tag, (size_t)tag_len));

@@ -81,22 +81,30 @@ static inline pm_state *pm_state_from_module(PyObject *module) {
 /* Element.flags */
 #define PM_ELEMENT_DOCTYPE 0x01 /* write "<!doctype html>" before the element */
 
-/* An element: immutable once built. `tag` is a validated ASCII str.
-   `attrs` is NULL (no attributes) or a tuple of 2*n items: name, value,
-   name, value, ... in insertion order; names are validated str, values are
-   stored as given (str, SafeString, __html__ objects, int, float, True,
-   False, None or a baked placeholder) and the rules are applied when
-   rendering. `children` is NULL (no children) or a tuple of already
-   flattened children: str, int, float, Element, Comment, __html__ objects
-   or placeholders (None and nested lists were removed at construction). */
+/* An element: immutable once built, in one allocation. `tag` is a
+   validated ASCII str. `items` holds 2 * nattrs attribute items, name,
+   value, name, value, ... in insertion order, then the children; ob_size
+   counts them all. Names are validated str, values are stored as given
+   (str, SafeString, __html__ objects, int, float, True, False, None or a
+   baked placeholder) and the rules are applied when rendering. Children are
+   already flattened: str, int, float, Element, Comment, __html__ objects or
+   placeholders (None and nested lists were removed at construction). */
 typedef struct pm_element {
-    PyObject_HEAD
+    PyObject_VAR_HEAD
     PyObject *tag;
-    PyObject *attrs;
-    PyObject *children;
-    uint8_t kind;  /* markup_tag_kind */
-    uint8_t flags; /* PM_ELEMENT_* */
+    Py_ssize_t nattrs; /* attribute pairs at the start of items */
+    uint8_t kind;      /* markup_tag_kind */
+    uint8_t flags;     /* PM_ELEMENT_* */
+    PyObject *items[];
 } pm_element;
+
+static inline Py_ssize_t pm_element_nchildren(const pm_element *el) {
+    return Py_SIZE(el) - 2 * el->nattrs;
+}
+
+static inline PyObject *const *pm_element_children(const pm_element *el) {
+    return el->items + 2 * el->nattrs;
+}
 
 /* A Comment: `text` is a str written escaped between "<!--" and "-->". */
 typedef struct pm_comment {

@@ -89,3 +89,53 @@ def test_a_million_renders_do_not_grow_memory():
     assert set(growth) == {"tree", "baked", "errors"}
     for phase, grown in growth.items():
         assert grown < LIMIT, f"{phase}: resident set grew by {grown / 1024 / 1024:.1f} MB"
+
+
+# ---- the cycle collector ------------------------------------------------------
+# Elements of text, numbers, None, comments and untracked elements cannot be in
+# a cycle and are left untracked (as tuples of atoms are); anything else keeps
+# the element tracked, so cycles through __html__ objects are still collected.
+
+
+def test_elements_of_atoms_are_not_tracked():
+    import gc
+
+    from markup import Comment, SafeString, h
+
+    leaf = h.P({"class": "c", "data-n": 3, "hidden": True, "title": None}, "x", 1, 2.5, None,
+               SafeString("<b>"), Comment("c"))
+    assert not gc.is_tracked(leaf)
+    assert not gc.is_tracked(h.Div(leaf, [h.I("i"), h.Br()]))
+
+
+def test_cycle_through_an_html_object_is_collected():
+    import gc
+    import weakref
+
+    from markup import h
+
+    class Holder:
+        def __html__(self):
+            return "<i>held</i>"
+
+    holder = Holder()
+    inner = h.Span(holder)
+    outer = h.Div(inner)  # tracked too: it holds a tracked element
+    assert gc.is_tracked(inner) and gc.is_tracked(outer)
+    holder.keep = outer  # holder -> outer -> inner -> holder
+    gone = weakref.ref(holder)
+    del holder, inner, outer
+    gc.collect()
+    assert gone() is None
+
+
+def test_attribute_value_objects_keep_the_element_tracked():
+    import gc
+
+    from markup import h
+
+    class Lazy:
+        def __html__(self):
+            return "v"
+
+    assert gc.is_tracked(h.A({"href": Lazy()}, "x"))
