@@ -220,11 +220,23 @@ def escape_inputs() -> dict[str, tuple[str, list[str]]]:
     heavy = (heavy_unit * (16384 // len(heavy_unit) + 1))[:16384]
     intl_unit = "Größe & Qualität — 東京の「お茶」は <美味しい> です. Ελληνικό τσάι. "
     intl = (intl_unit * (16384 // len(intl_unit) + 1))[:16384]
+    # CPython stores a str with 1, 2 or 4 bytes per character (the widest
+    # one decides), so each storage width gets a case of its own.
+    latin1_unit = "Größe & Qualität, café crème <à la carte> für 5 ¤, «très» bien. "
+    latin1 = (latin1_unit * (16384 // len(latin1_unit) + 1))[:16384]
+    astral_unit = "Tea 🍵 & cake 🍰 <fresh> — 東京 \"today\" 😀 "
+    astral = (astral_unit * (16384 // len(astral_unit) + 1))[:16384]
+    # The short strings again with one non-ASCII character in each: a third
+    # of each storage width.
+    short_non_ascii = [s[:3] + "éж🍵"[i % 3] + s[4:] for i, s in enumerate(short)]
     return {
         "short": ("100 short strings, 10-100 chars, 1 in 4 with one special", short),
+        "short-non-ascii": ("the short strings with one é, ж or 🍵 each (1, 2, 4 bytes/char)", short_non_ascii),
         "16k-clean": ("16 KB ASCII prose, nothing to escape", [clean]),
         "16k-heavy": ("16 KB, 6 of every 16 characters escaped", [heavy]),
         "16k-non-ascii": ("16 KB UTF-8 prose (Latin, CJK, Greek) with specials", [intl]),
+        "16k-latin1": ("16K characters of Latin-1 prose with specials (1 byte/char)", [latin1]),
+        "16k-astral": ("16K characters with emoji and specials (4 bytes/char)", [astral]),
     }
 
 

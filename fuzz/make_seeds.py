@@ -57,6 +57,29 @@ def escape_seeds():
 
 
 # --------------------------------------------------------------------------
+# fuzz_escape_wide: unit offset, high byte, then the text
+# --------------------------------------------------------------------------
+
+def escape_wide_seeds():
+    def seed(text, offset=0, high=0):
+        if isinstance(text, str):
+            text = text.encode("latin-1")
+        return bytes([offset, high]) + text
+
+    return {
+        "empty": seed(b""),
+        "all_five": seed("&<>\"'"),
+        "latin1_prose": seed("Gr\u00f6\u00dfe & Qualit\u00e4t, caf\u00e9 <cr\u00e8me> \u00abtr\u00e8s\u00bb " * 6, offset=3),
+        "lookalikes_u0126": seed("&<>\"'" * 20, offset=5, high=1),
+        "lookalikes_high_ff": seed("a&b<c>d\"e'f" * 12, offset=11, high=0xFF),
+        # raw units: "&\0" is U+0026 in 16 bits, "&\0\0\0" in 32 bits
+        "raw_units": seed(b"&\x00<\x00&\x01<\x01\"\x00\x00\x00'\x00\x01\x00\x00\xd8>\x00" * 8, offset=1),
+        "block_edges": seed(("x" * 15 + "&") * 12 + "<" * 40, offset=16),
+        "dense": seed("<" * 300, offset=7),
+    }
+
+
+# --------------------------------------------------------------------------
 # fuzz_utf8: offset, raw_kind, then the bytes
 # --------------------------------------------------------------------------
 
@@ -279,7 +302,8 @@ def baked_seeds():
 
 
 def main():
-    for harness, seeds in [("fuzz_escape", escape_seeds()), ("fuzz_utf8", utf8_seeds()),
+    for harness, seeds in [("fuzz_escape", escape_seeds()), ("fuzz_escape_wide", escape_wide_seeds()),
+                           ("fuzz_utf8", utf8_seeds()),
                            ("fuzz_serialize", serialize_seeds()), ("fuzz_baked", baked_seeds())]:
         d = HERE / "corpus" / harness
         # Keep regression inputs (regress_*), regenerate the rest.

@@ -8,7 +8,7 @@
 #   fuzz/run.sh [-t SECONDS] [-d HARNESS_DIR] [-w WORK_DIR] [HARNESS...]
 #
 # Defaults: 60 s, harnesses from build/fuzz/fuzz, scratch in build/fuzz-runs,
-# all four harnesses. Extra libFuzzer flags can go in FUZZ_FLAGS.
+# every harness. Extra libFuzzer flags can go in FUZZ_FLAGS.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -28,7 +28,7 @@ done
 shift $((OPTIND - 1))
 harnesses=("$@")
 if [ ${#harnesses[@]} -eq 0 ]; then
-  harnesses=(fuzz_escape fuzz_utf8 fuzz_serialize fuzz_baked)
+  harnesses=(fuzz_escape fuzz_escape_wide fuzz_utf8 fuzz_serialize fuzz_baked)
 fi
 
 failed=()

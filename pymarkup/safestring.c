@@ -179,39 +179,70 @@ PyObject *pm_safestring_from_utf8(pm_state *st, const char *s, Py_ssize_t n) {
     return r;
 }
 
-/* Escapes `n` bytes of UTF-8 (decoded back with `errors`) into a new str. */
-static PyObject *escape_utf8(const char *u, Py_ssize_t n, const char *errors) {
+/* An uninitialized str of `size` units for the escaped form of a str whose
+   maximum character is `maxchar`: the entities are ASCII, so the escaped
+   text keeps the storage width of the original. */
+static PyObject *escaped_str(size_t size, Py_UCS4 maxchar) {
+    if (size > (size_t)PY_SSIZE_T_MAX) return PyErr_NoMemory();
+    return PyUnicode_New((Py_ssize_t)size, maxchar);
+}
+
+static PyObject *escape_failed(PyObject *r, markup_status status) {
+    Py_DECREF(r);
+    pm_raise_status(status, "escape()");
+    return NULL;
+}
+
+/* 1-byte text (ASCII or Latin-1) goes through the byte escaper: the
+   specials are ASCII and bytes >= 0x80 pass through unchanged. */
+static PyObject *escape_ucs1(PyObject *s, const char *data, size_t n, Py_UCS4 maxchar) {
+    if (markup_escape_count(data, n) == 0) return Py_NewRef(s);
     markup_buf buf;
     markup_buf_init(&buf, &pm_pymem_alloc);
     PyObject *r = NULL;
-    markup_status status = markup_escape(&buf, u, (size_t)n);
+    markup_status status = markup_escape(&buf, data, n);
     if (status != MARKUP_OK) {
         pm_raise_status(status, "escape()");
     } else {
-        r = PyUnicode_DecodeUTF8(buf.data, (Py_ssize_t)buf.len, errors);
+        r = escaped_str(buf.len, maxchar);
+        if (r != NULL) memcpy(PyUnicode_DATA(r), buf.data, buf.len);
     }
     markup_buf_free(&buf);
     return r;
 }
 
 /* The escaped text of the str `s` (any subclass, read as plain text): `s`
-   itself when nothing needs escaping, else a new plain str. */
+   itself when nothing needs escaping, else a new plain str. Each storage
+   width is escaped as it is, so lone surrogates pass through unchanged as
+   they do in markupsafe. 2- and 4-byte text is sized first, then written
+   straight into the new str. */
 static PyObject *escape_str_text(PyObject *s) {
-    Py_ssize_t n;
-    const char *u = PyUnicode_AsUTF8AndSize(s, &n);
-    if (u == NULL) {
-        /* Lone surrogates cannot be UTF-8: markupsafe escapes them anyway,
-           so go through "surrogatepass" bytes. */
-        if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) return NULL;
-        PyErr_Clear();
-        PyObject *bytes = PyUnicode_AsEncodedString(s, "utf-8", "surrogatepass");
-        if (bytes == NULL) return NULL;
-        PyObject *r = escape_utf8(PyBytes_AS_STRING(bytes), PyBytes_GET_SIZE(bytes), "surrogatepass");
-        Py_DECREF(bytes);
-        return r;
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(s) < 0) return NULL;
+#endif
+    size_t n = (size_t)PyUnicode_GET_LENGTH(s);
+    const void *data = PyUnicode_DATA(s);
+    Py_UCS4 maxchar = PyUnicode_MAX_CHAR_VALUE(s);
+    PyObject *r;
+    markup_status status;
+    switch (PyUnicode_KIND(s)) {
+    case PyUnicode_1BYTE_KIND: return escape_ucs1(s, data, n, maxchar);
+    case PyUnicode_2BYTE_KIND: {
+        size_t size = markup_escape_u16_size(data, n);
+        if (size == n) return Py_NewRef(s);
+        if ((r = escaped_str(size, maxchar)) == NULL) return NULL;
+        status = markup_escape_u16(PyUnicode_DATA(r), size, data, n, NULL);
+        break;
     }
-    if (markup_escape_count(u, (size_t)n) == 0) return Py_NewRef(s);
-    return escape_utf8(u, n, "strict");
+    default: {
+        size_t size = markup_escape_u32_size(data, n);
+        if (size == n) return Py_NewRef(s);
+        if ((r = escaped_str(size, maxchar)) == NULL) return NULL;
+        status = markup_escape_u32(PyUnicode_DATA(r), size, data, n, NULL);
+        break;
+    }
+    }
+    return status == MARKUP_OK ? r : escape_failed(r, status);
 }
 
 /* markupsafe.escape(obj) as text: a str holding safe HTML, not necessarily

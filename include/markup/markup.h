@@ -38,6 +38,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "markup/export.h"
@@ -231,6 +232,57 @@ MARKUP_API markup_status markup_escape(markup_buf *buf, const char *s, size_t n)
    benchmarks. */
 MARKUP_API markup_status markup_escape_with(markup_buf *buf, const char *s, size_t n,
                                             markup_escape_impl impl);
+
+/* Text held as 16- or 32-bit code units (UTF-16, UTF-32, or the 2- and
+   4-byte storage of a CPython str) is escaped in its own width: a unit is
+   replaced exactly when its value is one of the five specials, by the
+   entity's characters one unit each. Every other unit is copied unchanged,
+   including surrogates (paired or not) and units whose low byte equals a
+   special, such as U+0126 or U+10026. The units are not validated.
+   1-byte text (Latin-1) needs no function of its own: the specials are
+   ASCII and markup_escape copies every byte >= 0x80 unchanged.
+
+   Escaping takes two passes, so that a binding can write straight into
+   the storage of its final string:
+
+       size_t size = markup_escape_u16_size(s, n);
+       if (size == n) ... nothing to escape: use s as it is ...
+       uint16_t *out = allocate size units;
+       markup_escape_u16(out, size, s, n, &written);   (written == size)
+
+   All of them are thread-safe and allocate nothing. */
+
+/* The length in units of the escaped form of s[0..n): n, plus 3 for each
+   < and >, plus 4 for each & " and '. Equal to n exactly when nothing needs
+   escaping. SIZE_MAX when the length would overflow size_t. NULL or n == 0
+   gives 0. */
+MARKUP_API size_t markup_escape_u16_size(const uint16_t *s, size_t n);
+MARKUP_API size_t markup_escape_u32_size(const uint32_t *s, size_t n);
+
+/* Writes the escaped form of s[0..n) to dst[0..cap) with the best
+   implementation and stores the number of units written in *written (may
+   be NULL). cap = markup_escape_u16_size(s, n) is always enough; nothing
+   is written at or past dst + cap. dst and s must not overlap. The caller
+   owns both arrays.
+   Errors: MARKUP_ERR_INVALID_ARG when s is NULL with n > 0, dst is NULL
+   with cap > 0, or cap is too small for the escaped text (then dst[0..cap)
+   holds an unspecified prefix of it). On error *written is 0. */
+MARKUP_API markup_status markup_escape_u16(uint16_t *dst, size_t cap, const uint16_t *s,
+                                           size_t n, size_t *written);
+MARKUP_API markup_status markup_escape_u32(uint32_t *dst, size_t cap, const uint32_t *s,
+                                           size_t n, size_t *written);
+
+/* As markup_escape_u16 / _u32 with an explicit implementation, for tests,
+   fuzzers and benchmarks. These escapers have SCALAR and SSE2 kernels:
+   AUTO is SSE2 on x86-64 (its baseline) and SCALAR elsewhere, and AVX2,
+   where the CPU has it, runs the SSE2 kernels. An implementation the CPU
+   lacks returns MARKUP_ERR_INVALID_ARG. */
+MARKUP_API markup_status markup_escape_u16_with(uint16_t *dst, size_t cap, const uint16_t *s,
+                                                size_t n, size_t *written,
+                                                markup_escape_impl impl);
+MARKUP_API markup_status markup_escape_u32_with(uint32_t *dst, size_t cap, const uint32_t *s,
+                                                size_t n, size_t *written,
+                                                markup_escape_impl impl);
 
 /* ------------------------------------------------------------------------ */
 /* UTF-8                                                                      */

@@ -3,6 +3,7 @@ markupsafe.escape, so values move between markup, Jinja2 and markupsafe
 without being escaped twice or not at all."""
 
 import pickle
+import random
 
 import markupsafe
 import pytest
@@ -49,6 +50,92 @@ def test_escape_every_ascii_and_some_unicode():
     for cp in list(range(0x80)) + [0xA0, 0x2028, 0xFFFD, 0x1F389]:
         ch = chr(cp) * 3
         assert escape(ch) == markupsafe.escape(ch), cp
+
+
+# --- every storage width of str -----------------------------------------------
+#
+# CPython keeps a str as 1, 2 or 4 bytes per character (the widest character
+# decides), and escape() works on each width as it is. The alphabets mix the
+# five specials with characters of the width that share a special's low
+# byte (U+0126, U+013C, U+2026, U+10026 ...) and so must not be escaped, and
+# lone surrogates, which markupsafe passes through.
+
+SPECIALS = "&<>\"'"
+LATIN1 = SPECIALS + "ab \x00\x7f\x80\xa0é\xff"
+UCS2 = LATIN1 + "\u0126\u013c\u0222\u0227\u2026\u3c3c\u3e00\uff1c\uffff\ud800\udc26\udfff\u0100"
+UCS4 = UCS2 + "\U00010026\U0001003c\U0001f375\U0010ffff\U0002003e"
+WIDTHS = {"latin1": LATIN1, "ucs2": UCS2, "ucs4": UCS4}
+
+
+def widest(alphabet: str) -> str:
+    return max(alphabet, key=ord)
+
+
+def check_like_markupsafe(text: str) -> None:
+    ours = escape(text)
+    assert type(ours) is SafeString
+    assert str(ours) == str(markupsafe.escape(text)), repr(text)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_escape_each_width_equals_markupsafe(width):
+    alphabet = WIDTHS[width]
+    seed = random.randrange(2**32)
+    print("seed", seed)
+    rng = random.Random(seed)
+    for n in list(range(0, 300)) + [1000, 4097, 16384]:
+        # the widest character first, so every string has this width
+        text = widest(alphabet) + "".join(rng.choice(alphabet) for _ in range(n))
+        check_like_markupsafe(text)
+        # sparse specials: long clean runs between them
+        sparse = widest(alphabet) + "".join(
+            rng.choice(SPECIALS) if rng.random() < 0.03 else rng.choice(alphabet[5:]) for _ in range(n)
+        )
+        check_like_markupsafe(sparse)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_escape_each_width_returns_clean_text_itself(width):
+    clean = "".join(c for c in WIDTHS[width] if c not in SPECIALS) * 40
+    assert escape(clean) == clean and type(escape(clean)) is SafeString
+    sub = StrSub(clean)
+    assert escape(sub) == clean and type(escape(sub)) is SafeString
+
+
+def test_lookalike_characters_are_not_escaped():
+    lookalikes = "\u0126\u013c\u013e\u0122\u0127\u2026\u3c3c\U00010026\U0001003c\U0002003e"
+    for n in range(1, 70):
+        text = (lookalikes * n)[:n]
+        assert str(escape(text)) == text
+    assert str(escape("\u0126&\u2026")) == "\u0126&amp;\u2026"
+    assert str(escape("\U00010026<\U0001003c")) == "\U00010026&lt;\U0001003c"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\ud800<",
+        "&\udfff",
+        "\ud83c\udf75 & tea",  # a surrogate pair is two characters of a str
+        "\ud800 \U0001f375 <",  # a lone surrogate among 4-byte characters
+        "\udc00" * 40 + "'" + "\udbff" * 40,
+        "é\ud800\"",
+    ],
+)
+def test_lone_surrogates_pass_through_as_in_markupsafe(text):
+    check_like_markupsafe(text)
+    assert "\ud800" not in text or "\ud800" in str(escape(text))
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_escape_str_subclass_of_each_width(width):
+    text = widest(WIDTHS[width]) + " <b class='x'> & \"q\""
+    ours = escape(StrSub(text))
+    assert type(ours) is SafeString
+    assert str(ours) == str(markupsafe.escape(StrSub(text)))
+    # methods that escape their plain-str arguments take the same path
+    assert str(SafeString("<i>") + text) == str(markupsafe.Markup("<i>") + text)
+    assert str(SafeString("{}").format(text)) == str(markupsafe.Markup("{}").format(text))
 
 
 def test_escape_returns_safe_strings_unchanged():
