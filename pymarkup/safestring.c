@@ -182,8 +182,21 @@ PyObject *pm_safestring_from_utf8(pm_state *st, const char *s, Py_ssize_t n) {
 /* An uninitialized str of `size` units for the escaped form of a str whose
    maximum character is `maxchar`: the entities are ASCII, so the escaped
    text keeps the storage width of the original. */
-static PyObject *escaped_str(size_t size, Py_UCS4 maxchar) {
+static PyObject *escaped_str(pm_state *safe, size_t size, Py_UCS4 maxchar) {
     if (size > (size_t)PY_SSIZE_T_MAX) return PyErr_NoMemory();
+#ifdef PM_DIRECT_SAFESTRING
+    /* escape() writes straight into its SafeString: no copy afterwards. */
+    if (safe != NULL && !PyType_IS_GC(safe->safestring_type)) {
+        int kind = maxchar < 0x100 ? PyUnicode_1BYTE_KIND
+                   : maxchar < 0x10000 ? PyUnicode_2BYTE_KIND : PyUnicode_4BYTE_KIND;
+        void *chars;
+        PyObject *r = safestring_alloc(safe, (Py_ssize_t)size, kind, maxchar < 0x80, &chars);
+        if (r != NULL) memset((char *)chars + size * (size_t)kind, 0, (size_t)kind);
+        return r;
+    }
+#else
+    (void)safe;
+#endif
     return PyUnicode_New((Py_ssize_t)size, maxchar);
 }
 
@@ -195,7 +208,8 @@ static PyObject *escape_failed(PyObject *r, markup_status status) {
 
 /* 1-byte text (ASCII or Latin-1) goes through the byte escaper: the
    specials are ASCII and bytes >= 0x80 pass through unchanged. */
-static PyObject *escape_ucs1(PyObject *s, const char *data, size_t n, Py_UCS4 maxchar) {
+static PyObject *escape_ucs1(pm_state *safe, PyObject *s, const char *data, size_t n,
+                             Py_UCS4 maxchar) {
     if (markup_escape_count(data, n) == 0) return Py_NewRef(s);
     markup_buf buf;
     markup_buf_init(&buf, &pm_pymem_alloc);
@@ -204,7 +218,7 @@ static PyObject *escape_ucs1(PyObject *s, const char *data, size_t n, Py_UCS4 ma
     if (status != MARKUP_OK) {
         pm_raise_status(status, "escape()");
     } else {
-        r = escaped_str(buf.len, maxchar);
+        r = escaped_str(safe, buf.len, maxchar);
         if (r != NULL) memcpy(PyUnicode_DATA(r), buf.data, buf.len);
     }
     markup_buf_free(&buf);
@@ -215,8 +229,9 @@ static PyObject *escape_ucs1(PyObject *s, const char *data, size_t n, Py_UCS4 ma
    itself when nothing needs escaping, else a new plain str. Each storage
    width is escaped as it is, so lone surrogates pass through unchanged as
    they do in markupsafe. 2- and 4-byte text is sized first, then written
-   straight into the new str. */
-static PyObject *escape_str_text(PyObject *s) {
+   straight into the new str. With `safe` (the module state) the new
+   string is a SafeString rather than a plain str. */
+static PyObject *escape_str_text(PyObject *s, pm_state *safe) {
 #if PY_VERSION_HEX < 0x030C0000
     if (PyUnicode_READY(s) < 0) return NULL;
 #endif
@@ -226,18 +241,18 @@ static PyObject *escape_str_text(PyObject *s) {
     PyObject *r;
     markup_status status;
     switch (PyUnicode_KIND(s)) {
-    case PyUnicode_1BYTE_KIND: return escape_ucs1(s, data, n, maxchar);
+    case PyUnicode_1BYTE_KIND: return escape_ucs1(safe, s, data, n, maxchar);
     case PyUnicode_2BYTE_KIND: {
         size_t size = markup_escape_u16_size(data, n);
         if (size == n) return Py_NewRef(s);
-        if ((r = escaped_str(size, maxchar)) == NULL) return NULL;
+        if ((r = escaped_str(safe, size, maxchar)) == NULL) return NULL;
         status = markup_escape_u16(PyUnicode_DATA(r), size, data, n, NULL);
         break;
     }
     default: {
         size_t size = markup_escape_u32_size(data, n);
         if (size == n) return Py_NewRef(s);
-        if ((r = escaped_str(size, maxchar)) == NULL) return NULL;
+        if ((r = escaped_str(safe, size, maxchar)) == NULL) return NULL;
         status = markup_escape_u32(PyUnicode_DATA(r), size, data, n, NULL);
         break;
     }
@@ -248,9 +263,9 @@ static PyObject *escape_str_text(PyObject *s) {
 /* markupsafe.escape(obj) as text: a str holding safe HTML, not necessarily
    a SafeString. __html__ objects are trusted, everything else is str()-ed
    and escaped. */
-static PyObject *html_text(pm_state *st, PyObject *obj) {
+static PyObject *html_text_as(pm_state *st, PyObject *obj, pm_state *safe) {
     if (Py_TYPE(obj) == st->safestring_type) return Py_NewRef(obj);
-    if (PyUnicode_CheckExact(obj)) return escape_str_text(obj);
+    if (PyUnicode_CheckExact(obj)) return escape_str_text(obj, safe);
     PyObject *method;
     int r = pm_lookup_html(st, obj, &method);
     if (r < 0) return NULL;
@@ -266,17 +281,19 @@ static PyObject *html_text(pm_state *st, PyObject *obj) {
         }
         return html;
     }
-    if (PyUnicode_Check(obj)) return escape_str_text(obj);
+    if (PyUnicode_Check(obj)) return escape_str_text(obj, safe);
     PyObject *text = PyObject_Str(obj);
     if (text == NULL) return NULL;
-    PyObject *escaped = escape_str_text(text);
+    PyObject *escaped = escape_str_text(text, safe);
     Py_DECREF(text);
     return escaped;
 }
 
+static PyObject *html_text(pm_state *st, PyObject *obj) { return html_text_as(st, obj, NULL); }
+
 /* markupsafe.escape(obj): always a SafeString (never a subclass). */
 static PyObject *escape_object(pm_state *st, PyObject *obj) {
-    PyObject *text = html_text(st, obj);
+    PyObject *text = html_text_as(st, obj, st);
     if (text == NULL || Py_TYPE(text) == st->safestring_type) return text;
     PyObject *safe = safestring_from_str(st, text);
     Py_DECREF(text);
