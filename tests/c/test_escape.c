@@ -216,6 +216,98 @@ static void test_all_lengths_and_alignments(void **state) {
     }
 }
 
+/* Escapes s[0..n) with `impl` into a reused buffer and compares with the
+   reference; cheaper than check_impl for the many small inputs below. */
+static void check_quick(markup_buf *buf, markup_escape_impl impl, const char *s, size_t n,
+                        const char *what, size_t where) {
+    char expected[5 * 128];
+    assert_true(n <= 128);
+    size_t expected_len = reference_escape(expected, s, n);
+    buf->len = 0;
+    assert_int_equal(markup_escape_with(buf, s, n, impl), MARKUP_OK);
+    if (buf->len != expected_len ||
+        (expected_len && memcmp(buf->data, expected, expected_len) != 0)) {
+        print_error("impl %s differs from the reference: %s at %zu, n=%zu\n",
+                    markup_escape_impl_name(impl), what, where, n);
+        fail();
+    }
+}
+
+static void test_every_group_of_four(void **state) {
+    (void)state;
+    /* The block kernels expand 4 bytes at a time, by a table row chosen
+       by which bytes are special and which entity length they have. Every
+       4-byte pattern over these bytes (the five specials, clean bytes
+       that share a low nibble or bit 4 with them, a high byte) sits at
+       every group position of 64 bytes (two 32-byte or four 16-byte
+       blocks), and across group and block boundaries, in clean text and
+       in all-special text (where some neighbour group holds four specials). */
+    static const char alphabet[] = {'&', '<', '>', '"', '\'', 'b', 'l', (char)0xBC};
+    enum { A = sizeof alphabet, LEN = 64 };
+    static const char backgrounds[] = {'x', '&'};
+    for (size_t i = 0; i < N_IMPLS; i++) {
+        markup_escape_impl impl = all_impls[i];
+        if (!markup_escape_impl_available(impl) || impl == MARKUP_ESCAPE_AUTO) continue;
+        markup_buf buf;
+        markup_buf_init(&buf, NULL);
+        for (size_t bg = 0; bg < sizeof backgrounds; bg++) {
+            for (size_t pattern = 0; pattern < A * A * A * A; pattern++) {
+                char s[LEN];
+                memset(s, backgrounds[bg], LEN);
+                for (size_t offset = 0; offset + 4 <= LEN; offset++) {
+                    if (offset % 4 != 0 && offset % 32 > 2 && offset % 32 < 29) continue;
+                    size_t p = pattern;
+                    for (size_t k = 0; k < 4; k++, p /= A) s[offset + k] = alphabet[p % A];
+                    check_quick(&buf, impl, s, LEN, "pattern", pattern * 100 + offset);
+                    memset(s + offset, backgrounds[bg], 4);
+                }
+            }
+        }
+        markup_buf_free(&buf);
+    }
+}
+
+/* Random text with about `density` special bytes, the rest plain ASCII
+   and high bytes. */
+static void fill_density(char *s, size_t n, unsigned density_percent) {
+    static const char specials[] = "&<>\"'";
+    for (size_t k = 0; k < n; k++) {
+        uint64_t r = rng_next();
+        if (r % 100 < density_percent)
+            s[k] = specials[(r >> 8) % 5];
+        else
+            s[k] = (r >> 16) % 8 ? (char)('a' + (r >> 8) % 26) : (char)(0x80 + (r >> 8) % 0x80);
+    }
+}
+
+static void test_densities(void **state) {
+    (void)state;
+    /* From one special byte in a block (the short path) to all special
+       (groups of four specials, 5-byte entities past 16 bytes), at every
+       length up to a few blocks and every alignment. */
+    rng_state = UINT64_C(4242);
+    static const unsigned densities[] = {2, 12, 25, 50, 75, 100};
+    for (size_t i = 0; i < N_IMPLS; i++) {
+        markup_escape_impl impl = all_impls[i];
+        if (!markup_escape_impl_available(impl) || impl == MARKUP_ESCAPE_AUTO) continue;
+        markup_buf buf;
+        markup_buf_init(&buf, NULL);
+        for (size_t d = 0; d < sizeof densities / sizeof densities[0]; d++) {
+            for (size_t n = 0; n <= 128; n++) {
+                for (size_t align = 0; align < 16; align++) {
+                    char *storage = malloc(align + n + 1);
+                    assert_non_null(storage);
+                    char *s = storage + 1 + align;
+                    fill_density(s, n, densities[d]);
+                    check_quick(&buf, impl, s, n, "density", densities[d]);
+                    free(storage);
+                }
+            }
+        }
+        markup_buf_free(&buf);
+    }
+}
+
 static void test_chunk_boundaries(void **state) {
     (void)state;
     /* Inputs longer than the internal chunk (4 KiB), with specials packed
@@ -352,6 +444,8 @@ int main(void) {
         cmocka_unit_test(test_entity_spellings),
         cmocka_unit_test(test_every_byte_value),
         cmocka_unit_test(test_all_lengths_and_alignments),
+        cmocka_unit_test(test_every_group_of_four),
+        cmocka_unit_test(test_densities),
         cmocka_unit_test(test_chunk_boundaries),
         cmocka_unit_test(test_count),
         cmocka_unit_test(test_null_arguments),
