@@ -56,8 +56,11 @@ typedef struct markup_escape_kernels {
 size_t markup_escape_scalar_(char *dst, const char *src, size_t n);
 
 /* The kernels of one instruction set, or NULL when this build has none
-   (non-x86). The caller checks the CPU before using AVX2. */
+   (non-x86). The caller checks the CPU before using AVX2. The SSE2 kernels
+   use SSSE3 (pshufb) when the CPU has it, which they check themselves;
+   markup_escape_sse2_plain_kernels_ never does (for the tests). */
 const markup_escape_kernels *markup_escape_sse2_kernels_(void);
+const markup_escape_kernels *markup_escape_sse2_plain_kernels_(void);
 const markup_escape_kernels *markup_escape_avx2_kernels_(void);
 
 #endif /* MARKUP_ESCAPE_IMPL_H */

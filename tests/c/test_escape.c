@@ -13,6 +13,10 @@
 #include "markup/markup.h"
 #include "test_alloc.h"
 
+/* Private: the kernel interface, to reach the SSE2-only kernels that a
+   CPU with SSSE3 never runs through the public API. */
+#include "../../libmarkup/escape_impl.h"
+
 /* ---- reference and helpers -------------------------------------------- */
 
 static const char *reference_entity(unsigned char c) {
@@ -308,6 +312,49 @@ static void test_densities(void **state) {
     }
 }
 
+/* Runs one kernel directly: the input ends where its allocation ends
+   (readable == n), the output has exactly the documented room. */
+static void check_kernel(const markup_escape_kernels *k, const char *s, size_t n) {
+    char *expected = malloc(5 * n + 1);
+    char *out = malloc(5 * n + MARKUP_ESCAPE_SLACK);
+    assert_non_null(expected);
+    assert_non_null(out);
+    size_t expected_len = reference_escape(expected, s, n);
+    size_t len = k->escape(out, s, n, n);
+    if (len != expected_len || memcmp(out, expected, expected_len) != 0) {
+        print_error("kernel differs from the reference for n=%zu\n", n);
+        fail();
+    }
+    assert_int_equal(k->count(s, n), reference_count(s, n));
+    free(out);
+    free(expected);
+}
+
+static void test_sse2_only_kernel(void **state) {
+    (void)state;
+    /* The SSE2 kernels use SSSE3 when the CPU has it, so the SSE2-only
+       kernels (for CPUs without) are checked here directly. */
+    const markup_escape_kernels *k = markup_escape_sse2_plain_kernels_();
+    if (k == NULL) {
+        assert_null(markup_escape_sse2_kernels_()); /* no x86 kernels in this build */
+        return;
+    }
+    rng_state = UINT64_C(31337);
+    static const unsigned densities[] = {1, 12, 25, 50, 100};
+    for (size_t d = 0; d < sizeof densities / sizeof densities[0]; d++) {
+        for (size_t n = 0; n <= 300; n++) {
+            for (size_t align = 0; align < 16; align++) {
+                char *storage = malloc(align + n + 1);
+                assert_non_null(storage);
+                char *s = storage + 1 + align;
+                fill_density(s, n, densities[d]);
+                check_kernel(k, s, n);
+                free(storage);
+            }
+        }
+    }
+}
+
 static void test_chunk_boundaries(void **state) {
     (void)state;
     /* Inputs longer than the internal chunk (4 KiB), with specials packed
@@ -446,6 +493,7 @@ int main(void) {
         cmocka_unit_test(test_all_lengths_and_alignments),
         cmocka_unit_test(test_every_group_of_four),
         cmocka_unit_test(test_densities),
+        cmocka_unit_test(test_sse2_only_kernel),
         cmocka_unit_test(test_chunk_boundaries),
         cmocka_unit_test(test_count),
         cmocka_unit_test(test_null_arguments),
