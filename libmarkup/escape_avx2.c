@@ -79,19 +79,28 @@ static inline char *expand_block(char *d, __m256i v, __m256i special) {
         }
         return d;
     }
+    /* Lane 0 (groups 0..3) and lane 1 (groups 4..7) are shuffled together;
+       lane 1's output starts where lane 0's ends. */
+    const uint8_t *rows0[4], *rows1[4];
     for (int g = 0; g < 4; g++) {
-        const uint8_t *row = group_row(keys0, g);
-        __m128i control = _mm_load_si128((const __m128i *)(const void *)row);
-        __m128i out = _mm_shuffle_epi8(_mm256_castsi256_si128(records[g]), control);
-        _mm_storeu_si128((__m128i *)(void *)d, out);
-        d += row[31];
+        rows0[g] = group_row(keys0, g);
+        rows1[g] = group_row(keys1, g);
+    }
+    __m256i out[4];
+    for (int g = 0; g < 4; g++) {
+        __m256i control = _mm256_inserti128_si256(
+            _mm256_castsi128_si256(_mm_load_si128((const __m128i *)(const void *)rows0[g])),
+            _mm_load_si128((const __m128i *)(const void *)rows1[g]), 1);
+        out[g] = _mm256_shuffle_epi8(records[g], control);
+    }
+    /* In output order: each store's tail is overwritten by the next. */
+    for (int g = 0; g < 4; g++) {
+        _mm_storeu_si128((__m128i *)(void *)d, _mm256_castsi256_si128(out[g]));
+        d += rows0[g][31];
     }
     for (int g = 0; g < 4; g++) {
-        const uint8_t *row = group_row(keys1, g);
-        __m128i control = _mm_load_si128((const __m128i *)(const void *)row);
-        __m128i out = _mm_shuffle_epi8(_mm256_extracti128_si256(records[g], 1), control);
-        _mm_storeu_si128((__m128i *)(void *)d, out);
-        d += row[31];
+        _mm_storeu_si128((__m128i *)(void *)d, _mm256_extracti128_si256(out[g], 1));
+        d += rows1[g][31];
     }
     return d;
 }
