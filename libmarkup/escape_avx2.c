@@ -105,7 +105,8 @@ static inline char *expand_block(char *d, __m256i v, __m256i special) {
     return d;
 }
 
-/* One special byte: the bytes before it, its entity, the rest. */
+/* One special byte: the bytes before it, its entity, the rest. Reads
+   src[0..64). */
 static MARKUP_NOINLINE char *escape_one_special(char *d, const char *src, __m256i v, uint32_t mask) {
     unsigned i = (unsigned)__builtin_ctz(mask);
     unsigned char c = (unsigned char)src[i];
@@ -117,8 +118,8 @@ static MARKUP_NOINLINE char *escape_one_special(char *d, const char *src, __m256
     return d + (BLOCK - 1 - i);
 }
 
-/* Escapes the 32 bytes v at src, whose special bytes are `special`.
-   Reads src[0..64). */
+/* Escapes the 32 bytes v at src, whose special bytes are `special`. With
+   may_read_on, src[0..64) may be read; without, src is not read. */
 static inline char *escape_block(char *d, const char *src, __m256i v, __m256i special,
                                  int may_read_on) {
     uint32_t mask = (uint32_t)_mm256_movemask_epi8(special);

@@ -253,7 +253,7 @@ static MARKUP_NOINLINE char *escape_one_special(char *d, const char *src, __m128
 }
 
 /* Escapes the 16 bytes v at src, whose special bytes are `special`. With
-   may_read_on, src[0..32) may be read. */
+   may_read_on, src[0..32) may be read; without, src is not read. */
 static inline SSSE3_FN char *ssse3_escape_block(char *d, const char *src, __m128i v,
                                                 __m128i special, int may_read_on) {
     unsigned mask = (unsigned)_mm_movemask_epi8(special);
