@@ -143,7 +143,7 @@ static size_t avx2_escape(char *dst, const char *src, size_t n, size_t readable)
         __m256i s0 = special_bytes(v0), s1 = special_bytes(v1);
         __m256i s2 = special_bytes(v2), s3 = special_bytes(v3);
         __m256i any = _mm256_or_si256(_mm256_or_si256(s0, s1), _mm256_or_si256(s2, s3));
-        if (_mm256_testz_si256(any, any)) {
+        if (_mm256_movemask_epi8(any) == 0) {
             _mm256_storeu_si256((__m256i *)(void *)d, v0);
             _mm256_storeu_si256((__m256i *)(void *)(d + BLOCK), v1);
             _mm256_storeu_si256((__m256i *)(void *)(d + 2 * BLOCK), v2);
