@@ -24,6 +24,9 @@
 #include <string.h>
 
 #define BLOCK 32
+/* From this length on the output is aligned first: below it the extra
+   partial blocks at both ends cost more than the aligned stores save. */
+#define ALIGN_MIN 2048
 
 /* Both 128-bit lanes get the same 16 bytes: shuffles work per lane. */
 #define LANES(b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15)            \
@@ -49,7 +52,8 @@ static inline char *expand_block(char *d, __m256i v, __m256i special) {
     const __m256i entity2 = LANES(0, 0, '3', 0, 0, 0, 'm', '3', 0, 0, 0, 0, 't', 0, 't', 0);
     const __m256i entity3 = LANES(0, 0, '4', 0, 0, 0, 'p', '9', 0, 0, 0, 0, ';', 0, ';', 0);
     __m256i first = _mm256_blendv_epi8(v, _mm256_set1_epi8('&'), special);
-    __m256i e1 = _mm256_blendv_epi8(_mm256_set1_epi8(';'), _mm256_shuffle_epi8(entity1, v), special);
+    __m256i e1 =
+        _mm256_blendv_epi8(_mm256_set1_epi8(';'), _mm256_shuffle_epi8(entity1, v), special);
     __m256i e2 = _mm256_shuffle_epi8(entity2, v);
     __m256i e3 = _mm256_shuffle_epi8(entity3, v);
     __m256i lo01 = _mm256_unpacklo_epi8(first, e1), hi01 = _mm256_unpackhi_epi8(first, e1);
@@ -107,7 +111,8 @@ static inline char *expand_block(char *d, __m256i v, __m256i special) {
 
 /* One special byte: the bytes before it, its entity, the rest. Reads
    src[0..64). */
-static MARKUP_NOINLINE char *escape_one_special(char *d, const char *src, __m256i v, uint32_t mask) {
+static MARKUP_NOINLINE char *escape_one_special(char *d, const char *src, __m256i v,
+                                                 uint32_t mask) {
     unsigned i = (unsigned)__builtin_ctz(mask);
     unsigned char c = (unsigned char)src[i];
     _mm256_storeu_si256((__m256i *)(void *)d, v);
@@ -131,9 +136,52 @@ static inline char *escape_block(char *d, const char *src, __m256i v, __m256i sp
     return expand_block(d, v, special);
 }
 
+/* Partial blocks are padded with 0, which is not special: each padding
+   byte comes out as one byte at the end of the block's output and is
+   dropped. */
+
+/* Bytes 0..m-1 of v (m <= 32), the rest 0. */
+static inline __m256i first_bytes(__m256i v, size_t m) {
+    const __m256i index = _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+                                           16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28,
+                                           29, 30, 31);
+    return _mm256_and_si256(v, _mm256_cmpgt_epi8(_mm256_set1_epi8((char)m), index));
+}
+
+/* The last m bytes of w (0 < m < 32) moved to the front, the rest 0: each
+   lane takes bytes from itself and from the lane above, through controls
+   read from a sliding window. */
+static inline __m256i last_bytes(__m256i w, size_t m) {
+    static const uint8_t window[64] = {
+        0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+        0x80, 0x80, 0,    1,    2,    3,    4,    5,    6,    7,    8,    9,    10,   11,
+        12,   13,   14,   15,   0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+        0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+        0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80};
+    size_t shift = BLOCK - m;
+    __m256i above = _mm256_permute2x128_si256(w, w, 0x81); /* lane 1 to lane 0, 0 to lane 1 */
+    __m256i from_same = _mm256_broadcastsi128_si256(
+        _mm_loadu_si128((const __m128i *)(const void *)(window + 16 + shift)));
+    __m256i from_above = _mm256_broadcastsi128_si256(
+        _mm_loadu_si128((const __m128i *)(const void *)(window + shift)));
+    return _mm256_or_si256(_mm256_shuffle_epi8(w, from_same),
+                           _mm256_shuffle_epi8(above, from_above));
+}
+
 static size_t avx2_escape(char *dst, const char *src, size_t n, size_t readable) {
     char *d = dst;
     size_t i = 0;
+    if (n >= ALIGN_MIN) {
+        /* Clean text is then stored to 32-byte aligned addresses (stores
+           that cross a cache line cost twice): the first 1..31 bytes go
+           alone. */
+        size_t head = (size_t)(-(uintptr_t)d) & (BLOCK - 1);
+        if (head != 0) {
+            __m256i v = first_bytes(_mm256_loadu_si256((const __m256i *)(const void *)src), head);
+            d = escape_block(d, src, v, special_bytes(v), 0) - (BLOCK - head);
+            i = head;
+        }
+    }
     /* Clean text: four blocks per test, stored whole. */
     while (n - i >= 4 * BLOCK) {
         __m256i v0 = _mm256_loadu_si256((const __m256i *)(const void *)(src + i));
@@ -162,14 +210,21 @@ static size_t avx2_escape(char *dst, const char *src, size_t n, size_t readable)
         d = escape_block(d, src + i, v, special_bytes(v), readable - i >= 2 * BLOCK);
     }
     if (i < n) {
-        /* The last bytes may not be read past: they go through a
-           zero-padded copy. 0 is not special, so each padding byte comes
-           out as one byte at the end of the output and is dropped. */
+        /* The last 1..31 bytes: read on when the input goes on, else
+           taken from the block that ends with them, else (short input)
+           from a copy. */
         size_t m = n - i;
-        char padded[BLOCK] = {0};
-        memcpy(padded, src + i, m);
-        __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)padded);
-        d = escape_block(d, padded, v, special_bytes(v), 0) - (BLOCK - m);
+        __m256i v;
+        if (readable - i >= BLOCK) {
+            v = first_bytes(_mm256_loadu_si256((const __m256i *)(const void *)(src + i)), m);
+        } else if (n >= BLOCK) {
+            v = last_bytes(_mm256_loadu_si256((const __m256i *)(const void *)(src + n - BLOCK)), m);
+        } else {
+            char padded[BLOCK] = {0};
+            memcpy(padded, src + i, m);
+            v = _mm256_loadu_si256((const __m256i *)(const void *)padded);
+        }
+        d = escape_block(d, src + i, v, special_bytes(v), 0) - (BLOCK - m);
     }
     return (size_t)(d - dst);
 }

@@ -220,17 +220,20 @@ static void test_all_lengths_and_alignments(void **state) {
     }
 }
 
-/* Escapes s[0..n) with `impl` into a reused buffer and compares with the
-   reference; cheaper than check_impl for the many small inputs below. */
+/* Escapes s[0..n) with `impl` into a reused buffer, after out_offset
+   bytes already there, and compares with the reference; cheaper than
+   check_impl for the many small inputs below. */
 static void check_quick(markup_buf *buf, markup_escape_impl impl, const char *s, size_t n,
-                        const char *what, size_t where) {
-    char expected[5 * 128];
-    assert_true(n <= 128);
+                        size_t out_offset, const char *what, size_t where) {
+    char expected[5 * 256];
+    assert_true(n <= 256);
     size_t expected_len = reference_escape(expected, s, n);
     buf->len = 0;
+    assert_int_equal(markup_buf_reserve(buf, out_offset), MARKUP_OK);
+    buf->len = out_offset;
     assert_int_equal(markup_escape_with(buf, s, n, impl), MARKUP_OK);
-    if (buf->len != expected_len ||
-        (expected_len && memcmp(buf->data, expected, expected_len) != 0)) {
+    if (buf->len != out_offset + expected_len ||
+        (expected_len && memcmp(buf->data + out_offset, expected, expected_len) != 0)) {
         print_error("impl %s differs from the reference: %s at %zu, n=%zu\n",
                     markup_escape_impl_name(impl), what, where, n);
         fail();
@@ -262,7 +265,7 @@ static void test_every_group_of_four(void **state) {
                     if (offset % 4 != 0 && offset % 32 > 2 && offset % 32 < 29) continue;
                     size_t p = pattern;
                     for (size_t k = 0; k < 4; k++, p /= A) s[offset + k] = alphabet[p % A];
-                    check_quick(&buf, impl, s, LEN, "pattern", pattern * 100 + offset);
+                    check_quick(&buf, impl, s, LEN, 0, "pattern", pattern * 100 + offset);
                     memset(s + offset, backgrounds[bg], 4);
                 }
             }
@@ -288,7 +291,8 @@ static void test_densities(void **state) {
     (void)state;
     /* From one special byte in a block (the short path) to all special
        (groups of four specials, 5-byte entities past 16 bytes), at every
-       length up to a few blocks and every alignment. */
+       length up to a few blocks, at input alignments and at output
+       offsets (the AVX2 kernel aligns its stores to the output). */
     rng_state = UINT64_C(4242);
     static const unsigned densities[] = {2, 12, 25, 50, 75, 100};
     for (size_t i = 0; i < N_IMPLS; i++) {
@@ -297,18 +301,53 @@ static void test_densities(void **state) {
         markup_buf buf;
         markup_buf_init(&buf, NULL);
         for (size_t d = 0; d < sizeof densities / sizeof densities[0]; d++) {
-            for (size_t n = 0; n <= 128; n++) {
+            for (size_t n = 0; n <= 200; n++) {
                 for (size_t align = 0; align < 16; align++) {
                     char *storage = malloc(align + n + 1);
                     assert_non_null(storage);
                     char *s = storage + 1 + align;
                     fill_density(s, n, densities[d]);
-                    check_quick(&buf, impl, s, n, "density", densities[d]);
+                    check_quick(&buf, impl, s, n, (align * 7 + n) % 32, "density", densities[d]);
                     free(storage);
                 }
             }
         }
         markup_buf_free(&buf);
+    }
+}
+
+static void test_chunks_at_every_output_offset(void **state) {
+    (void)state;
+    /* Long inputs are escaped in chunks, and a chunk may read on into the
+       next one. The AVX2 kernel aligns its stores to the output, so where
+       a chunk's blocks start (and how many bytes are left at its end)
+       depends on the output offset: every offset modulo 32. */
+    enum { LEN = 3 * 4096 + 100 };
+    static char s[LEN], expected[5 * LEN];
+    rng_state = UINT64_C(2718);
+    static const unsigned densities[] = {0, 3, 50};
+    for (size_t i = 0; i < N_IMPLS; i++) {
+        markup_escape_impl impl = all_impls[i];
+        if (!markup_escape_impl_available(impl)) continue;
+        for (size_t d = 0; d < sizeof densities / sizeof densities[0]; d++) {
+            fill_density(s, LEN, densities[d]);
+            size_t expected_len = reference_escape(expected, s, LEN);
+            for (size_t offset = 0; offset < 32; offset++) {
+                markup_buf buf;
+                markup_buf_init(&buf, NULL);
+                assert_int_equal(markup_buf_append(&buf, "................................",
+                                                   offset),
+                                 MARKUP_OK);
+                assert_int_equal(markup_escape_with(&buf, s, LEN, impl), MARKUP_OK);
+                if (buf.len != offset + expected_len ||
+                    memcmp(buf.data + offset, expected, expected_len) != 0) {
+                    print_error("impl %s differs from the reference at output offset %zu\n",
+                                markup_escape_impl_name(impl), offset);
+                    fail();
+                }
+                markup_buf_free(&buf);
+            }
+        }
     }
 }
 
@@ -493,6 +532,7 @@ int main(void) {
         cmocka_unit_test(test_all_lengths_and_alignments),
         cmocka_unit_test(test_every_group_of_four),
         cmocka_unit_test(test_densities),
+        cmocka_unit_test(test_chunks_at_every_output_offset),
         cmocka_unit_test(test_sse2_only_kernel),
         cmocka_unit_test(test_chunk_boundaries),
         cmocka_unit_test(test_count),
