@@ -34,6 +34,15 @@
 extern const char markup_escape_entity_[256][8];
 extern const uint8_t markup_escape_entity_len_[256];
 
+/* Shuffle controls that expand a group of 4 bytes into their escaped form,
+   indexed by 2 key bits per byte (see escape_sse2.c). The group's records
+   hold 4 bytes per input byte: the byte (or '&' when special), then bytes
+   1..3 of its entity, where a clean byte has ';' as byte 1. Byte j of a row
+   is the record slot that gives output byte j; it is 0x80 past the output,
+   and for the ';' of a 5-byte entity in a group without a clean byte. Byte
+   31 is the length of the output. */
+extern const uint8_t markup_escape_group_shuffle_[256][32];
+
 typedef struct markup_escape_kernels {
     /* Writes the escaped form of src[0..n) to dst and returns its length.
        dst has room for n * 5 + MARKUP_ESCAPE_SLACK bytes (bytes past the
@@ -53,8 +62,11 @@ markup_status markup_escape_dirty_(markup_buf *buf, const char *s, size_t n);
 size_t markup_escape_scalar_(char *dst, const char *src, size_t n);
 
 /* The kernels of one instruction set, or NULL when this build has none
-   (non-x86). The caller checks the CPU before using AVX2. */
+   (non-x86). The caller checks the CPU before using AVX2. The SSE2 kernels
+   use SSSE3 (pshufb) when the CPU has it, which they check themselves;
+   markup_escape_sse2_plain_kernels_ never does (for the tests). */
 const markup_escape_kernels *markup_escape_sse2_kernels_(void);
+const markup_escape_kernels *markup_escape_sse2_plain_kernels_(void);
 const markup_escape_kernels *markup_escape_avx2_kernels_(void);
 
 #endif /* MARKUP_ESCAPE_IMPL_H */

@@ -13,6 +13,10 @@
 #include "markup/markup.h"
 #include "test_alloc.h"
 
+/* Private: the kernel interface, to reach the SSE2-only kernels that a
+   CPU with SSSE3 never runs through the public API. */
+#include "../../libmarkup/escape_impl.h"
+
 /* ---- reference and helpers -------------------------------------------- */
 
 static const char *reference_entity(unsigned char c) {
@@ -216,6 +220,180 @@ static void test_all_lengths_and_alignments(void **state) {
     }
 }
 
+/* Escapes s[0..n) with `impl` into a reused buffer, after out_offset
+   bytes already there, and compares with the reference; cheaper than
+   check_impl for the many small inputs below. */
+static void check_quick(markup_buf *buf, markup_escape_impl impl, const char *s, size_t n,
+                        size_t out_offset, const char *what, size_t where) {
+    char expected[5 * 256];
+    assert_true(n <= 256);
+    size_t expected_len = reference_escape(expected, s, n);
+    buf->len = 0;
+    assert_int_equal(markup_buf_reserve(buf, out_offset), MARKUP_OK);
+    buf->len = out_offset;
+    assert_int_equal(markup_escape_with(buf, s, n, impl), MARKUP_OK);
+    if (buf->len != out_offset + expected_len ||
+        (expected_len && memcmp(buf->data + out_offset, expected, expected_len) != 0)) {
+        print_error("impl %s differs from the reference: %s at %zu, n=%zu\n",
+                    markup_escape_impl_name(impl), what, where, n);
+        fail();
+    }
+}
+
+static void test_every_group_of_four(void **state) {
+    (void)state;
+    /* The block kernels expand 4 bytes at a time, by a table row chosen
+       by which bytes are special and which entity length they have. Every
+       4-byte pattern over these bytes (the five specials, clean bytes
+       that share a low nibble or bit 4 with them, a high byte) sits at
+       every group position of 64 bytes (two 32-byte or four 16-byte
+       blocks), and across group and block boundaries, in clean text and
+       in all-special text (where some neighbour group holds four specials). */
+    static const char alphabet[] = {'&', '<', '>', '"', '\'', 'b', 'l', (char)0xBC};
+    enum { A = sizeof alphabet, LEN = 64 };
+    static const char backgrounds[] = {'x', '&'};
+    for (size_t i = 0; i < N_IMPLS; i++) {
+        markup_escape_impl impl = all_impls[i];
+        if (!markup_escape_impl_available(impl) || impl == MARKUP_ESCAPE_AUTO) continue;
+        markup_buf buf;
+        markup_buf_init(&buf, NULL);
+        for (size_t bg = 0; bg < sizeof backgrounds; bg++) {
+            for (size_t pattern = 0; pattern < A * A * A * A; pattern++) {
+                char s[LEN];
+                memset(s, backgrounds[bg], LEN);
+                for (size_t offset = 0; offset + 4 <= LEN; offset++) {
+                    if (offset % 4 != 0 && offset % 32 > 2 && offset % 32 < 29) continue;
+                    size_t p = pattern;
+                    for (size_t k = 0; k < 4; k++, p /= A) s[offset + k] = alphabet[p % A];
+                    check_quick(&buf, impl, s, LEN, 0, "pattern", pattern * 100 + offset);
+                    memset(s + offset, backgrounds[bg], 4);
+                }
+            }
+        }
+        markup_buf_free(&buf);
+    }
+}
+
+/* Random text with about `density` special bytes, the rest plain ASCII
+   and high bytes. */
+static void fill_density(char *s, size_t n, unsigned density_percent) {
+    static const char specials[] = "&<>\"'";
+    for (size_t k = 0; k < n; k++) {
+        uint64_t r = rng_next();
+        if (r % 100 < density_percent)
+            s[k] = specials[(r >> 8) % 5];
+        else
+            s[k] = (r >> 16) % 8 ? (char)('a' + (r >> 8) % 26) : (char)(0x80 + (r >> 8) % 0x80);
+    }
+}
+
+static void test_densities(void **state) {
+    (void)state;
+    /* From one special byte in a block (the short path) to all special
+       (groups of four specials, 5-byte entities past 16 bytes), at every
+       length up to a few blocks, at input alignments and at output
+       offsets (the AVX2 kernel aligns its stores to the output). */
+    rng_state = UINT64_C(4242);
+    static const unsigned densities[] = {2, 12, 25, 50, 75, 100};
+    for (size_t i = 0; i < N_IMPLS; i++) {
+        markup_escape_impl impl = all_impls[i];
+        if (!markup_escape_impl_available(impl) || impl == MARKUP_ESCAPE_AUTO) continue;
+        markup_buf buf;
+        markup_buf_init(&buf, NULL);
+        for (size_t d = 0; d < sizeof densities / sizeof densities[0]; d++) {
+            for (size_t n = 0; n <= 200; n++) {
+                for (size_t align = 0; align < 16; align++) {
+                    char *storage = malloc(align + n + 1);
+                    assert_non_null(storage);
+                    char *s = storage + 1 + align;
+                    fill_density(s, n, densities[d]);
+                    check_quick(&buf, impl, s, n, (align * 7 + n) % 32, "density", densities[d]);
+                    free(storage);
+                }
+            }
+        }
+        markup_buf_free(&buf);
+    }
+}
+
+static void test_chunks_at_every_output_offset(void **state) {
+    (void)state;
+    /* Long inputs are escaped in chunks, and a chunk may read on into the
+       next one. The AVX2 kernel aligns its stores to the output, so where
+       a chunk's blocks start (and how many bytes are left at its end)
+       depends on the output offset: every offset modulo 32. */
+    enum { LEN = 3 * 4096 + 100 };
+    static char s[LEN], expected[5 * LEN];
+    rng_state = UINT64_C(2718);
+    static const unsigned densities[] = {0, 3, 50};
+    for (size_t i = 0; i < N_IMPLS; i++) {
+        markup_escape_impl impl = all_impls[i];
+        if (!markup_escape_impl_available(impl)) continue;
+        for (size_t d = 0; d < sizeof densities / sizeof densities[0]; d++) {
+            fill_density(s, LEN, densities[d]);
+            size_t expected_len = reference_escape(expected, s, LEN);
+            for (size_t offset = 0; offset < 32; offset++) {
+                markup_buf buf;
+                markup_buf_init(&buf, NULL);
+                assert_int_equal(markup_buf_append(&buf, "................................",
+                                                   offset),
+                                 MARKUP_OK);
+                assert_int_equal(markup_escape_with(&buf, s, LEN, impl), MARKUP_OK);
+                if (buf.len != offset + expected_len ||
+                    memcmp(buf.data + offset, expected, expected_len) != 0) {
+                    print_error("impl %s differs from the reference at output offset %zu\n",
+                                markup_escape_impl_name(impl), offset);
+                    fail();
+                }
+                markup_buf_free(&buf);
+            }
+        }
+    }
+}
+
+/* Runs one kernel directly: the input ends where its allocation ends
+   (readable == n), the output has exactly the documented room. */
+static void check_kernel(const markup_escape_kernels *k, const char *s, size_t n) {
+    char *expected = malloc(5 * n + 1);
+    char *out = malloc(5 * n + MARKUP_ESCAPE_SLACK);
+    assert_non_null(expected);
+    assert_non_null(out);
+    size_t expected_len = reference_escape(expected, s, n);
+    size_t len = k->escape(out, s, n, n);
+    if (len != expected_len || memcmp(out, expected, expected_len) != 0) {
+        print_error("kernel differs from the reference for n=%zu\n", n);
+        fail();
+    }
+    assert_int_equal(k->count(s, n), reference_count(s, n));
+    free(out);
+    free(expected);
+}
+
+static void test_sse2_only_kernel(void **state) {
+    (void)state;
+    /* The SSE2 kernels use SSSE3 when the CPU has it, so the SSE2-only
+       kernels (for CPUs without) are checked here directly. */
+    const markup_escape_kernels *k = markup_escape_sse2_plain_kernels_();
+    if (k == NULL) {
+        assert_null(markup_escape_sse2_kernels_()); /* no x86 kernels in this build */
+        return;
+    }
+    rng_state = UINT64_C(31337);
+    static const unsigned densities[] = {1, 12, 25, 50, 100};
+    for (size_t d = 0; d < sizeof densities / sizeof densities[0]; d++) {
+        for (size_t n = 0; n <= 300; n++) {
+            for (size_t align = 0; align < 16; align++) {
+                char *storage = malloc(align + n + 1);
+                assert_non_null(storage);
+                char *s = storage + 1 + align;
+                fill_density(s, n, densities[d]);
+                check_kernel(k, s, n);
+                free(storage);
+            }
+        }
+    }
+}
+
 static void test_chunk_boundaries(void **state) {
     (void)state;
     /* Inputs longer than the internal chunk (4 KiB), with specials packed
@@ -352,6 +530,10 @@ int main(void) {
         cmocka_unit_test(test_entity_spellings),
         cmocka_unit_test(test_every_byte_value),
         cmocka_unit_test(test_all_lengths_and_alignments),
+        cmocka_unit_test(test_every_group_of_four),
+        cmocka_unit_test(test_densities),
+        cmocka_unit_test(test_chunks_at_every_output_offset),
+        cmocka_unit_test(test_sse2_only_kernel),
         cmocka_unit_test(test_chunk_boundaries),
         cmocka_unit_test(test_count),
         cmocka_unit_test(test_null_arguments),
