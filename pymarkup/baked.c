@@ -660,13 +660,21 @@ static PyObject *baked_vectorcall(PyObject *callable, PyObject *const *args, siz
     Py_ssize_t materialized = 0; /* values[0..materialized) may own a list */
     PyObject *owned[SMALL_PARAMS];
     PyObject **owned_lists = owned;
+    PyObject **allocated = NULL;
 
-    if (self->nparams > SMALL_PARAMS) {
-        values = PyMem_Calloc((size_t)self->nparams * 2, sizeof *values);
-        if (!values) return PyErr_NoMemory();
-        owned_lists = values + self->nparams;
+    if (kwnames == NULL && nargs == self->nparams && self->npositional == self->nparams &&
+        !self->any_multi) {
+        /* The usual call, one positional argument per parameter: the
+           arguments are the values (read only from here on). */
+        values = (PyObject **)args;
+    } else {
+        if (self->nparams > SMALL_PARAMS) {
+            values = allocated = PyMem_Calloc((size_t)self->nparams * 2, sizeof *values);
+            if (!values) return PyErr_NoMemory();
+            owned_lists = values + self->nparams;
+        }
+        if (bind_arguments(self, args, nargs, kwnames, values) < 0) goto done;
     }
-    if (bind_arguments(self, args, nargs, kwnames, values) < 0) goto done;
 
     /* A parameter that fills several slots is read several times: an
        iterator would be exhausted by the first, so it is listed once. */
@@ -716,7 +724,7 @@ static PyObject *baked_vectorcall(PyObject *callable, PyObject *const *args, siz
 
 done:
     for (Py_ssize_t i = 0; i < materialized; i++) Py_XDECREF(owned_lists[i]);
-    if (values != small) PyMem_Free(values);
+    PyMem_Free(allocated);
     return result;
 }
 

@@ -907,3 +907,33 @@ def test_bool_child_is_refused_on_the_plain_path_too():
 
     with pytest.raises(TypeError, match="'x'"):
         f(True)
+
+
+def test_positional_calls_bind_as_python_does():
+    # A call with exactly one positional argument per parameter takes the
+    # short binding; everything around it binds as a Python function would.
+    @baked
+    def f(a, *, b):
+        return h.P(a, b)
+
+    def plain(a, *, b):
+        return None
+
+    for args, kwargs in [((1, 2), {}), ((1,), {}), ((), {"a": 1, "b": 2}), ((1,), {"b": 2})]:
+        try:
+            plain(*args, **kwargs)
+        except TypeError as exc:
+            with pytest.raises(TypeError) as got:
+                f(*args, **kwargs)
+            assert str(got.value).split("(", 1)[1] == str(exc).split("(", 1)[1]
+        else:
+            assert f(*args, **kwargs) == "<p>12</p>"
+
+    @baked
+    def g(a, b="<d>"):
+        return h.P(a, b)
+
+    assert g(1) == "<p>1&lt;d&gt;</p>"
+    assert g(1, 2) == "<p>12</p>"
+    with pytest.raises(TypeError, match="takes from 1 to 2 positional arguments but 3 were given"):
+        g(1, 2, 3)
