@@ -70,14 +70,18 @@ static PyObject *safestring_from_str_portable(pm_state *st, PyObject *s) {
 }
 
 #ifdef PM_DIRECT_SAFESTRING
-/* A new SafeString of `length` characters of `kind` with room for them
-   and their terminating zero at *chars, left for the caller to fill. */
-static PyObject *safestring_alloc(pm_state *st, Py_ssize_t length, int kind, int ascii,
-                                  void **chars) {
+#  if PY_VERSION_HEX >= 0x030D0000
+#    define pm_str_realloc PyMem_Realloc
+#  else
+#    define pm_str_realloc PyObject_Realloc
+#  endif
+
+/* A new SafeString owning `data`: `length` characters of `kind` followed
+   by a zero, allocated with pm_str_malloc. `data` is freed on failure. */
+static PyObject *safestring_adopt(pm_state *st, void *data, Py_ssize_t length, int kind,
+                                  int ascii) {
     PyTypeObject *type = st->safestring_type;
-    if (length > PY_SSIZE_T_MAX / kind - 1) return PyErr_NoMemory();
-    void *data = pm_str_malloc((size_t)(length + 1) * (size_t)kind);
-    PyObject *op = data ? PyObject_Malloc((size_t)type->tp_basicsize) : NULL;
+    PyObject *op = PyObject_Malloc((size_t)type->tp_basicsize);
     if (op == NULL) {
         pm_str_free(data);
         return PyErr_NoMemory();
@@ -97,9 +101,40 @@ static PyObject *safestring_alloc(pm_state *st, Py_ssize_t length, int kind, int
         ((PyCompactUnicodeObject *)op)->utf8 = data;
         ((PyCompactUnicodeObject *)op)->utf8_length = length;
     }
-    *chars = data;
     return op;
 }
+
+/* A new SafeString of `length` characters of `kind` with room for them
+   and their terminating zero at *chars, left for the caller to fill. */
+static PyObject *safestring_alloc(pm_state *st, Py_ssize_t length, int kind, int ascii,
+                                  void **chars) {
+    if (length > PY_SSIZE_T_MAX / kind - 1) return PyErr_NoMemory();
+    void *data = pm_str_malloc((size_t)(length + 1) * (size_t)kind);
+    if (data == NULL) return PyErr_NoMemory();
+    *chars = data;
+    return safestring_adopt(st, data, length, kind, ascii);
+}
+
+/* markup_buf storage in the allocator of a str's characters, so that an
+   escaped text can become a SafeString's characters without a copy. */
+static void *str_alloc_malloc(void *ctx, size_t size) {
+    (void)ctx;
+    return pm_str_malloc(size ? size : 1);
+}
+
+static void *str_alloc_realloc(void *ctx, void *ptr, size_t old_size, size_t new_size) {
+    (void)ctx;
+    (void)old_size;
+    return pm_str_realloc(ptr, new_size ? new_size : 1);
+}
+
+static void str_alloc_free(void *ctx, void *ptr, size_t size) {
+    (void)ctx;
+    (void)size;
+    pm_str_free(ptr);
+}
+
+static const markup_alloc str_alloc = {str_alloc_malloc, str_alloc_realloc, str_alloc_free, NULL};
 
 static int is_ascii(const char *s, Py_ssize_t n) {
     /* Whole pages pass through here: four words per step, one test. */
@@ -210,7 +245,33 @@ static PyObject *escape_failed(PyObject *r, markup_status status) {
    specials are ASCII and bytes >= 0x80 pass through unchanged. */
 static PyObject *escape_ucs1(pm_state *safe, PyObject *s, const char *data, size_t n,
                              Py_UCS4 maxchar) {
-    if (markup_escape_count(data, n) == 0) return Py_NewRef(s);
+    size_t specials = markup_escape_count(data, n);
+    if (specials == 0) return Py_NewRef(s);
+#ifdef PM_DIRECT_SAFESTRING
+    if (safe != NULL && n >= 1024 && !PyType_IS_GC(safe->safestring_type)) {
+        /* Long text for escape() is escaped straight into the SafeString's
+           storage, reserved once from the count (an entity is at most 4
+           bytes longer), then trimmed: no second buffer, no copy. */
+        markup_buf out;
+        markup_buf_init(&out, &str_alloc);
+        markup_status status = MARKUP_ERR_TOO_LARGE;
+        if (specials <= (SIZE_MAX - n) / 8)
+            status = markup_buf_reserve(&out, n + 4 * specials + 4096 * 5 + 256);
+        if (status == MARKUP_OK) status = markup_escape(&out, data, n);
+        if (status == MARKUP_OK) status = markup_buf_putc(&out, '\0');
+        if (status != MARKUP_OK) {
+            markup_buf_free(&out);
+            pm_raise_status(status, "escape()");
+            return NULL;
+        }
+        size_t len, cap;
+        char *chars = markup_buf_detach(&out, &len, &cap);
+        len--; /* the zero */
+        char *fitted = pm_str_realloc(chars, len + 1); /* give back the headroom */
+        if (fitted != NULL) chars = fitted;
+        return safestring_adopt(safe, chars, (Py_ssize_t)len, PyUnicode_1BYTE_KIND, maxchar < 0x80);
+    }
+#endif
     markup_buf buf;
     markup_buf_init(&buf, &pm_pymem_alloc);
     PyObject *r = NULL;
