@@ -20,6 +20,7 @@ import subprocess
 import sys
 import textwrap
 
+import markupsafe
 import pytest
 
 from markup import SafeString, baked, escape, h, render
@@ -94,6 +95,10 @@ def test_large_fragment_of_every_kind():
         value = paragraph(big)
         assert value == f'<p class="t">{escape(big)}</p>'
         check_behaves_as_str(value)
+        # long text with something to escape: escaped into its own storage
+        escaped = escape(big + " <&> \"'")
+        assert escaped == str(markupsafe.escape(big + " <&> \"'"))
+        check_behaves_as_str(escaped)
 
 
 def test_layout_under_the_debug_allocator():
