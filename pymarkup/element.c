@@ -175,6 +175,10 @@ static PM_NOINLINE int attr_name_error(pm_tag *tag, PyObject *name, const markup
 }
 
 static int check_attr_name(pm_tag *tag, PyObject *name) {
+#ifndef Py_GIL_DISABLED
+    PyObject **cached = &tag->st->valid_names[((uintptr_t)name >> 4) % PM_NAME_CACHE];
+    if (*cached == name) return 0;
+#endif
     Py_ssize_t n;
     const char *s = pm_utf8(name, &n, tag->name, NULL);
     if (s == NULL) return -1;
@@ -182,6 +186,9 @@ static int check_attr_name(pm_tag *tag, PyObject *name) {
     if (markup_html_check_attr_name(s, (size_t)n, &err) != MARKUP_OK) {
         return attr_name_error(tag, name, &err);
     }
+#ifndef Py_GIL_DISABLED
+    Py_XSETREF(*cached, Py_NewRef(name));
+#endif
     return 0;
 }
 
@@ -716,6 +723,8 @@ static PyObject *tag_create(pm_state *st, PyTypeObject *type, PyObject *name, Py
     tag->label = Py_XNewRef(label);
     tag->kind = (uint8_t)kind;
     tag->flags = flags;
+    if (markup_html_content_inside(MARKUP_CONTENT_HTML, s, (size_t)n) != MARKUP_CONTENT_HTML)
+        tag->flags |= PM_ELEMENT_FOREIGN;
     PyObject_GC_Track(tag);
     if (tag->name == NULL) {
         Py_DECREF(tag);

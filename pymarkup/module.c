@@ -127,6 +127,7 @@ static int module_clear(PyObject *module) {
     Py_CLEAR(st->kwname_cache);
     Py_CLEAR(st->mapping_abc);
     Py_CLEAR(st->str_html);
+    for (size_t i = 0; i < PM_NAME_CACHE; i++) Py_CLEAR(st->valid_names[i]);
     return 0;
 }
 

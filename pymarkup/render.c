@@ -387,7 +387,7 @@ static int render_element(pm_render_ctx *ctx, pm_element *el, int depth) {
     int r = -1;
     markup_content outer_content = ctx->content;
     Py_ssize_t tag_len;
-    const char *tag = PyUnicode_AsUTF8AndSize(el->tag, &tag_len); /* ASCII: no copy */
+    const char *tag = pm_utf8(el->tag, &tag_len, NULL, "render()"); /* ASCII: no copy */
     if (tag == NULL) goto done;
     if ((el->flags & PM_ELEMENT_DOCTYPE) && check(markup_html_write_doctype(buf)) < 0) goto done;
     if (check(markup_html_write_open(buf, tag, (size_t)tag_len)) < 0) goto done;
@@ -403,7 +403,8 @@ static int render_element(pm_render_ctx *ctx, pm_element *el, int depth) {
         r = 0;
         goto done;
     }
-    ctx->content = markup_html_content_inside(outer_content, tag, (size_t)tag_len);
+    if (outer_content != MARKUP_CONTENT_HTML || (el->flags & PM_ELEMENT_FOREIGN))
+        ctx->content = markup_html_content_inside(outer_content, tag, (size_t)tag_len);
     if ((el->kind == MARKUP_TAG_SCRIPT || el->kind == MARKUP_TAG_STYLE) &&
         ctx->content == MARKUP_CONTENT_HTML) {
         if (render_raw_children(ctx, el) < 0) goto done;

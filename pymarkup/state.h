@@ -59,6 +59,13 @@ typedef struct pm_state {
     PyObject *kwname_cache;  /* dict: keyword ("class_") -> attr name ("class") */
     PyObject *mapping_abc;   /* collections.abc.Mapping, for the rare path    */
     PyObject *str_html;      /* interned "__html__"                          */
+
+    /* Attribute names already found valid (element.c), by address: the
+       literal keys of attribute dicts come back on every call. Each entry
+       holds a reference, so an address cannot be reused by another string
+       while cached. Not kept without a GIL. */
+#define PM_NAME_CACHE 64
+    PyObject *valid_names[PM_NAME_CACHE];
 } pm_state;
 
 extern PyModuleDef pm_module_def;
@@ -80,6 +87,7 @@ static inline pm_state *pm_state_from_module(PyObject *module) {
 
 /* Element.flags */
 #define PM_ELEMENT_DOCTYPE 0x01 /* write "<!doctype html>" before the element */
+#define PM_ELEMENT_FOREIGN 0x02 /* <svg>, <math>: starts foreign content in HTML */
 
 /* An element: immutable once built, in one allocation. `tag` is a
    validated ASCII str. `items` holds 2 * nattrs attribute items, name,
