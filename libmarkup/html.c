@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "copy_impl.h"
 #include "markup/markup.h"
 #include "utf8_impl.h"
 
@@ -168,7 +169,7 @@ markup_status markup_html_write_open(markup_buf *buf, const char *tag, size_t n)
     markup_status st = markup_buf_reserve(buf, n + 1);
     if (st != MARKUP_OK) return st;
     buf->data[buf->len++] = '<';
-    if (n) memcpy(buf->data + buf->len, tag, n);
+    copy_short(buf->data + buf->len, tag, n);
     buf->len += n;
     return MARKUP_OK;
 }
@@ -181,7 +182,7 @@ markup_status markup_html_write_close(markup_buf *buf, const char *tag, size_t n
     char *d = buf->data + buf->len;
     d[0] = '<';
     d[1] = '/';
-    if (n) memcpy(d + 2, tag, n);
+    copy_short(d + 2, tag, n);
     d[n + 2] = '>';
     buf->len += n + 3;
     return MARKUP_OK;
@@ -193,7 +194,7 @@ markup_status markup_html_write_attr_bare(markup_buf *buf, const char *name, siz
     markup_status st = markup_buf_reserve(buf, name_len + 1);
     if (st != MARKUP_OK) return st;
     buf->data[buf->len++] = ' ';
-    if (name_len) memcpy(buf->data + buf->len, name, name_len);
+    copy_short(buf->data + buf->len, name, name_len);
     buf->len += name_len;
     return MARKUP_OK;
 }
@@ -209,7 +210,7 @@ static markup_status write_attr(markup_buf *buf, const char *name, size_t name_l
     if (st != MARKUP_OK) return st;
     char *d = buf->data + buf->len;
     d[0] = ' ';
-    if (name_len) memcpy(d + 1, name, name_len);
+    copy_short(d + 1, name, name_len);
     d[name_len + 1] = '=';
     d[name_len + 2] = '"';
     buf->len += name_len + 3;
