@@ -69,6 +69,17 @@ def test_invalid_attribute_name(name):
     assert "<div>" in msg and repr(name) in msg and "attribute names cannot" in msg
 
 
+def test_invalid_names_are_refused_after_many_valid_ones():
+    # Valid names are remembered by address; hundreds of them, built at run
+    # time and dropped again, must not let a bad name through.
+    for i in range(500):
+        name = "".join(["data-", "x" * (i % 7), str(i)])
+        assert h.Div({name: i}).attrs == {name: i}
+        bad = "".join(["a", " <>\"'=/&`"[i % 9], str(i)])
+        with pytest.raises(ValueError):
+            h.Div({bad: i})
+
+
 def test_invalid_keyword_attribute_name():
     with pytest.raises(ValueError, match=r"<div>: invalid attribute name 'a b'"):
         h.Div(**{"a b": 1})
