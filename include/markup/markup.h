@@ -199,7 +199,9 @@ MARKUP_API char *markup_buf_detach(markup_buf *buf, size_t *len, size_t *cap);
 typedef enum markup_escape_impl {
     MARKUP_ESCAPE_AUTO = 0,
     MARKUP_ESCAPE_SCALAR, /* portable C: word-at-a-time scan, table writes */
-    MARKUP_ESCAPE_SSE2,   /* 16-byte blocks (x86-64 baseline)              */
+    MARKUP_ESCAPE_SSE2,   /* 16-byte blocks (x86-64 baseline; expands
+                             dirty blocks with SSSE3 shuffles when the CPU
+                             has SSSE3)                                    */
     MARKUP_ESCAPE_AVX2    /* 32-byte blocks, when the CPU has AVX2         */
 } markup_escape_impl;
 
