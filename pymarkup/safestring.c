@@ -34,14 +34,15 @@ enum {
 /* Escaping                                                                   */
 /* ------------------------------------------------------------------------ */
 
-/* A SafeString is laid out as CPython lays out every instance of a str
-   subclass (what str.__new__ builds for a subtype): the object, pointing to
-   its characters in a second block. Building that directly, instead of
-   calling str.__new__ with a temporary str in an argument tuple, was most
-   of the cost of a small baked call. Fields are set by name, so a changed
-   layout fails to compile; versions the layout was not checked against
-   (tests/python/test_safestring_layout.py runs under the debug allocator)
-   call str.__new__. */
+/* SafeStrings are built here directly: calling str.__new__ with a
+   temporary str in an argument tuple was most of the cost of a small baked
+   call. A SafeString is laid out as CPython lays out an exact str (object
+   and characters in one block) or, for long escaped text written in place,
+   as it lays out a subclass instance (characters in a block of their own);
+   every str reader goes by the layout flags, not the type. Fields are set
+   by name, so a changed layout fails to compile; versions the layouts were
+   not checked against (tests/python/test_safestring_layout.py runs under
+   the debug allocator) call str.__new__. */
 #if !defined(Py_LIMITED_API) && !defined(Py_GIL_DISABLED) && PY_VERSION_HEX < 0x030E0000
 #  define PM_DIRECT_SAFESTRING 1
 /* The allocator CPython's str frees a subclass's characters and cached
@@ -105,14 +106,32 @@ static PyObject *safestring_adopt(pm_state *st, void *data, Py_ssize_t length, i
 }
 
 /* A new SafeString of `length` characters of `kind` with room for them
-   and their terminating zero at *chars, left for the caller to fill. */
+   and their terminating zero at *chars, left for the caller to fill. The
+   characters follow the object in the same block, laid out as an exact
+   str's are (CPython's "compact" form, which every str reader handles by
+   its flags, not its type): one allocation instead of two. */
 static PyObject *safestring_alloc(pm_state *st, Py_ssize_t length, int kind, int ascii,
                                   void **chars) {
-    if (length > PY_SSIZE_T_MAX / kind - 1) return PyErr_NoMemory();
-    void *data = pm_str_malloc((size_t)(length + 1) * (size_t)kind);
-    if (data == NULL) return PyErr_NoMemory();
-    *chars = data;
-    return safestring_adopt(st, data, length, kind, ascii);
+    PyTypeObject *type = st->safestring_type;
+    size_t header = ascii ? sizeof(PyASCIIObject) : sizeof(PyCompactUnicodeObject);
+    if (length > (PY_SSIZE_T_MAX - (Py_ssize_t)header) / kind - 1) return PyErr_NoMemory();
+    size_t size = header + (size_t)(length + 1) * (size_t)kind;
+    if (size < (size_t)type->tp_basicsize) size = (size_t)type->tp_basicsize;
+    PyObject *op = PyObject_Malloc(size);
+    if (op == NULL) return PyErr_NoMemory();
+    memset(op, 0, header);
+    PyObject_Init(op, type); /* takes a reference to the type */
+    PyASCIIObject *a = (PyASCIIObject *)op;
+    a->length = length;
+    a->hash = -1;
+    a->state.kind = (unsigned int)kind;
+    a->state.compact = 1;
+    a->state.ascii = (unsigned int)ascii;
+#  if PY_VERSION_HEX < 0x030C0000
+    a->state.ready = 1;
+#  endif
+    *chars = (char *)op + header;
+    return op;
 }
 
 /* markup_buf storage in the allocator of a str's characters, so that an
