@@ -431,7 +431,21 @@ static PM_NOINLINE int render_sequence(pm_render_ctx *ctx, PyObject *seq, int de
     if (Py_EnterRecursiveCall(" while rendering markup")) return -1;
     int r = 0;
     for (Py_ssize_t i = 0; r == 0 && i < PySequence_Fast_GET_SIZE(seq); i++) {
-        PyObject *item = Py_NewRef(PySequence_Fast_GET_ITEM(seq, i));
+        PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+        /* ASCII text and SafeStrings (a list of baked rows) are written on
+           the spot: no Python code runs meanwhile, so the borrowed item
+           stays alive. Anything else may run code that changes the list. */
+        PyTypeObject *type = Py_TYPE(item);
+        if (type == &PyUnicode_Type || type == ctx->st->safestring_type) {
+            Py_ssize_t n;
+            const char *text = pm_ascii_chars(item, &n);
+            if (text != NULL) {
+                r = check(type == &PyUnicode_Type ? markup_escape(ctx->buf, text, (size_t)n)
+                                                  : markup_buf_append(ctx->buf, text, (size_t)n));
+                continue;
+            }
+        }
+        Py_INCREF(item);
         r = pm_render_child(ctx, item, depth);
         Py_DECREF(item);
     }
