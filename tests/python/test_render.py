@@ -318,3 +318,21 @@ def test_render_of_a_safestring_gives_its_text_as_plain_str():
         assert type(out) is str
         assert out == str(value)
         assert render_bytes(value) == str(value).encode()
+
+
+def test_list_of_text_and_safestrings_of_every_width():
+    # ASCII text and SafeStrings in a list are written on the spot; other
+    # items (non-ASCII, subclasses, __html__ objects) take the general path.
+    class Sub(str):
+        pass
+
+    class Html:
+        def __html__(self):
+            return "<i>h</i>"
+
+    items = ["a<b", SafeString("<b>x</b>"), "caf\xe9 &", SafeString("<p>\u20ac</p>"), Sub("s<"),
+             Html(), 3, None, ("t", SafeString("<br>")), "\U0001f600>"]
+    expected = "a&lt;b<b>x</b>caf\xe9 &amp;<p>\u20ac</p>s&lt;<i>h</i>3t<br>\U0001f600&gt;"
+    assert render(h.Div(items)) == f"<div>{expected}</div>"
+    assert render(items) == expected
+    assert render(tuple(items)) == expected
