@@ -126,7 +126,21 @@ static size_t scalar_count(const char *src, size_t n) {
     return count;
 }
 
-static const markup_escape_kernels scalar_kernels = {scalar_escape, scalar_count};
+size_t markup_escape_table_(char *dst, const char *src, size_t n) {
+    char *d = dst;
+    size_t i = 0;
+    for (; n - i >= 4; i += 4) {
+        d = put_escaped_byte(d, (unsigned char)src[i]);
+        d = put_escaped_byte(d, (unsigned char)src[i + 1]);
+        d = put_escaped_byte(d, (unsigned char)src[i + 2]);
+        d = put_escaped_byte(d, (unsigned char)src[i + 3]);
+    }
+    for (; i < n; i++) d = put_escaped_byte(d, (unsigned char)src[i]);
+    return (size_t)(d - dst);
+}
+
+static const markup_escape_kernels scalar_kernels = {scalar_escape, scalar_count,
+                                                     markup_escape_table_};
 
 /* ---- dispatch ---------------------------------------------------------- */
 
@@ -274,24 +288,24 @@ static inline bool short_is_clean(const char *s, size_t n) {
     return swar_special(w) == 0;
 }
 
-/* Short text with something to escape: every byte through the table with
-   no branch on the data. Its specials sit at random places that a branch
-   predictor cannot learn from one short value to the next, and a SIMD
-   kernel would take a branch per block and per special. */
+typedef size_t (*escape_short_fn)(char *dst, const char *src, size_t n);
+
+/* The best kernels' escape_short, found once: template slots call it per
+   value, where the dispatch through best_kernels() showed up in profiles. */
+static _Atomic(escape_short_fn) escape_short_cache;
+
+/* Short text with something to escape: through the kernels' escape_short,
+   which has no branch on where the special bytes are. */
 static markup_status escape_short_dirty(markup_buf *buf, const char *s, size_t n) {
     markup_status st =
         markup_buf_reserve(buf, n * MARKUP_ESCAPE_MAX_EXPANSION + MARKUP_ESCAPE_SLACK);
     if (st != MARKUP_OK) return st;
-    char *d = buf->data + buf->len;
-    size_t i = 0;
-    for (; n - i >= 4; i += 4) {
-        d = put_escaped_byte(d, (unsigned char)s[i]);
-        d = put_escaped_byte(d, (unsigned char)s[i + 1]);
-        d = put_escaped_byte(d, (unsigned char)s[i + 2]);
-        d = put_escaped_byte(d, (unsigned char)s[i + 3]);
+    escape_short_fn escape_short = atomic_load_explicit(&escape_short_cache, memory_order_relaxed);
+    if (escape_short == NULL) {
+        escape_short = best_kernels()->escape_short;
+        atomic_store_explicit(&escape_short_cache, escape_short, memory_order_relaxed);
     }
-    for (; i < n; i++) d = put_escaped_byte(d, (unsigned char)s[i]);
-    buf->len = (size_t)(d - buf->data);
+    buf->len += escape_short(buf->data + buf->len, s, n);
     return MARKUP_OK;
 }
 

@@ -245,7 +245,8 @@ static size_t avx2_count(const char *src, size_t n) {
     return count;
 }
 
-static const markup_escape_kernels avx2_kernels = {avx2_escape, avx2_count};
+static const markup_escape_kernels avx2_kernels = {avx2_escape, avx2_count,
+                                                   markup_escape_short_ssse3_};
 
 const markup_escape_kernels *markup_escape_avx2_kernels_(void) { return &avx2_kernels; }
 

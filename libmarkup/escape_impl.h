@@ -52,6 +52,11 @@ typedef struct markup_escape_kernels {
     size_t (*escape)(char *dst, const char *src, size_t n, size_t readable);
     /* Number of bytes in src[0..n) that need escaping. */
     size_t (*count)(const char *src, size_t n);
+    /* escape for a short value (a template slot, an attribute) already
+       found to hold a byte to escape: reads nothing outside src[0..n) and
+       takes no branch on where the special bytes are, which a branch
+       predictor cannot learn from one value to the next. */
+    size_t (*escape_short)(char *dst, const char *src, size_t n);
 } markup_escape_kernels;
 
 /* markup_escape for text the caller has already found to hold a byte to
@@ -60,6 +65,14 @@ markup_status markup_escape_dirty_(markup_buf *buf, const char *s, size_t n);
 
 /* The portable kernel (no over-read, no readable argument). */
 size_t markup_escape_scalar_(char *dst, const char *src, size_t n);
+
+/* The portable escape_short: every byte through the entity table. */
+size_t markup_escape_table_(char *dst, const char *src, size_t n);
+
+/* The SSSE3 escape_short, shared by the AVX2 kernels (every AVX2 CPU has
+   SSSE3; a 32-byte block costs more than two 16-byte ones at these
+   lengths). Only call it once the CPU said it has SSSE3. */
+size_t markup_escape_short_ssse3_(char *dst, const char *src, size_t n);
 
 /* The kernels of one instruction set, or NULL when this build has none
    (non-x86). The caller checks the CPU before using AVX2. The SSE2 kernels

@@ -170,7 +170,8 @@ static size_t sse2_count(const char *src, size_t n) {
     return count;
 }
 
-static const markup_escape_kernels sse2_kernels = {sse2_escape, sse2_count};
+static const markup_escape_kernels sse2_kernels = {sse2_escape, sse2_count,
+                                                   markup_escape_table_};
 
 /* ---- SSSE3 kernel -------------------------------------------------------- */
 
@@ -309,7 +310,59 @@ static SSSE3_FN size_t ssse3_escape(char *dst, const char *src, size_t n, size_t
     return (size_t)(d - dst);
 }
 
-static const markup_escape_kernels ssse3_kernels = {ssse3_escape, sse2_count};
+/* The bytes s[0..m), 0 < m < 16, as a block with zeros after them, read
+   with overlapping loads that stay inside s[0..m). */
+static inline SSSE3_FN __m128i load_partial(const char *s, size_t m) {
+    uint64_t lo = 0, hi = 0;
+    if (m >= 8) {
+        memcpy(&lo, s, 8);
+        memcpy(&hi, s + m - 8, 8);
+        hi = (hi >> (8 * (15 - m))) >> 8; /* s[8..m): the overlap dropped */
+    } else if (m >= 4) {
+        uint32_t first, last;
+        memcpy(&first, s, 4);
+        memcpy(&last, s + m - 4, 4);
+        lo = first | ((uint64_t)last >> (8 * (8 - m))) << 32;
+    } else {
+        lo = (uint64_t)(unsigned char)s[0] | (uint64_t)(unsigned char)s[m / 2] << (8 * (m / 2)) |
+             (uint64_t)(unsigned char)s[m - 1] << (8 * (m - 1));
+    }
+    return _mm_set_epi64x((long long)hi, (long long)lo);
+}
+
+/* The last m bytes (0 < m < 16) of the 16 at p moved to the front, the
+   rest zero: one shuffle through a control read from a sliding window. */
+static inline SSSE3_FN __m128i last_of_block(const char *p, size_t m) {
+    static const uint8_t window[32] = {0,    1,    2,    3,    4,    5,    6,    7,
+                                       8,    9,    10,   11,   12,   13,   14,   15,
+                                       0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+                                       0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80};
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i control = _mm_loadu_si128((const __m128i *)(const void *)(window + 16 - m));
+    return _mm_shuffle_epi8(v, control);
+}
+
+/* Every block is expanded, clean or not: a test per block would be a
+   branch on where the special bytes are. The last partial block is
+   zero-padded (0 is not special; each padding byte comes out as one byte
+   at the end of the output and is dropped). */
+SSSE3_FN size_t markup_escape_short_ssse3_(char *dst, const char *src, size_t n) {
+    char *d = dst;
+    size_t i = 0;
+    for (; n - i >= BLOCK; i += BLOCK) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(src + i));
+        d = ssse3_expand_block(d, v, ssse3_special_bytes(v));
+    }
+    if (i < n) {
+        size_t m = n - i;
+        __m128i v = n >= BLOCK ? last_of_block(src + n - BLOCK, m) : load_partial(src, m);
+        d = ssse3_expand_block(d, v, ssse3_special_bytes(v)) - (BLOCK - m);
+    }
+    return (size_t)(d - dst);
+}
+
+static const markup_escape_kernels ssse3_kernels = {ssse3_escape, sse2_count,
+                                                    markup_escape_short_ssse3_};
 
 const markup_escape_kernels *markup_escape_sse2_kernels_(void) {
     __builtin_cpu_init();

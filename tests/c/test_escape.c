@@ -394,6 +394,78 @@ static void test_sse2_only_kernel(void **state) {
     }
 }
 
+/* escape_short of kernel set k against the reference for s[0..n). */
+static void check_short(const char *name, size_t (*escape_short)(char *, const char *, size_t),
+                        const char *s, size_t n) {
+    char expected[5 * 128], out[5 * 128 + MARKUP_ESCAPE_SLACK];
+    assert_true(n <= 128);
+    size_t expected_len = reference_escape(expected, s, n);
+    size_t len = escape_short(out, s, n);
+    if (len != expected_len || memcmp(out, expected, expected_len) != 0) {
+        print_error("%s escape_short differs from the reference for n=%zu\n", name, n);
+        fail();
+    }
+}
+
+static void test_escape_short_kernels(void **state) {
+    (void)state;
+    /* The short-value kernels (template slots, attributes) read a value
+       with overlapping loads that must stay inside it, and expand every
+       block, clean or not: each kernel at every length to past two
+       blocks, every alignment, every density, with the value ending where
+       its allocation ends; then every group of four over the specials at
+       every position of a 48-byte value. */
+    struct {
+        const char *name;
+        size_t (*escape_short)(char *, const char *, size_t);
+    } kernels[4];
+    size_t nkernels = 0;
+    kernels[nkernels].name = "table";
+    kernels[nkernels++].escape_short = markup_escape_table_;
+    const markup_escape_kernels *plain = markup_escape_sse2_plain_kernels_();
+    if (plain != NULL) {
+        kernels[nkernels].name = "sse2";
+        kernels[nkernels++].escape_short = plain->escape_short;
+        kernels[nkernels].name = "sse2 (ssse3 where the CPU has it)";
+        kernels[nkernels++].escape_short = markup_escape_sse2_kernels_()->escape_short;
+    }
+    if (markup_escape_impl_available(MARKUP_ESCAPE_AVX2)) {
+        kernels[nkernels].name = "avx2";
+        kernels[nkernels++].escape_short = markup_escape_avx2_kernels_()->escape_short;
+    }
+    rng_state = UINT64_C(2718281828);
+    static const unsigned densities[] = {0, 3, 12, 50, 100};
+    for (size_t k = 0; k < nkernels; k++) {
+        for (size_t d = 0; d < sizeof densities / sizeof densities[0]; d++) {
+            for (size_t n = 1; n <= 80; n++) {
+                for (size_t align = 0; align < 16; align++) {
+                    char *storage = malloc(align + n);
+                    assert_non_null(storage);
+                    char *s = storage + align;
+                    fill_density(s, n, densities[d]);
+                    check_short(kernels[k].name, kernels[k].escape_short, s, n);
+                    free(storage);
+                }
+            }
+        }
+        static const char alphabet[] = {'&', '<', '>', '"', '\'', 'b', (char)0xBC};
+        enum { A = sizeof alphabet, LEN = 48 };
+        char *s = malloc(LEN);
+        assert_non_null(s);
+        for (size_t pattern = 0; pattern < A * A * A * A; pattern++) {
+            for (size_t offset = 0; offset + 4 <= LEN; offset++) {
+                memset(s, 'x', LEN);
+                size_t p = pattern;
+                for (size_t b = 0; b < 4; b++, p /= A) s[offset + b] = alphabet[p % A];
+                /* the value ends right after the group, or runs on */
+                check_short(kernels[k].name, kernels[k].escape_short, s, offset + 4);
+                check_short(kernels[k].name, kernels[k].escape_short, s, LEN);
+            }
+        }
+        free(s);
+    }
+}
+
 static void test_chunk_boundaries(void **state) {
     (void)state;
     /* Inputs longer than the internal chunk (4 KiB), with specials packed
@@ -534,6 +606,7 @@ int main(void) {
         cmocka_unit_test(test_densities),
         cmocka_unit_test(test_chunks_at_every_output_offset),
         cmocka_unit_test(test_sse2_only_kernel),
+        cmocka_unit_test(test_escape_short_kernels),
         cmocka_unit_test(test_chunk_boundaries),
         cmocka_unit_test(test_count),
         cmocka_unit_test(test_null_arguments),
