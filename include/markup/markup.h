@@ -275,10 +275,10 @@ MARKUP_API markup_status markup_escape_u32(uint32_t *dst, size_t cap, const uint
                                            size_t n, size_t *written);
 
 /* As markup_escape_u16 / _u32 with an explicit implementation, for tests,
-   fuzzers and benchmarks. These escapers have SCALAR and SSE2 kernels:
-   AUTO is SSE2 on x86-64 (its baseline) and SCALAR elsewhere, and AVX2,
-   where the CPU has it, runs the SSE2 kernels. An implementation the CPU
-   lacks returns MARKUP_ERR_INVALID_ARG. */
+   fuzzers and benchmarks. These escapers have SCALAR, SSE2 (16 units a
+   block) and AVX2 (32 units a block) kernels: AUTO is AVX2 where the CPU
+   has it, else SSE2 on x86-64 (its baseline), else SCALAR. An
+   implementation the CPU lacks returns MARKUP_ERR_INVALID_ARG. */
 MARKUP_API markup_status markup_escape_u16_with(uint16_t *dst, size_t cap, const uint16_t *s,
                                                 size_t n, size_t *written,
                                                 markup_escape_impl impl);
