@@ -233,3 +233,53 @@ def test_kwname_cache_is_bounded():
         once()
     _, objects, mem = _settled_growth(once, rounds=2000)
     assert mem < 20000
+
+
+def test_safestrings_give_back_their_type_and_memory():
+    """A SafeString, escaped text adopted into one, and instances of Python
+    subclasses (with a __dict__, weak references and a finalizer) each drop
+    the reference they hold to their type, and their memory, when freed."""
+    finalized = []
+
+    class WithDict(SafeString):
+        pass
+
+    class Slotted(SafeString):
+        __slots__ = ()
+
+    class Finalized(SafeString):
+        def __del__(self):
+            finalized.append(1)
+
+    import weakref
+
+    types = (SafeString, WithDict, Slotted, Finalized)
+
+    def churn(rounds):
+        for i in range(rounds):
+            a = SafeString("x" * (i % 40))
+            b = WithDict("<b>")
+            b.note = a
+            ref = weakref.ref(b)
+            c = Slotted("c")
+            d = Finalized("d")
+            e = escape("<" * (i % 2000))  # long text: characters in a block of their own
+            f = a + "<"
+            del a, b, c, d, e, f
+            assert ref() is None
+
+    churn(200)
+    gc.collect()
+    before = [sys.getrefcount(t) for t in types]
+    tracemalloc.start()
+    churn(2000)
+    gc.collect()
+    snapshot_a = tracemalloc.take_snapshot()
+    churn(2000)
+    gc.collect()
+    snapshot_b = tracemalloc.take_snapshot()
+    tracemalloc.stop()
+    assert [sys.getrefcount(t) for t in types] == before
+    assert len(finalized) == 4200
+    grown = sum(stat.size_diff for stat in snapshot_b.compare_to(snapshot_a, "filename"))
+    assert grown < 64 * 1024
