@@ -90,6 +90,15 @@ static inline int write_text(pm_render_ctx *ctx, PyObject *str) {
     return check(markup_escape(ctx->buf, s, (size_t)n));
 }
 
+/* A str subclass with its own __str__: the escaped text of str(obj). */
+static PM_NOINLINE int write_text_of_str(pm_render_ctx *ctx, PyObject *obj) {
+    PyObject *text = PyObject_Str(obj);
+    if (text == NULL) return -1;
+    int r = write_text(ctx, text);
+    Py_DECREF(text);
+    return r;
+}
+
 static int write_verbatim(pm_render_ctx *ctx, PyObject *str) {
     Py_ssize_t n;
     const char *s = pm_utf8(str, &n, NULL, "render()");
@@ -267,7 +276,7 @@ static PM_NOINLINE int attr_value_rare(pm_render_ctx *ctx, const char *name, Py_
             Py_DECREF(method);
             trusted = 1;
         } else if (PyUnicode_Check(value)) {
-            text = Py_NewRef(value);
+            text = pm_str_has_own_str(value) ? PyObject_Str(value) : Py_NewRef(value);
         } else {
             PyObject *attr = PyUnicode_DecodeUTF8(name, name_len, "replace");
             if (attr == NULL) return -1;
@@ -343,8 +352,15 @@ static PM_NOINLINE int render_raw_children(pm_render_ctx *ctx, pm_element *el) {
         PyObject *method;
         int r = pm_lookup_html(st, child, &method);
         if (r < 0) return -1;
-        if (r == 0) { /* a plain str subclass, checked at construction */
-            if (write_verbatim(ctx, child) < 0) return -1;
+        if (r == 0) {
+            /* A str subclass: its characters were checked at construction;
+               str() of one with its own __str__ is checked with the whole
+               below. */
+            PyObject *text = pm_str_has_own_str(child) ? PyObject_Str(child) : Py_NewRef(child);
+            if (text == NULL) return -1;
+            r = write_verbatim(ctx, text);
+            Py_DECREF(text);
+            if (r < 0) return -1;
             continue;
         }
         PyObject *html = call_html(method, child);
@@ -505,7 +521,8 @@ static PM_NOINLINE int render_child_rare(pm_render_ctx *ctx, PyObject *child, in
         Py_DECREF(html);
         return r;
     }
-    if (PyUnicode_Check(child)) return write_text(ctx, child);
+    if (PyUnicode_Check(child))
+        return pm_str_has_own_str(child) ? write_text_of_str(ctx, child) : write_text(ctx, child);
     if (PyIter_Check(child) && !PyDict_Check(child)) return render_iterator(ctx, child, depth);
     if (Py_TYPE(child) == st->tag_type) {
         PyErr_Format(PyExc_TypeError,

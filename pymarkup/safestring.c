@@ -361,7 +361,7 @@ static PyObject *html_text_as(pm_state *st, PyObject *obj, pm_state *safe) {
         }
         return html;
     }
-    if (PyUnicode_Check(obj)) return escape_str_text(obj, safe);
+    if (PyUnicode_Check(obj) && !pm_str_has_own_str(obj)) return escape_str_text(obj, safe);
     PyObject *text = PyObject_Str(obj);
     if (text == NULL) return NULL;
     PyObject *escaped = escape_str_text(text, safe);

@@ -191,6 +191,13 @@ static inline const char *pm_ascii_chars(PyObject *str, Py_ssize_t *n) {
     return (const char *)PyUnicode_DATA(str);
 }
 
+/* Whether the str instance `s` (a subclass) defines its own __str__. Its
+   text is then str(s), not its stored characters, as markupsafe.escape
+   (and so Jinja2) takes it. */
+static inline int pm_str_has_own_str(PyObject *s) {
+    return Py_TYPE(s)->tp_str != PyUnicode_Type.tp_str;
+}
+
 static inline const char *pm_utf8(PyObject *str, Py_ssize_t *n, PyObject *tag, const char *func) {
     const char *s = pm_ascii_chars(str, n); /* most text */
     return s ? s : pm_utf8_slow(str, n, tag, func);

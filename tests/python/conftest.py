@@ -55,7 +55,24 @@ HOSTILE_MARKUP = [
     markupsafe.Markup("&amp; pre-escaped"),
     markupsafe.Markup(""),
 ]
-HOSTILE_VALUES = HOSTILE_TEXT + HOSTILE_NUMBERS + HOSTILE_MARKUP
+
+
+class Shouting(str):
+    """A str subclass with its own __str__: Jinja2 (through markupsafe)
+    writes str(value), not the stored characters."""
+
+    def __str__(self):
+        return "LOUD <" + self.upper() + ">"
+
+    __repr__ = str.__repr__
+
+
+class Quiet(str):
+    """A str subclass that keeps str's __str__: its stored characters."""
+
+
+HOSTILE_STR_SUBCLASSES = [Shouting("a & <b>"), Quiet("q & <i>")]
+HOSTILE_VALUES = HOSTILE_TEXT + HOSTILE_NUMBERS + HOSTILE_MARKUP + HOSTILE_STR_SUBCLASSES
 
 
 def value_id(value):
