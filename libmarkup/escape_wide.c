@@ -18,9 +18,9 @@
  * from the byte escaper's table, widened as they are stored, but their
  * lengths come from the compare masks: with a table load on the chain of
  * output positions that every store waits for, the kernel ran at half the
- * speed on prose with a special every 20 characters. The AVX2 kernels do
- * the same on 32 units, for the bulk of the text; the SSE2 kernel writes
- * the last blocks exactly.
+ * speed on prose with a special every 20 characters. The AVX2 kernels size
+ * 32 units at a time and write 64-byte blocks (32 or 16 units) for the
+ * bulk of the text; the SSE2 kernel writes the last blocks exactly.
  *
  * Tried and dropped: expanding every dirty block with the byte escaper's
  * group shuffles (low bytes through the entity records, high bytes beside
@@ -304,12 +304,13 @@ static ALWAYS_INLINE size_t sse2_escape(void *dst, size_t cap, const void *s, si
 
 /* ---- AVX2 kernels -------------------------------------------------------- */
 
-/* The SSE2 kernels' algorithm on blocks of 32 units, compiled for AVX2 and
-   only reached after the CPU said it has it. The narrowing packs work
+/* The SSE2 kernels' algorithm on wider blocks, compiled for AVX2 and only
+   reached after the CPU said it has it. The narrowing packs work
    within 128-bit lanes, so the bytes are put back in unit order by one
    permute; the specials are found by a lookup at each low nibble. */
 
 #define AVX2_FN __attribute__((target("avx2")))
+/* Units per block of the sizing pass. */
 #define WIDE_BLOCK 32
 
 /* The 32 units at p as 32 bytes, in order, saturated as in load_narrow. */
@@ -375,9 +376,22 @@ static ALWAYS_INLINE AVX2_FN size_t avx2_size(const void *s, size_t n, size_t w)
     return i + extra + tail;
 }
 
-/* Stores the WIDE_BLOCK units at src to d (no more, no less). */
+/* The writer's blocks are 64 bytes, two AVX2 stores: 32 units of text
+   for 2-byte text, 16 for 4-byte text (where 32-unit blocks took four
+   stores per special and ran slower on dense text). */
+#define ESCAPE_BLOCK(w) (64 / (w))
+
+/* Special bits (and *five) of the ESCAPE_BLOCK(w) units at p. */
+static ALWAYS_INLINE AVX2_FN uint64_t avx2_block_masks(const char *p, size_t w, uint64_t *five) {
+    if (w == 2) return avx2_special_masks(p, w, five);
+    unsigned five16, mask = special_masks(p, w, &five16);
+    *five = five16;
+    return mask;
+}
+
+/* Stores the ESCAPE_BLOCK(w) units at src to d (no more, no less). */
 static ALWAYS_INLINE AVX2_FN void avx2_copy_block(char *d, const char *src, size_t w) {
-    for (size_t k = 0; k < WIDE_BLOCK * w; k += 32)
+    for (size_t k = 0; k < ESCAPE_BLOCK(w) * w; k += 32)
         _mm256_storeu_si256((__m256i *)(void *)(d + k),
                             _mm256_loadu_si256((const __m256i *)(const void *)(src + k)));
 }
@@ -392,15 +406,15 @@ static ALWAYS_INLINE AVX2_FN void avx2_store_entity(char *d, unsigned char c, si
         _mm256_storeu_si256((__m256i *)(void *)d, _mm256_cvtepu8_epi32(bytes));
 }
 
-/* escape_step on a block of WIDE_BLOCK units, its sentinel at bit 32. */
+/* escape_step on a block of ESCAPE_BLOCK(w) units, its sentinel just above. */
 static ALWAYS_INLINE AVX2_FN size_t avx2_escape_step(char *d, size_t o, const char *src,
                                                      size_t *pos, uint64_t *mask, uint64_t five,
                                                      size_t w) {
     size_t k = (size_t)__builtin_ctzll(*mask);
-    size_t special = k < WIDE_BLOCK;
+    size_t special = k < ESCAPE_BLOCK(w);
     avx2_copy_block(d + o * w, src + *pos * w, w);
     o += k - *pos;
-    /* At k == WIDE_BLOCK this reads the next block's first unit, unused. */
+    /* At k == ESCAPE_BLOCK(w) this reads the next block's first unit, unused. */
     avx2_store_entity(d + o * w, (unsigned char)(unit_at(src, k, w) & 0x7F), w);
     o += 4 * special + (five >> k & 1);
     *pos = k + special;
@@ -408,17 +422,18 @@ static ALWAYS_INLINE AVX2_FN size_t avx2_escape_step(char *d, size_t o, const ch
     return o;
 }
 
-/* escape_block_fast on a block of WIDE_BLOCK units: reads up to
-   2 * WIDE_BLOCK units and stores up to WIDE_BLOCK units past the block's
-   escaped end. */
+/* escape_block_fast on a block of ESCAPE_BLOCK(w) units: reads up to
+   2 * ESCAPE_BLOCK(w) units and stores up to ESCAPE_BLOCK(w) units past
+   the block's escaped end. */
 static ALWAYS_INLINE AVX2_FN size_t avx2_escape_block(char *d, const char *src, uint64_t mask,
                                                       uint64_t five, size_t w) {
     size_t o = 0, pos = 0;
-    mask |= UINT64_C(1) << WIDE_BLOCK;
+    mask |= UINT64_C(1) << ESCAPE_BLOCK(w);
     o = avx2_escape_step(d, o, src, &pos, &mask, five, w);
-    while (mask & 0xFFFFFFFFu) o = avx2_escape_step(d, o, src, &pos, &mask, five, w);
+    while (mask & ((UINT64_C(1) << ESCAPE_BLOCK(w)) - 1))
+        o = avx2_escape_step(d, o, src, &pos, &mask, five, w);
     avx2_copy_block(d + o * w, src + pos * w, w);
-    return o + (WIDE_BLOCK - pos);
+    return o + (ESCAPE_BLOCK(w) - pos);
 }
 
 static ALWAYS_INLINE AVX2_FN size_t avx2_escape(void *dst, size_t cap, const void *s, size_t n,
@@ -427,21 +442,21 @@ static ALWAYS_INLINE AVX2_FN size_t avx2_escape(void *dst, size_t cap, const voi
     size_t i = 0, o = 0;
     /* As sse2_escape: a clean pair of blocks is stored whole; the block
        kernel needs two blocks of input from where it starts and
-       6 * WIDE_BLOCK units of room. */
-    while (n - i >= 3 * WIDE_BLOCK && cap - o >= 12 * WIDE_BLOCK) {
+       6 * ESCAPE_BLOCK(w) units of room. */
+    while (n - i >= 3 * ESCAPE_BLOCK(w) && cap - o >= 12 * ESCAPE_BLOCK(w)) {
         const char *src = units(s, i, w);
         uint64_t five0, five1;
-        uint64_t mask0 = avx2_special_masks(src, w, &five0);
-        uint64_t mask1 = avx2_special_masks(src + WIDE_BLOCK * w, w, &five1);
+        uint64_t mask0 = avx2_block_masks(src, w, &five0);
+        uint64_t mask1 = avx2_block_masks(src + ESCAPE_BLOCK(w) * w, w, &five1);
         if ((mask0 | mask1) == 0) {
             avx2_copy_block(d + o * w, src, w);
-            avx2_copy_block(d + (o + WIDE_BLOCK) * w, src + WIDE_BLOCK * w, w);
-            o += 2 * WIDE_BLOCK;
+            avx2_copy_block(d + (o + ESCAPE_BLOCK(w)) * w, src + ESCAPE_BLOCK(w) * w, w);
+            o += 2 * ESCAPE_BLOCK(w);
         } else {
             o += avx2_escape_block(d + o * w, src, mask0, five0, w);
-            o += avx2_escape_block(d + o * w, src + WIDE_BLOCK * w, mask1, five1, w);
+            o += avx2_escape_block(d + o * w, src + ESCAPE_BLOCK(w) * w, mask1, five1, w);
         }
-        i += 2 * WIDE_BLOCK;
+        i += 2 * ESCAPE_BLOCK(w);
     }
     /* The rest, written exactly by the SSE2 kernel. */
     size_t rest = sse2_escape(d + o * w, cap - o, units(s, i, w), n - i, w);
