@@ -176,8 +176,11 @@ static PM_NOINLINE int attr_name_error(pm_tag *tag, PyObject *name, const markup
 
 static int check_attr_name(pm_tag *tag, PyObject *name) {
 #ifndef Py_GIL_DISABLED
-    PyObject **cached = &tag->st->valid_names[((uintptr_t)name >> 4) % PM_NAME_CACHE];
-    if (*cached == name) return 0;
+    /* The set from the address's bits above the allocator's 16-byte
+       alignment, mixed so that neighbouring strings spread out. */
+    uint64_t h = (uint64_t)((uintptr_t)name >> 4) * UINT64_C(0x9E3779B97F4A7C15);
+    PyObject **set = &tag->st->valid_names[2 * ((h >> 32) % (PM_NAME_CACHE / 2))];
+    if (set[0] == name || set[1] == name) return 0;
 #endif
     Py_ssize_t n;
     const char *s = pm_utf8(name, &n, tag->name, NULL);
@@ -187,7 +190,9 @@ static int check_attr_name(pm_tag *tag, PyObject *name) {
         return attr_name_error(tag, name, &err);
     }
 #ifndef Py_GIL_DISABLED
-    Py_XSETREF(*cached, Py_NewRef(name));
+    /* The newest name first; the older of the two leaves. */
+    Py_XSETREF(set[1], set[0]);
+    set[0] = Py_NewRef(name);
 #endif
     return 0;
 }

@@ -61,10 +61,12 @@ typedef struct pm_state {
     PyObject *str_html;      /* interned "__html__"                          */
 
     /* Attribute names already found valid (element.c), by address: the
-       literal keys of attribute dicts come back on every call. Each entry
-       holds a reference, so an address cannot be reused by another string
-       while cached. Not kept without a GIL. */
-#define PM_NAME_CACHE 64
+       literal keys of attribute dicts come back on every call. Two ways
+       per set, so that two names used together ("class" and "data-id" on
+       every row) cannot keep evicting each other. Each entry holds a
+       reference, so an address cannot be reused by another string while
+       cached. Not kept without a GIL. */
+#define PM_NAME_CACHE 64 /* entries: PM_NAME_CACHE / 2 sets of two */
     PyObject *valid_names[PM_NAME_CACHE];
 } pm_state;
 
