@@ -9,6 +9,10 @@
  */
 #include "state.h"
 
+#if PY_VERSION_HEX < 0x030B0000
+#include <longintrepr.h> /* PyLongObject's digits; Python.h has them from 3.11 */
+#endif
+
 #include <stdio.h>
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -154,12 +158,30 @@ static Py_ssize_t format_short_decimal(double d, char out[PM_NUMBER_MAX]) {
     return 0;
 }
 
+/* The value of an exact int that fits one CPython digit (ids, counts,
+   prices in cents): read from the object, where PyLong_AsLongLong's call
+   and checks cost more than writing the digits. 0 for a larger int. */
+static inline int small_int_value(PyObject *num, long long *v) {
+#if PY_VERSION_HEX >= 0x030C0000
+    if (!PyUnstable_Long_IsCompact((PyLongObject *)num)) return 0;
+    *v = (long long)PyUnstable_Long_CompactValue((PyLongObject *)num);
+#else
+    Py_ssize_t size = Py_SIZE(num); /* the digit count, negative for a negative int */
+    if (size < -1 || size > 1) return 0;
+    *v = (long long)size * (long long)((PyLongObject *)num)->ob_digit[0];
+#endif
+    return 1;
+}
+
 Py_ssize_t pm_format_number(PyObject *num, char out[PM_NUMBER_MAX]) {
     if (PyLong_CheckExact(num)) {
-        int overflow = 0;
-        long long v = PyLong_AsLongLongAndOverflow(num, &overflow);
-        if (overflow) return 0;
-        if (v == -1 && PyErr_Occurred()) return -1;
+        long long v;
+        if (!small_int_value(num, &v)) {
+            int overflow = 0;
+            v = PyLong_AsLongLongAndOverflow(num, &overflow);
+            if (overflow) return 0;
+            if (v == -1 && PyErr_Occurred()) return -1;
+        }
         /* Count the digits, then write them in place: no copy, no memcpy
            call for the ids and counts most pages print. */
         unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;

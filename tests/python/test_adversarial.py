@@ -445,10 +445,9 @@ def test_huge_int_gives_the_interpreter_error():
 
 
 def test_str_subclass_text_is_used_without_calling_str():
+    # A subclass that keeps str's __str__ is its stored characters: nothing
+    # of it is called.
     class Text(str):
-        def __str__(self):
-            raise Boom("str() must not be called on a str")
-
         def __format__(self, spec):
             raise Boom("format() must not be called on a str")
 
@@ -457,6 +456,35 @@ def test_str_subclass_text_is_used_without_calling_str():
     assert render(h.P({"title": value})) == '<p title="a&lt;b"></p>'
     assert child_slot(value) == "<div>a&lt;b</div>"
     assert attr_slot(value) == '<div title="a&lt;b"></div>'
+
+
+def test_str_subclass_with_its_own_str_is_written_as_str():
+    # As markupsafe.escape, and so Jinja2: str(value), escaped; an
+    # exception from __str__ goes to the caller.
+    class Loud(str):
+        def __str__(self):
+            return "LOUD " + self.upper()
+
+    class Broken(str):
+        def __str__(self):
+            raise Boom("from __str__")
+
+    value = Loud("a<b")
+    assert render(h.P(value)) == "<p>LOUD A&lt;B</p>"
+    assert render(h.P({"title": value})) == '<p title="LOUD A&lt;B"></p>'
+    assert child_slot(value) == "<div>LOUD A&lt;B</div>"
+    assert attr_slot(value) == '<div title="LOUD A&lt;B"></div>'
+    assert escape(value) == "LOUD A&lt;B"
+    for use in (
+        lambda v: render(h.P(v)),
+        lambda v: render(h.P({"title": v})),
+        child_slot,
+        attr_slot,
+        escape,
+        lambda v: render(h.Script(v)),
+    ):
+        with pytest.raises(Boom, match="from __str__"):
+            use(Broken("x"))
 
 
 # --- containers mutated while markup reads them -----------------------------

@@ -68,6 +68,10 @@ def test_ints_match_str() -> None:
     values = [0, -1, 1, 9, 10, 2**31, -(2**31), 2**63 - 1, -(2**63), 2**63, -(2**63) - 1, 10**40]
     rng = random.Random(3)
     values += [rng.randint(-(2**64), 2**64) for _ in range(5000)]
+    # Around one CPython digit (30 bits, or 15), which small ints are read from.
+    for bits in (15, 30):
+        values += [2**bits - 1, 2**bits, 2**bits + 1, -(2**bits) + 1, -(2**bits), -(2**bits) - 1]
+    values += [rng.randint(-(2**31), 2**31) for _ in range(5000)]
     for v in values:
         assert rendered_child(v) == str(v)
         assert rendered_attr(v) == str(v)
