@@ -54,8 +54,9 @@ typedef struct markup_escape_kernels {
     size_t (*count)(const char *src, size_t n);
     /* escape for a short value (a template slot, an attribute) already
        found to hold a byte to escape: reads nothing outside src[0..n) and
-       takes no branch on where the special bytes are, which a branch
-       predictor cannot learn from one value to the next. */
+       takes no branch on where the special bytes are (but for a group of
+       four specials, which is rare), since a branch predictor cannot learn
+       that from one value to the next. */
     size_t (*escape_short)(char *dst, const char *src, size_t n);
 } markup_escape_kernels;
 

@@ -369,8 +369,8 @@ static ALWAYS_INLINE AVX2_FN size_t avx2_size(const void *s, size_t n, size_t w)
         extra += (size_t)_mm256_extract_epi64(sums, 0) + (size_t)_mm256_extract_epi64(sums, 1) +
                  (size_t)_mm256_extract_epi64(sums, 2) + (size_t)_mm256_extract_epi64(sums, 3);
     }
-    /* The last units through the SSE2 kernel; n + extra cannot overflow
-       for an array in memory, but the tail's sum can say so. */
+    /* The last units through the SSE2 kernel, whose SIZE_MAX (overflow)
+       is kept; the total is checked again as it is added. */
     size_t tail = sse2_size(units(s, i, w), n - i, w);
     if (tail == SIZE_MAX || extra > SIZE_MAX - i - tail) return SIZE_MAX;
     return i + extra + tail;

@@ -176,8 +176,8 @@ static PM_NOINLINE int attr_name_error(pm_tag *tag, PyObject *name, const markup
 
 static int check_attr_name(pm_tag *tag, PyObject *name) {
 #ifndef Py_GIL_DISABLED
-    /* The set from the address's bits above the allocator's 16-byte
-       alignment, mixed so that neighbouring strings spread out. */
+    /* The set from the address's bits above the allocator's alignment,
+       mixed so that neighbouring strings spread out. */
     uint64_t h = (uint64_t)((uintptr_t)name >> 4) * UINT64_C(0x9E3779B97F4A7C15);
     PyObject **set = &tag->st->valid_names[2 * ((h >> 32) % (PM_NAME_CACHE / 2))];
     if (set[0] == name || set[1] == name) return 0;
@@ -190,9 +190,12 @@ static int check_attr_name(pm_tag *tag, PyObject *name) {
         return attr_name_error(tag, name, &err);
     }
 #ifndef Py_GIL_DISABLED
-    /* The newest name first; the older of the two leaves. */
-    Py_XSETREF(set[1], set[0]);
+    /* The newest name first; the older of the two leaves, released only
+       once both ways are set. */
+    PyObject *evicted = set[1];
+    set[1] = set[0];
     set[0] = Py_NewRef(name);
+    Py_XDECREF(evicted);
 #endif
     return 0;
 }

@@ -276,9 +276,10 @@ MARKUP_API markup_status markup_escape_u32(uint32_t *dst, size_t cap, const uint
 
 /* As markup_escape_u16 / _u32 with an explicit implementation, for tests,
    fuzzers and benchmarks. These escapers have SCALAR, SSE2 (16 units a
-   block) and AVX2 (32 units a block) kernels: AUTO is AVX2 where the CPU
-   has it, else SSE2 on x86-64 (its baseline), else SCALAR. An
-   implementation the CPU lacks returns MARKUP_ERR_INVALID_ARG. */
+   block) and AVX2 (32 units a block when sizing, 64 bytes when writing)
+   kernels: AUTO is AVX2 where the CPU has it, else SSE2 on x86-64 (its
+   baseline), else SCALAR. An implementation the CPU lacks returns
+   MARKUP_ERR_INVALID_ARG. */
 MARKUP_API markup_status markup_escape_u16_with(uint16_t *dst, size_t cap, const uint16_t *s,
                                                 size_t n, size_t *written,
                                                 markup_escape_impl impl);

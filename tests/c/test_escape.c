@@ -411,7 +411,7 @@ static void test_escape_short_kernels(void **state) {
     (void)state;
     /* The short-value kernels (template slots, attributes) read a value
        with overlapping loads that must stay inside it, and expand every
-       block, clean or not: each kernel at every length to past two
+       block, clean or not: each kernel at every length up to five
        blocks, every alignment, every density, with the value ending where
        its allocation ends; then every group of four over the specials at
        every position of a 48-byte value. */
