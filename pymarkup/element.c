@@ -1041,9 +1041,21 @@ static PyType_Spec comment_spec = {
 /* The `h` namespace                                                          */
 /* ------------------------------------------------------------------------ */
 
+/* Recent lookups of h.<Name>, by the name's address. CPython cannot
+   specialize attribute access on a type with its own getattr, so every
+   h.Div in a loop comes here; the names are the caller's interned
+   constants, and a pointer compare answers most of them without a dict
+   lookup. Each entry holds references to its name and its factory. Not
+   kept without a GIL. */
+#define PM_LOOKUP_CACHE 32
+
 typedef struct pm_namespace {
     PyObject_HEAD
     PyObject *factories; /* dict: "Div" -> Tag */
+#ifndef Py_GIL_DISABLED
+    PyObject *cached_name[PM_LOOKUP_CACHE];
+    PyObject *cached_tag[PM_LOOKUP_CACHE];
+#endif
 } pm_namespace;
 
 /* The elements of the HTML living standard; h.<Capitalized> for each. */
@@ -1109,9 +1121,23 @@ static PM_NOINLINE PyObject *namespace_missing(pm_namespace *self, PyObject *nam
 }
 
 static PyObject *namespace_getattro(pm_namespace *self, PyObject *name) {
+#ifndef Py_GIL_DISABLED
+    uint64_t h = (uint64_t)((uintptr_t)name >> 4) * UINT64_C(0x9E3779B97F4A7C15);
+    size_t slot = (size_t)(h >> 32) % PM_LOOKUP_CACHE;
+    if (self->cached_name[slot] == name) return Py_NewRef(self->cached_tag[slot]);
+#endif
     if (self->factories == NULL) return PyObject_GenericGetAttr((PyObject *)self, name);
     PyObject *tag = PyDict_GetItemWithError(self->factories, name);
-    if (tag != NULL) return Py_NewRef(tag);
+    if (tag != NULL) {
+#ifndef Py_GIL_DISABLED
+        PyObject *old_name = self->cached_name[slot], *old_tag = self->cached_tag[slot];
+        self->cached_name[slot] = Py_NewRef(name);
+        self->cached_tag[slot] = Py_NewRef(tag);
+        Py_XDECREF(old_name);
+        Py_XDECREF(old_tag);
+#endif
+        return Py_NewRef(tag);
+    }
     if (PyErr_Occurred()) return NULL;
     PyObject *r = PyObject_GenericGetAttr((PyObject *)self, name);
     if (r != NULL || !PyErr_ExceptionMatches(PyExc_AttributeError)) return r;
@@ -1135,18 +1161,27 @@ static PyObject *namespace_repr(pm_namespace *self) {
 static int namespace_traverse(pm_namespace *self, visitproc visit, void *arg) {
     Py_VISIT(Py_TYPE(self));
     Py_VISIT(self->factories);
+#ifndef Py_GIL_DISABLED
+    for (size_t i = 0; i < PM_LOOKUP_CACHE; i++) Py_VISIT(self->cached_tag[i]);
+#endif
     return 0;
 }
 
 static int namespace_clear(pm_namespace *self) {
     Py_CLEAR(self->factories);
+#ifndef Py_GIL_DISABLED
+    for (size_t i = 0; i < PM_LOOKUP_CACHE; i++) {
+        Py_CLEAR(self->cached_name[i]);
+        Py_CLEAR(self->cached_tag[i]);
+    }
+#endif
     return 0;
 }
 
 static void namespace_dealloc(pm_namespace *self) {
     PyTypeObject *tp = Py_TYPE(self);
     PyObject_GC_UnTrack(self);
-    Py_CLEAR(self->factories);
+    namespace_clear(self);
     tp->tp_free(self);
     Py_DECREF(tp);
 }
@@ -1226,6 +1261,10 @@ int pm_element_init(PyObject *module, pm_state *st) {
     pm_namespace *h = PyObject_GC_New(pm_namespace, st->namespace_type);
     if (h == NULL) return -1;
     h->factories = Py_NewRef(st->factories);
+#ifndef Py_GIL_DISABLED
+    memset(h->cached_name, 0, sizeof h->cached_name);
+    memset(h->cached_tag, 0, sizeof h->cached_tag);
+#endif
     PyObject_GC_Track(h);
     st->h = (PyObject *)h;
     return PyModule_AddObjectRef(module, "h", st->h);
