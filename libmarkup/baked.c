@@ -355,11 +355,18 @@ static markup_status write_plain(markup_buf *out, const markup_baked *tpl, const
     return MARKUP_OK;
 }
 
+/* Escapes a value found to hold bytes to escape; a short one (most slot
+   values) with no call in between. */
+static inline markup_status escape_dirty(markup_buf *out, const char *s, size_t n) {
+    if (n <= MARKUP_ESCAPE_SHORT_MAX) return markup_escape_short_dirty_(out, s, n);
+    return markup_escape_dirty_(out, s, n);
+}
+
 /* Writes a value found to hold bytes to escape, escaped, without scanning
    it again. */
 static markup_status write_escaped(markup_buf *out, const markup_baked *tpl,
                                    const baked_slot *slot, const char *s, size_t n) {
-    if (slot->kind == MARKUP_SLOT_CHILD) return markup_escape_dirty_(out, s, n);
+    if (slot->kind == MARKUP_SLOT_CHILD) return escape_dirty(out, s, n);
     size_t name_len = slot->name_len;
     markup_status st = markup_buf_reserve(out, name_len + ATTR_OVERHEAD);
     if (st != MARKUP_OK) return st;
@@ -370,7 +377,7 @@ static markup_status write_escaped(markup_buf *out, const markup_baked *tpl,
     *d++ = '=';
     *d++ = '"';
     out->len = (size_t)(d - out->data);
-    st = markup_escape_dirty_(out, s, n);
+    st = escape_dirty(out, s, n);
     if (st == MARKUP_OK) st = markup_buf_putc(out, '"');
     return st;
 }

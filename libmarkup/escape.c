@@ -250,7 +250,7 @@ markup_status markup_escape_with(markup_buf *buf, const char *s, size_t n,
 /* Most text handed to the escaper is a short, clean value (a name, a
    class, a number). Up to this length a quick scan first answers "clean"
    and the bytes are copied whole, without entering a kernel. */
-#define ESCAPE_CLEAN_SCAN_MAX 64
+#define ESCAPE_CLEAN_SCAN_MAX MARKUP_ESCAPE_SHORT_MAX
 
 #if defined(__SSE2__)
 static inline bool block_has_special(const char *p) {
@@ -288,29 +288,16 @@ static inline bool short_is_clean(const char *s, size_t n) {
     return swar_special(w) == 0;
 }
 
-typedef size_t (*escape_short_fn)(char *dst, const char *src, size_t n);
+_Atomic(markup_escape_short_fn) markup_escape_short_cache_;
 
-/* The best kernels' escape_short, found once: template slots call it per
-   value, where the dispatch through best_kernels() showed up in profiles. */
-static _Atomic(escape_short_fn) escape_short_cache;
-
-/* Short text with something to escape: through the kernels' escape_short,
-   which has no branch on where the special bytes are. */
-static markup_status escape_short_dirty(markup_buf *buf, const char *s, size_t n) {
-    markup_status st =
-        markup_buf_reserve(buf, n * MARKUP_ESCAPE_MAX_EXPANSION + MARKUP_ESCAPE_SLACK);
-    if (st != MARKUP_OK) return st;
-    escape_short_fn escape_short = atomic_load_explicit(&escape_short_cache, memory_order_relaxed);
-    if (escape_short == NULL) {
-        escape_short = best_kernels()->escape_short;
-        atomic_store_explicit(&escape_short_cache, escape_short, memory_order_relaxed);
-    }
-    buf->len += escape_short(buf->data + buf->len, s, n);
-    return MARKUP_OK;
+markup_escape_short_fn markup_escape_short_find_(void) {
+    markup_escape_short_fn escape_short = best_kernels()->escape_short;
+    atomic_store_explicit(&markup_escape_short_cache_, escape_short, memory_order_relaxed);
+    return escape_short;
 }
 
 markup_status markup_escape_dirty_(markup_buf *buf, const char *s, size_t n) {
-    if (n <= ESCAPE_CLEAN_SCAN_MAX) return escape_short_dirty(buf, s, n);
+    if (n <= MARKUP_ESCAPE_SHORT_MAX) return markup_escape_short_dirty_(buf, s, n);
     return escape_run(buf, s, n, best_kernels());
 }
 
@@ -319,7 +306,7 @@ markup_status markup_escape(markup_buf *buf, const char *s, size_t n) {
     if (n <= ESCAPE_CLEAN_SCAN_MAX) {
         if (n == 0) return MARKUP_OK;
         if (short_is_clean(s, n)) return markup_buf_append(buf, s, n);
-        return escape_short_dirty(buf, s, n);
+        return markup_escape_short_dirty_(buf, s, n);
     }
     return escape_run(buf, s, n, best_kernels());
 }

@@ -5,6 +5,7 @@
 #ifndef MARKUP_ESCAPE_IMPL_H
 #define MARKUP_ESCAPE_IMPL_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -63,6 +64,31 @@ typedef struct markup_escape_kernels {
 /* markup_escape for text the caller has already found to hold a byte to
    escape (baked.c's value scan): skips the scan for a clean short value. */
 markup_status markup_escape_dirty_(markup_buf *buf, const char *s, size_t n);
+
+/* Up to this length, text with something to escape goes through the
+   kernels' escape_short. */
+#define MARKUP_ESCAPE_SHORT_MAX 64
+
+typedef size_t (*markup_escape_short_fn)(char *dst, const char *src, size_t n);
+
+/* The best kernels' escape_short once found, else NULL (escape.c), and the
+   call that finds and keeps it. Template slots escape a value each through
+   it, where the layers of dispatch showed up in profiles. */
+extern _Atomic(markup_escape_short_fn) markup_escape_short_cache_;
+markup_escape_short_fn markup_escape_short_find_(void);
+
+/* markup_escape_dirty_ for n <= MARKUP_ESCAPE_SHORT_MAX, inline. */
+static inline markup_status markup_escape_short_dirty_(markup_buf *buf, const char *s,
+                                                       size_t n) {
+    markup_status st =
+        markup_buf_reserve(buf, n * MARKUP_ESCAPE_MAX_EXPANSION + MARKUP_ESCAPE_SLACK);
+    if (st != MARKUP_OK) return st;
+    markup_escape_short_fn escape_short =
+        atomic_load_explicit(&markup_escape_short_cache_, memory_order_relaxed);
+    if (escape_short == NULL) escape_short = markup_escape_short_find_();
+    buf->len += escape_short(buf->data + buf->len, s, n);
+    return MARKUP_OK;
+}
 
 /* The portable kernel (no over-read, no readable argument). */
 size_t markup_escape_scalar_(char *dst, const char *src, size_t n);
