@@ -90,6 +90,7 @@ static inline pm_state *pm_state_from_module(PyObject *module) {
 /* Element.flags */
 #define PM_ELEMENT_DOCTYPE 0x01 /* write "<!doctype html>" before the element */
 #define PM_ELEMENT_FOREIGN 0x02 /* <svg>, <math>: starts foreign content in HTML */
+#define PM_ELEMENT_GC 0x04      /* allocated with the cycle collector's header */
 
 /* An element: immutable once built, in one allocation. `tag` is a
    validated ASCII str. `items` holds 2 * nattrs attribute items, name,
@@ -105,6 +106,7 @@ typedef struct pm_element {
     Py_ssize_t nattrs; /* attribute pairs at the start of items */
     uint8_t kind;      /* markup_tag_kind */
     uint8_t flags;     /* PM_ELEMENT_* */
+    uint16_t height;   /* levels of elements from this one down, saturating */
     PyObject *items[];
 } pm_element;
 

@@ -82,6 +82,30 @@ def test_elements_nested_100000_deep():
         del node  # freeing walks 100,000 levels too, without recursion
 
 
+def test_deep_tree_is_freed_on_a_small_thread_stack():
+    # Freeing may not recurse once per level: a thread with a 256 KiB stack
+    # (a few thousand C frames) frees a tree 100,000 levels deep.
+    import threading
+
+    done = []
+
+    def build_and_free():
+        node = h.Div("leaf")
+        for _ in range(100_000):
+            node = h.Div(node)
+        del node
+        done.append(True)
+
+    old = threading.stack_size(256 * 1024)
+    try:
+        worker = threading.Thread(target=build_and_free)
+        worker.start()
+        worker.join()
+    finally:
+        threading.stack_size(old)
+    assert done == [True]
+
+
 def test_lists_and_tuples_nested_100000_deep():
     with time_limit(20):
         for wrap in (lambda x: [x], lambda x: (x,)):
