@@ -610,7 +610,9 @@ static int may_be_in_cycle(pm_state *st, const pm_vec *v) {
         if (t == &PyUnicode_Type || t == st->safestring_type || t == &PyLong_Type ||
             t == &PyFloat_Type || t == &PyBool_Type || o == Py_None || t == st->comment_type)
             continue;
-        if (t == st->element_type && !PyObject_GC_IsTracked(o)) continue;
+        if (t == st->element_type &&
+            (!(((pm_element *)o)->flags & PM_ELEMENT_GC) || !PyObject_GC_IsTracked(o)))
+            continue;
         return 1;
     }
     return 0;
