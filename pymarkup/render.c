@@ -589,7 +589,7 @@ PyObject *pm_render(PyObject *module, PyObject *obj) {
     markup_buf_init(&buf, &pm_pymem_alloc);
     PyObject *result = NULL;
     if (render_into(st, &buf, obj) == 0) {
-        result = PyUnicode_DecodeUTF8(buf.data, (Py_ssize_t)buf.len, "strict");
+        result = pm_str_from_utf8(buf.data, (Py_ssize_t)buf.len);
     }
     markup_buf_free(&buf);
     return result;

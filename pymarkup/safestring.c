@@ -155,14 +155,19 @@ static void str_alloc_free(void *ctx, void *ptr, size_t size) {
 
 static const markup_alloc str_alloc = {str_alloc_malloc, str_alloc_realloc, str_alloc_free, NULL};
 
+#endif
+
+#define HIGH_BITS UINT64_C(0x8080808080808080)
+
 static int is_ascii(const char *s, Py_ssize_t n) {
-    /* Whole pages pass through here: four words per step, one test. */
+    /* Whole pages pass through here: four words per step, one test, which
+       stops at the first step with a byte above 0x7F. */
     uint64_t high = 0;
     Py_ssize_t i = 0;
     for (; n - i >= 32; i += 32) {
         uint64_t w[4];
         memcpy(w, s + i, 32);
-        high |= w[0] | w[1] | w[2] | w[3];
+        if ((w[0] | w[1] | w[2] | w[3]) & HIGH_BITS) return 0;
     }
     for (; n - i >= 8; i += 8) {
         uint64_t w;
@@ -170,9 +175,17 @@ static int is_ascii(const char *s, Py_ssize_t n) {
         high |= w;
     }
     for (; i < n; i++) high |= (unsigned char)s[i];
-    return (high & UINT64_C(0x8080808080808080)) == 0;
+    return (high & HIGH_BITS) == 0;
 }
-#endif
+
+PyObject *pm_str_from_utf8(const char *s, Py_ssize_t n) {
+    if (n > 0 && is_ascii(s, n)) {
+        PyObject *r = PyUnicode_New(n, 127);
+        if (r != NULL) memcpy(PyUnicode_1BYTE_DATA(r), s, (size_t)n);
+        return r;
+    }
+    return PyUnicode_DecodeUTF8(s, n, "strict");
+}
 
 /* A new SafeString with the contents of the str `s`. */
 static PyObject *safestring_from_str(pm_state *st, PyObject *s) {

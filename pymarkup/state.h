@@ -236,6 +236,10 @@ PyObject *pm_escape(PyObject *module, PyObject *obj);
 /* A new SafeString holding `n` bytes of UTF-8 (already safe HTML). */
 PyObject *pm_safestring_from_utf8(pm_state *st, const char *s, Py_ssize_t n);
 
+/* A new plain str of `n` bytes of UTF-8 (strict): ASCII text, most pages,
+   is copied as it is rather than checked word by word by the decoder. */
+PyObject *pm_str_from_utf8(const char *s, Py_ssize_t n);
+
 /* The same for bytes the caller knows to be ASCII. */
 PyObject *pm_safestring_from_ascii(pm_state *st, const char *s, Py_ssize_t n);
 

@@ -336,3 +336,15 @@ def test_list_of_text_and_safestrings_of_every_width():
     assert render(h.Div(items)) == f"<div>{expected}</div>"
     assert render(items) == expected
     assert render(tuple(items)) == expected
+
+
+def test_one_non_ascii_character_anywhere_in_a_page():
+    # An ASCII page becomes its str by a copy; a single character above
+    # U+007F at any offset (each step of the ASCII test, and its tail) must
+    # send the page through the UTF-8 decoder instead.
+    for width in ("é", "ж", "🍵"):
+        for n in range(0, 100):
+            text = "a" * n + width + "b" * (n % 7)
+            page = h.P(text)
+            assert render(page) == f"<p>{text}</p>"
+            assert render_bytes(page).decode() == f"<p>{text}</p>"
