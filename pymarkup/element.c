@@ -610,58 +610,10 @@ static int may_be_in_cycle(pm_state *st, const pm_vec *v) {
         if (t == &PyUnicode_Type || t == st->safestring_type || t == &PyLong_Type ||
             t == &PyFloat_Type || t == &PyBool_Type || o == Py_None || t == st->comment_type)
             continue;
-        if (t == st->element_type &&
-            (!(((pm_element *)o)->flags & PM_ELEMENT_GC) || !PyObject_GC_IsTracked(o)))
-            continue;
+        if (t == st->element_type && !PyObject_GC_IsTracked(o)) continue;
         return 1;
     }
     return 0;
-}
-
-/* The height of the tallest element among `v`'s items (0 for none). */
-static unsigned tallest_element(pm_state *st, const pm_vec *v) {
-    unsigned tallest = 0;
-    for (Py_ssize_t i = 0; i < v->len; i++) {
-        PyObject *o = v->items[i];
-        if (Py_TYPE(o) == st->element_type && ((pm_element *)o)->height > tallest)
-            tallest = ((pm_element *)o)->height;
-    }
-    return tallest;
-}
-
-/* Element is a GC type, but an element that cannot be in a cycle is never
-   tracked, and most are such. Those are allocated without the collector's
-   header ("plain"): no header to link, count and unlink, and no
-   collections started by the count. element_is_gc tells the collector
-   which elements have the header. Freeing a plain element recurses into
-   its children without the trashcan, which needs the header, so only
-   subtrees up to this many levels are allocated plain: a deeper one has
-   the header and the trashcan at every level from there up. */
-#define PLAIN_HEIGHT_MAX 32
-
-static int element_is_gc(PyObject *op) { return (((pm_element *)op)->flags & PM_ELEMENT_GC) != 0; }
-
-/* A new element of `n` items with `flags`; plain (see above) when `plain`. */
-static pm_element *element_alloc(pm_state *st, Py_ssize_t n, uint8_t flags, int plain) {
-    pm_element *el;
-#ifdef Py_GIL_DISABLED
-    /* The free-threaded collector finds objects by walking its own heap. */
-    plain = 0;
-#endif
-    if (plain) {
-        if (n > (PY_SSIZE_T_MAX - (Py_ssize_t)offsetof(pm_element, items)) /
-                    (Py_ssize_t)sizeof(PyObject *))
-            return (pm_element *)PyErr_NoMemory();
-        el = PyObject_Malloc(offsetof(pm_element, items) + (size_t)n * sizeof(PyObject *));
-        if (el == NULL) return (pm_element *)PyErr_NoMemory();
-        PyObject_InitVar((PyVarObject *)el, st->element_type, n); /* references the type */
-    } else {
-        el = PyObject_GC_NewVar(pm_element, st->element_type, n);
-        if (el == NULL) return NULL;
-        flags |= PM_ELEMENT_GC;
-    }
-    el->flags = flags;
-    return el;
 }
 
 static PM_NOINLINE int void_error(pm_tag *tag, Py_ssize_t nkids) {
@@ -731,15 +683,12 @@ static PyObject *tag_vectorcall(PyObject *callable, PyObject *const *args, size_
     }
 
     int cyclic = may_be_in_cycle(st, &attrs) || may_be_in_cycle(st, &kids);
-    unsigned below = tallest_element(st, &kids);
-    unsigned height = below < UINT16_MAX ? below + 1 : UINT16_MAX;
-    pm_element *el = element_alloc(st, attrs.len + kids.len, tag->flags,
-                                   !cyclic && height <= PLAIN_HEIGHT_MAX);
+    pm_element *el = PyObject_GC_NewVar(pm_element, st->element_type, attrs.len + kids.len);
     if (el == NULL) goto error;
     el->tag = Py_NewRef(tag->name);
     el->nattrs = attrs.len / 2;
     el->kind = tag->kind;
-    el->height = (uint16_t)height;
+    el->flags = tag->flags;
     /* The element takes over the vectors' references. */
     if (attrs.len) memcpy(el->items, attrs.items, sizeof(PyObject *) * (size_t)attrs.len);
     if (kids.len)
@@ -900,14 +849,6 @@ static int element_clear(pm_element *self) {
 
 static void element_dealloc(pm_element *self) {
     PyTypeObject *tp = Py_TYPE(self);
-    if (!(self->flags & PM_ELEMENT_GC)) {
-        /* Plain: at most PLAIN_HEIGHT_MAX levels of recursion below. */
-        Py_CLEAR(self->tag);
-        for (Py_ssize_t i = 0; i < Py_SIZE(self); i++) Py_XDECREF(self->items[i]);
-        PyObject_Free(self);
-        Py_DECREF(tp);
-        return;
-    }
     PyObject_GC_UnTrack(self);
     /* The trashcan turns the recursive free of a deep tree into a loop. */
     Py_TRASHCAN_BEGIN(self, element_dealloc)
@@ -1002,7 +943,6 @@ static PyType_Slot element_slots[] = {
     {Py_tp_dealloc, element_dealloc},
     {Py_tp_traverse, element_traverse},
     {Py_tp_clear, element_clear},
-    {Py_tp_is_gc, element_is_gc},
     {Py_tp_repr, element_repr},
     {Py_tp_getset, element_getset},
     {Py_tp_methods, element_methods},

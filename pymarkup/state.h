@@ -90,7 +90,6 @@ static inline pm_state *pm_state_from_module(PyObject *module) {
 /* Element.flags */
 #define PM_ELEMENT_DOCTYPE 0x01 /* write "<!doctype html>" before the element */
 #define PM_ELEMENT_FOREIGN 0x02 /* <svg>, <math>: starts foreign content in HTML */
-#define PM_ELEMENT_GC 0x04      /* allocated with the cycle collector's header */
 
 /* An element: immutable once built, in one allocation. `tag` is a
    validated ASCII str. `items` holds 2 * nattrs attribute items, name,
@@ -106,7 +105,6 @@ typedef struct pm_element {
     Py_ssize_t nattrs; /* attribute pairs at the start of items */
     uint8_t kind;      /* markup_tag_kind */
     uint8_t flags;     /* PM_ELEMENT_* */
-    uint16_t height;   /* levels of elements from this one down, saturating */
     PyObject *items[];
 } pm_element;
 
@@ -236,12 +234,12 @@ PyObject *pm_escape(PyObject *module, PyObject *obj);
 /* A new SafeString holding `n` bytes of UTF-8 (already safe HTML). */
 PyObject *pm_safestring_from_utf8(pm_state *st, const char *s, Py_ssize_t n);
 
+/* The same for bytes the caller knows to be ASCII. */
+PyObject *pm_safestring_from_ascii(pm_state *st, const char *s, Py_ssize_t n);
+
 /* A new plain str of `n` bytes of UTF-8 (strict): ASCII text, most pages,
    is copied as it is rather than checked word by word by the decoder. */
 PyObject *pm_str_from_utf8(const char *s, Py_ssize_t n);
-
-/* The same for bytes the caller knows to be ASCII. */
-PyObject *pm_safestring_from_ascii(pm_state *st, const char *s, Py_ssize_t n);
 
 /* ------------------------------------------------------------------------ */
 /* Per-file init (called from module.c's exec slot)                            */
