@@ -132,6 +132,22 @@ static bool starts_with_ignore_case(const char *s, size_t n, const char *lower, 
     return true;
 }
 
+/* The elements whose whole content an HTML parser reads as text, up to
+   their end tag: inside one of them, a <script> or <style> is no element
+   and its raw text is that element's text, so their end tags are refused
+   in raw text too. */
+static const char *const TEXT_CONTENT_END_TAGS[] = {
+    "</title", "</textarea", "</noscript", "</iframe", "</xmp", "</noembed", "</noframes",
+};
+
+static bool is_text_content_end_tag(const char *p, size_t left) {
+    for (size_t i = 0; i < sizeof TEXT_CONTENT_END_TAGS / sizeof TEXT_CONTENT_END_TAGS[0]; i++) {
+        const char *tag = TEXT_CONTENT_END_TAGS[i];
+        if (starts_with_ignore_case(p, left, tag, strlen(tag))) return true;
+    }
+    return false;
+}
+
 markup_status markup_html_check_raw_text(markup_tag_kind kind, const char *s, size_t n,
                                          markup_error *err) {
     if (s == NULL && n != 0)
@@ -151,6 +167,10 @@ markup_status markup_html_check_raw_text(markup_tag_kind kind, const char *s, si
             return fail(err, MARKUP_ERR_RAW_TEXT, (size_t)(p - s),
                         "\"</style\" inside <style> would end it early");
         }
+        if (is_text_content_end_tag(p, left))
+            return fail(err, MARKUP_ERR_RAW_TEXT, (size_t)(p - s),
+                        "the end tag of title, textarea, noscript, iframe, xmp, noembed or "
+                        "noframes inside raw text would end such an element around it early");
         p++;
     }
     return MARKUP_OK;
@@ -258,6 +278,11 @@ markup_content markup_html_content_inside(markup_content outer, const char *tag,
     case MARKUP_CONTENT_HTML:
         if (tag_equals(tag, n, "svg")) return MARKUP_CONTENT_SVG;
         if (tag_equals(tag, n, "math")) return MARKUP_CONTENT_MATH;
+        /* MathML again when straight inside mi, mo, mn, ms or mtext, and
+           meaningless anywhere else in HTML: taken as MathML everywhere,
+           so their script text is escaped (never unsafe). */
+        if (tag_equals(tag, n, "mglyph") || tag_equals(tag, n, "malignmark"))
+            return MARKUP_CONTENT_MATH;
         return outer;
     case MARKUP_CONTENT_SVG:
         if (tag_equals(tag, n, "foreignobject") || tag_equals(tag, n, "desc") ||

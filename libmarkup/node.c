@@ -272,8 +272,8 @@ static markup_status check_child_target(markup_node *node, markup_error *err) {
     return MARKUP_OK;
 }
 
-/* The longest pattern markup_html_check_raw_text looks for ("</script"). */
-#define RAW_PATTERN_MAX 8
+/* The longest pattern markup_html_check_raw_text looks for ("</noframes"). */
+#define RAW_PATTERN_MAX 10
 
 /* Raw text is the concatenation of all children, so a pattern may be split
    between the previous children and the new text: check the seam too. */
@@ -281,7 +281,8 @@ static markup_status check_raw_seam(const markup_node *node, const char *s, size
                                     markup_error *err) {
     char seam[2 * (RAW_PATTERN_MAX - 1)];
     size_t before = 0;
-    /* Collect up to 7 bytes that end the existing content, newest last. */
+    /* Collect up to RAW_PATTERN_MAX - 1 bytes that end the existing
+       content, newest last. */
     char tail[RAW_PATTERN_MAX - 1];
     size_t want = RAW_PATTERN_MAX - 1;
     for (size_t i = node->nchildren; i > 0 && before < want; i--) {

@@ -414,13 +414,50 @@ static inline int add_kw_attr(pm_tag *tag, pm_vec *attrs, PyObject *kw, PyObject
 
 static int add_child(pm_tag *tag, pm_vec *kids, PyObject *child);
 
-static PM_NOINLINE int raw_text_error(pm_tag *tag, const markup_error *err) {
-    const char *what = tag->kind == MARKUP_TAG_SCRIPT ? "'</script' or '<!--'" : "'</style'";
-    PyErr_Format(PyExc_ValueError,
-                 "<%U>: text contains %s at byte %zu, which would end the element early; "
-                 "for data use tojson(...), or split the sequence (e.g. '<\\/script')",
-                 tag->name, what, err->pos);
+int pm_raw_text_error(PyObject *tag, const char *what, const char *s, size_t n, size_t pos) {
+    /* The sequence at pos: "<!--", or "</" and the tag name after it. */
+    char found[16] = "<!--";
+    size_t len = 2;
+    if (pos + 1 < n && s[pos + 1] == '/') {
+        memcpy(found, "</", 2);
+        while (len < sizeof found - 1 && pos + len < n &&
+               ((s[pos + len] | 0x20) >= 'a' && (s[pos + len] | 0x20) <= 'z')) {
+            found[len] = (char)(s[pos + len] | 0x20);
+            len++;
+        }
+        found[len] = '\0';
+    }
+    const char *tag_name = PyUnicode_AsUTF8(tag); /* ASCII, checked at creation */
+    if (tag_name == NULL) return -1;
+    int own = found[1] == '!';
+    if (!own) {
+        size_t i = 0;
+        while (found[2 + i] != '\0' && (tag_name[i] | 0x20) == found[2 + i]) i++;
+        own = found[2 + i] == '\0' && tag_name[i] == '\0';
+    }
+    /* The same sequence split by a backslash, which JavaScript and CSS
+       strings read as nothing: "<\/script", "<\!--". */
+    char split[20];
+    snprintf(split, sizeof split, "<\\%s", found + 1);
+    if (own) {
+        PyErr_Format(PyExc_ValueError,
+                     "<%U>: %s '%s' at byte %zu, which would end the element early; for data "
+                     "use tojson(...), or split the sequence (e.g. '%s')",
+                     tag, what, found, pos, split);
+    } else {
+        PyErr_Format(PyExc_ValueError,
+                     "<%U>: %s '%s' at byte %zu, which would end a <%s> around the element "
+                     "early (inside <title>, <textarea>, <noscript>, <iframe>, <xmp>, <noembed> "
+                     "and <noframes> a parser reads a <%U> as text); for data use tojson(...), "
+                     "or split the sequence (e.g. '%s')",
+                     tag, what, found, pos, found + 2, tag, split);
+    }
     return -1;
+}
+
+static PM_NOINLINE int raw_text_error(pm_tag *tag, const char *s, size_t n,
+                                      const markup_error *err) {
+    return pm_raw_text_error(tag->name, "text contains", s, n, err->pos);
 }
 
 /* A str child: lone surrogates rejected, raw text checked for breakout. */
@@ -432,7 +469,7 @@ static PM_NOINLINE int check_text_child(pm_tag *tag, PyObject *text) {
         markup_error err = {MARKUP_OK, 0, NULL};
         if (markup_html_check_raw_text((markup_tag_kind)tag->kind, s, (size_t)n, &err) !=
             MARKUP_OK) {
-            return raw_text_error(tag, &err);
+            return raw_text_error(tag, s, (size_t)n, &err);
         }
     }
     return 0;
@@ -470,7 +507,7 @@ static PM_NOINLINE int check_raw_text_joined(pm_tag *tag, const pm_vec *kids) {
         markup_error err = {MARKUP_OK, 0, NULL};
         if (markup_html_check_raw_text((markup_tag_kind)tag->kind, joined.data, joined.len,
                                        &err) != MARKUP_OK) {
-            r = raw_text_error(tag, &err);
+            r = raw_text_error(tag, joined.data, joined.len, &err);
         }
     }
     markup_buf_free(&joined);

@@ -347,13 +347,6 @@ static PM_NOINLINE int too_deep(pm_element *el) {
     return -1;
 }
 
-static PM_NOINLINE int raw_text_breakout(pm_element *el, const markup_error *err) {
-    PyErr_Format(PyExc_ValueError,
-                 "<%U>: __html__() text contains a sequence at byte %zu that would end the "
-                 "element early; for data use tojson(...)",
-                 el->tag, err->pos);
-    return -1;
-}
 
 /* Children of <script>/<style>: text is written raw (checked for breakout
    at construction; __html__ results are checked here). */
@@ -394,7 +387,7 @@ static PM_NOINLINE int render_raw_children(pm_render_ctx *ctx, pm_element *el) {
         r = -1;
         if (s != NULL) {
             if (markup_html_check_raw_text((markup_tag_kind)el->kind, s, (size_t)n, &err) != MARKUP_OK) {
-                raw_text_breakout(el, &err);
+                pm_raw_text_error(el->tag, "__html__() text contains", s, (size_t)n, err.pos);
             } else {
                 r = check(markup_buf_append(ctx->buf, s, (size_t)n));
             }
@@ -407,11 +400,8 @@ static PM_NOINLINE int render_raw_children(pm_render_ctx *ctx, pm_element *el) {
     markup_error err = {MARKUP_OK, 0, NULL};
     if (markup_html_check_raw_text((markup_tag_kind)el->kind, ctx->buf->data + start,
                                    ctx->buf->len - start, &err) != MARKUP_OK) {
-        PyErr_Format(PyExc_ValueError,
-                     "<%U>: its text pieces, written back to back, contain a sequence at "
-                     "byte %zu that would end the element early; for data use tojson(...)",
-                     el->tag, err.pos);
-        return -1;
+        return pm_raw_text_error(el->tag, "its text pieces, written back to back, contain",
+                                 ctx->buf->data + start, ctx->buf->len - start, err.pos);
     }
     return 0;
 }

@@ -149,6 +149,12 @@ typedef struct pm_render_ctx {
    quoted value early. */
 int pm_node_attr_value_error(pm_state *st, PyObject *where, PyObject *name, PyObject *value);
 
+/* Raises the ValueError for raw text of <tag> (script or style) that
+   markup_html_check_raw_text refused at `pos` of s[0..n), naming the
+   sequence found there and what it would end. `what` is the subject and
+   verb of the message ("text contains"). Returns -1. */
+int pm_raw_text_error(PyObject *tag, const char *what, const char *s, size_t n, size_t pos);
+
 /* The allocator of every buffer the extension makes: PyMem_*. */
 extern const markup_alloc pm_pymem_alloc;
 

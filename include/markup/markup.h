@@ -61,8 +61,9 @@ typedef enum markup_status {
     MARKUP_ERR_INVALID_TAG,      /* tag name not [A-Za-z][A-Za-z0-9-]*       */
     MARKUP_ERR_INVALID_ATTR_NAME,/* attribute name rejected (see below)      */
     MARKUP_ERR_VOID_CHILD,       /* child given to a void element (<br>)     */
-    MARKUP_ERR_RAW_TEXT,         /* text would end <script>/<style> early,
-                                    or an element inside <script>/<style>    */
+    MARKUP_ERR_RAW_TEXT,         /* text would end <script>/<style> (or an
+                                    element around it) early, or an element
+                                    inside <script>/<style>                  */
     MARKUP_ERR_FROZEN,           /* node already adopted by a parent         */
     MARKUP_ERR_TOO_DEEP,         /* tree nested deeper than MARKUP_MAX_DEPTH */
     MARKUP_ERR_SLOT_COUNT,       /* wrong number of baked slot values        */
@@ -308,10 +309,13 @@ typedef enum markup_tag_kind {
     MARKUP_TAG_VOID,       /* area base br col embed hr img input link meta
                               source track wbr: <br>, no children, no end tag */
     MARKUP_TAG_SCRIPT,     /* raw text: no escaping; "</script" and "<!--"
-                              (any case) are rejected. Inside <svg>/<math>
+                              (any case) are rejected, and the end tags of
+                              the text-content elements (see
+                              markup_html_check_raw_text). Inside <svg>/<math>
                               the text is escaped (markup_content)          */
-    MARKUP_TAG_STYLE       /* raw text: no escaping; "</style" is rejected;
-                              escaped inside <svg>/<math>                   */
+    MARKUP_TAG_STYLE       /* raw text: no escaping; "</style" is rejected,
+                              and the same end tags; escaped inside
+                              <svg>/<math>                                  */
 } markup_tag_kind;
 
 /* Validates a tag name: an ASCII letter, then ASCII letters, digits and '-'
@@ -334,7 +338,10 @@ MARKUP_API markup_status markup_html_check_attr_name(const char *name, size_t n,
 
 /* Validates text for a raw-text element of the given kind: for
    MARKUP_TAG_SCRIPT rejects "</script" and "<!--", for MARKUP_TAG_STYLE
-   rejects "</style", both ASCII case-insensitive; other kinds accept
+   rejects "</style"; both also reject "</title", "</textarea",
+   "</noscript", "</iframe", "</xmp", "</noembed" and "</noframes", since
+   inside one of those elements a parser reads a <script> or <style> as
+   that element's text. All ASCII case-insensitive; other kinds accept
    anything. Errors: MARKUP_ERR_RAW_TEXT with err->pos at the '<'. */
 MARKUP_API markup_status markup_html_check_raw_text(markup_tag_kind kind, const char *s,
                                                     size_t n, markup_error *err);
@@ -352,10 +359,12 @@ typedef enum markup_content {
 /* The content inside an element named `tag` (n bytes, ASCII
    case-insensitive) that stands in `outer`: <svg> and <math> start foreign
    content from HTML; inside it, svg's foreignObject, desc and title and
-   MathML's mi, mo, mn, ms and mtext hold HTML again; every other tag keeps
-   `outer`. Elements that make a parser leave foreign content early (<p>
-   inside <svg>) are not tracked, so their script text stays escaped: never
-   unsafe. markup_node_render applies this; bindings that walk their own
+   MathML's mi, mo, mn, ms and mtext hold HTML again, where <mglyph> and
+   <malignmark> are MathML (a parser makes them MathML straight inside
+   those five; markup does wherever they stand in HTML); every other tag
+   keeps `outer`. Elements that make a parser leave foreign content early
+   (<p> inside <svg>) are not tracked, so their script text stays escaped:
+   never unsafe. markup_node_render applies this; bindings that walk their own
    trees call it to do the same. Thread-safe. */
 MARKUP_API markup_content markup_html_content_inside(markup_content outer, const char *tag,
                                                      size_t n);

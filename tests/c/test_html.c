@@ -229,6 +229,22 @@ static void test_raw_text_checks(void **state) {
     check_raw(MARKUP_TAG_NORMAL, S("</script><!--</style>"), true, 0);
     check_raw(MARKUP_TAG_VOID, S("</script>"), true, 0);
     check_raw(script, NULL, 0, true, 0);
+    /* The end tags of the elements whose content a parser reads as text
+       (a <script> or <style> inside them is their text), in both kinds. */
+    static const char *const around[] = {"</title", "</textarea", "</noscript", "</iframe",
+                                         "</xmp",   "</noembed",  "</noframes"};
+    for (size_t i = 0; i < sizeof around / sizeof around[0]; i++) {
+        char text[32];
+        int n = snprintf(text, sizeof text, "a %s>", around[i]);
+        check_raw(script, text, (size_t)n, false, 2);
+        check_raw(style, text, (size_t)n, false, 2);
+        check_raw(MARKUP_TAG_NORMAL, text, (size_t)n, true, 0);
+        /* One letter short is no end tag. */
+        check_raw(script, text, (size_t)n - 2, true, 0);
+    }
+    check_raw(style, S("</NoScRiPt"), false, 0);
+    check_raw(script, S("</titles"), false, 0); /* a prefix, as for "</script" */
+    check_raw(script, S("</tit le>"), true, 0);
     /* A NUL does not hide what follows it. */
     check_raw(script, S("a\0</script>"), false, 2);
     markup_error err;

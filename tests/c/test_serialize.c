@@ -173,6 +173,9 @@ static void test_raw_text_in_foreign_content(void **state) {
         {"svg", "title", "script", true},      {"math", "mi", "style", true},
         {"math", "mtext", "script", true},     {"math", "desc", "script", false},
         {"div", NULL, "script", true},
+        /* MathML again straight inside mi, mo, mn, ms, mtext: the parser
+           reads their script text as markup. */
+        {"mi", "mglyph", "script", false},     {"mtext", "MALIGNMARK", "style", false},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         markup_node *doc = fragment();

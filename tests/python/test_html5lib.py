@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from htmldom import REPLACED, Cmt, El, Safe, ascii_lower, bake, build, expected_dom, parse_dom, text_as_parsed
-from markup import h, render, render_bytes
+from markup import Tag, h, render, render_bytes
 
 SETTINGS = settings(
     max_examples=150,
@@ -132,9 +132,15 @@ def test_baked_parsed_dom_is_exactly_the_built_tree(tree):
 
 # --- raw text: <script> and <style> ---------------------------------------
 
+# Inside these a parser reads everything up to the element's own end tag as
+# its text, a <script> or <style> included.
+TEXT_CONTENT = ["title", "textarea", "noscript", "iframe", "xmp", "noembed", "noframes"]
+
 RAW_PIECES = [
     "</script>", "</SCRIPT", "</ScRiPt ", "</script\t", "</scrip", "</scriptx", "<!--", "<!-",
     "-->", "<script>", "</style>", "</STYLE", "</styl", "<style>", "\0", "\r", "\r\n",
+    "</title>", "</TEXTAREA ", "</noscript>", "</iframe", "</Xmp>", "</noembed", "</noframes>",
+    "</titl", "</noscrip", "<img src=x onerror=alert(1)>",
     "</\u017fcript>",  # LATIN SMALL LETTER LONG S: not an 's' to an HTML parser
     "</\u017ftyle>", "</scr\0ipt>", "<\0/script>", "&lt;/script&gt;", "<", "/", "'", '"', "&",
 ]
@@ -143,9 +149,10 @@ RAW_TEXT = st.lists(
 ).map("".join)
 
 # The HTML tokenizer compares end tags ASCII case-insensitively.
+_AROUND = "|".join("</" + name for name in TEXT_CONTENT)
 BREAKOUT = {
-    "script": re.compile(r"</script|<!--", re.ASCII | re.IGNORECASE),
-    "style": re.compile(r"</style", re.ASCII | re.IGNORECASE),
+    "script": re.compile(r"</script|<!--|" + _AROUND, re.ASCII | re.IGNORECASE),
+    "style": re.compile(r"</style|" + _AROUND, re.ASCII | re.IGNORECASE),
 }
 
 
@@ -164,6 +171,40 @@ def test_raw_text_is_refused_or_parsed_as_the_only_text(tag, text):
         ("span", [], [("#text", "after")]),
     ])]
     assert parse_dom(html) == expected
+
+
+@SETTINGS
+@given(outer=st.sampled_from(TEXT_CONTENT), tag=st.sampled_from(["script", "style"]),
+       text=RAW_TEXT)
+def test_raw_text_cannot_end_a_text_content_element_around_it(outer, tag, text):
+    """Inside <title>, <textarea>, <noscript> (JavaScript on), <iframe>,
+    <xmp>, <noembed> and <noframes> a parser reads a <script> or <style> as
+    the outer element's text: its raw text must not hold that element's end
+    tag either."""
+    factory = h.Script if tag == "script" else h.Style
+    if BREAKOUT[tag].search(text):
+        with pytest.raises(ValueError, match=f"<{tag}>"):
+            factory(text)
+        return
+    html = render(h.Div(Tag(outer)(factory(text)), h.Span("after")))
+    (div,) = parse_dom(html)
+    assert div[0] == "div"
+    (inside, after) = div[2]
+    assert inside[0] == outer and all(node[0] == "#text" for node in inside[2])
+    assert after == ("span", [], [("#text", "after")])
+
+
+@pytest.mark.parametrize("outer", TEXT_CONTENT)
+@pytest.mark.parametrize("factory", [h.Script, h.Style], ids=["script", "style"])
+def test_end_tag_of_a_text_content_element_in_raw_text_is_refused(outer, factory):
+    hostile = f"a</{outer.upper()}><img src=x onerror=alert(1)>"
+    with pytest.raises(ValueError) as exc:
+        factory(hostile)
+    msg = str(exc.value)
+    assert f"'</{outer}' at byte 1" in msg and f"end a <{outer}> around the element" in msg
+    # The same text split by a backslash, as the message suggests, is fine.
+    safe = hostile.replace("</", "<\\/")
+    assert render(factory(safe)) == f"<{factory.name}>{safe}</{factory.name}>"
 
 
 # --- attribute names ------------------------------------------------------

@@ -133,9 +133,12 @@ def test_payload_in_every_slot_of_a_baked_function(payload):
 
 # --- raw text -------------------------------------------------------------
 
+# Its own end tag, and those of the elements a parser reads a <script> or
+# <style> inside as text (<title>, <noscript>, ...), which it would end.
+_AROUND = r"</title|</textarea|</noscript|</iframe|</xmp|</noembed|</noframes"
 BREAKOUT = {
-    "script": re.compile(r"</script|<!--", re.ASCII | re.IGNORECASE),
-    "style": re.compile(r"</style", re.ASCII | re.IGNORECASE),
+    "script": re.compile(r"</script|<!--|" + _AROUND, re.ASCII | re.IGNORECASE),
+    "style": re.compile(r"</style|" + _AROUND, re.ASCII | re.IGNORECASE),
 }
 JSON_PREFIX = "var data = "
 
@@ -240,6 +243,27 @@ def test_raw_text_inside_foreign_content_stays_text_in_baked_slots(outer, factor
     tag = factory.name
     dom = parse_dom(str(figure(factory(payload))))
     assert dom == [(f"{outer}:{outer}", [], [(f"{outer}:{tag}", [], [("#text", payload)])])]
+
+
+# Straight inside MathML's text integration points, <mglyph> and
+# <malignmark> are MathML again, so their script and style text is markup
+# to the parser.
+@pytest.mark.parametrize("point", ["mi", "mo", "mn", "ms", "mtext"])
+@pytest.mark.parametrize("inner", ["mglyph", "malignmark", "MGlyph"])
+@pytest.mark.parametrize("factory", [h.Style, h.Script], ids=["style", "script"])
+def test_raw_text_in_mathml_glyphs_stays_text(point, inner, factory):
+    payload = "<img src=x onerror=alert(1)>"
+    tree = Tag("math")(Tag(point)(Tag(inner)(factory(payload))))
+    tag, lower = factory.name, inner.lower()
+    expected = [("math:math", [], [(f"math:{point}", [], [
+        (f"math:{lower}", [], [(f"math:{tag}", [], [("#text", payload)])])])])]
+    assert parse_dom(render(tree)) == expected
+
+    @baked
+    def glyph(body):
+        return Tag("math")(Tag(point)(Tag(inner)(body)))
+
+    assert parse_dom(str(glyph(factory(payload)))) == expected
 
 
 @pytest.mark.parametrize(
