@@ -60,6 +60,7 @@ static const char *const known_tags[] = {
     "input",  "hr",    "meta",  "link",   "script",   "style", "SCRIPT",  "Style",
     "title",  "textarea", "html", "head", "body",     "my-widget", "h1",  "BR",
     "template", "svg", "table", "td",     "wbr",      "sCrIpT", "option", "x-1",
+    "noscript", "math", "mglyph",
 };
 
 static const char *const known_attrs[] = {
@@ -321,9 +322,12 @@ static bool append_child(harness *h, markup_node *child, const model *c, const f
     if (ok_in_raw) p->unpredictable = true;
     p->unpredictable |= c->unpredictable;
     /* The content model is built bottom-up and does not know where an
-       element will stand; raw text under <svg>/<math> is rendered escaped
-       (markup_html_content_inside), so such subtrees are not compared. */
-    if (c->raw_inside && !p->fragment && (tag_is_ci(p, "svg") || tag_is_ci(p, "math")))
+       element will stand; raw text under <svg>, <math>, <mglyph> and
+       <malignmark> is rendered escaped (markup_html_content_inside), so
+       such subtrees are not compared. */
+    if (c->raw_inside && !p->fragment &&
+        (tag_is_ci(p, "svg") || tag_is_ci(p, "math") || tag_is_ci(p, "mglyph") ||
+         tag_is_ci(p, "malignmark")))
         p->unpredictable = true;
     p->raw_inside |= c->raw_inside;
     const size_t el = c->el_height + (p->fragment ? 0 : 1);
