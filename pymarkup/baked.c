@@ -683,6 +683,8 @@ static PyObject *baked_vectorcall(PyObject *callable, PyObject *const *args, siz
         materialized = i + 1;
         PyObject *v = values[i];
         if (self->multi[i] && PyIter_Check(v)) {
+            /* Runs the iterator's code, which may call this function again. */
+            if (pm_stack_check("in a @baked function") < 0) goto done;
             owned_lists[i] = PySequence_List(v);
             if (!owned_lists[i]) goto done;
             values[i] = owned_lists[i];

@@ -129,6 +129,10 @@ const char *pm_utf8_slow(PyObject *str, Py_ssize_t *n, PyObject *tag, const char
 }
 
 int pm_lookup_html(pm_state *st, PyObject *obj, PyObject **method) {
+    *method = NULL;
+    /* Every __html__ call is found here first: the gate for renders that
+       nest through __html__ (SafeString formatting, escape, render). */
+    if (pm_stack_check("while calling __html__") < 0) return -1;
 #if PY_VERSION_HEX >= 0x030D0000
     return PyObject_GetOptionalAttr(obj, st->str_html, method);
 #else
@@ -523,7 +527,9 @@ static PM_NOINLINE int raw_child_error(pm_tag *tag, PyObject *child) {
 }
 
 static PM_NOINLINE int add_children_seq(pm_tag *tag, pm_vec *kids, PyObject *seq) {
-    if (Py_EnterRecursiveCall(" while flattening markup children")) return -1;
+    if (pm_stack_check("while flattening markup children") < 0 ||
+        Py_EnterRecursiveCall(" while flattening markup children"))
+        return -1;
     int r = 0;
     /* Re-read the size each time: checking a child may run Python code. */
     for (Py_ssize_t i = 0; r == 0 && i < PySequence_Fast_GET_SIZE(seq); i++) {
@@ -536,7 +542,9 @@ static PM_NOINLINE int add_children_seq(pm_tag *tag, pm_vec *kids, PyObject *seq
 }
 
 static PM_NOINLINE int add_children_iter(pm_tag *tag, pm_vec *kids, PyObject *it) {
-    if (Py_EnterRecursiveCall(" while flattening markup children")) return -1;
+    if (pm_stack_check("while flattening markup children") < 0 ||
+        Py_EnterRecursiveCall(" while flattening markup children"))
+        return -1;
     int r = 0;
     PyObject *item;
     while (r == 0 && (item = PyIter_Next(it)) != NULL) {

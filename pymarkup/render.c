@@ -287,9 +287,9 @@ static PM_NOINLINE int attr_value_rare(pm_render_ctx *ctx, const char *name, Py_
     }
     PyObject *text = NULL;
     int trusted = 0;
-    if (PyLong_Check(value) || PyFloat_Check(value)) {
-        text = PyObject_Str(value);
-    } else {
+    {
+        /* __html__ first, as markupsafe does: an int or float subclass may
+           have one. */
         PyObject *method;
         int r = pm_lookup_html(st, value, &method);
         if (r < 0) return -1;
@@ -297,6 +297,8 @@ static PM_NOINLINE int attr_value_rare(pm_render_ctx *ctx, const char *name, Py_
             text = call_html(method, value);
             Py_DECREF(method);
             trusted = 1;
+        } else if (PyLong_Check(value) || PyFloat_Check(value)) {
+            text = PyObject_Str(value);
         } else if (PyUnicode_Check(value)) {
             text = pm_str_has_own_str(value) ? PyObject_Str(value) : Py_NewRef(value);
         } else {
@@ -360,7 +362,7 @@ static PM_NOINLINE int render_raw_children(pm_render_ctx *ctx, pm_element *el) {
             if (write_verbatim(ctx, child) < 0) return -1;
             continue;
         }
-        if (!PyUnicode_Check(child) && (PyLong_Check(child) || PyFloat_Check(child))) {
+        if (PyLong_CheckExact(child) || PyFloat_CheckExact(child)) {
             if (write_number(ctx, child) < 0) return -1;
             continue;
         }
@@ -369,9 +371,11 @@ static PM_NOINLINE int render_raw_children(pm_render_ctx *ctx, pm_element *el) {
         if (r < 0) return -1;
         if (r == 0) {
             /* A str subclass: its characters were checked at construction;
-               str() of one with its own __str__ is checked with the whole
-               below. */
-            PyObject *text = pm_str_has_own_str(child) ? PyObject_Str(child) : Py_NewRef(child);
+               str() of one with its own __str__, and of an int or float
+               subclass, is raw text too, checked with the whole below. */
+            PyObject *text = !PyUnicode_Check(child) || pm_str_has_own_str(child)
+                                 ? PyObject_Str(child)
+                                 : Py_NewRef(child);
             if (text == NULL) return -1;
             r = write_verbatim(ctx, text);
             Py_DECREF(text);
@@ -408,6 +412,9 @@ static PM_NOINLINE int render_raw_children(pm_render_ctx *ctx, pm_element *el) {
 
 static int render_element(pm_render_ctx *ctx, pm_element *el, int depth) {
     if (depth >= MARKUP_MAX_DEPTH) return too_deep(el);
+    /* The walker's own frames are small: the C stack is looked at every
+       16th level (re-entry through __html__ is checked at the lookup). */
+    if (depth % 16 == 15 && pm_stack_check("while rendering markup") < 0) return -1;
     int guarded = depth % PM_RECURSION_STRIDE == PM_RECURSION_STRIDE - 1;
     if (guarded && Py_EnterRecursiveCall(" while rendering markup")) return -1;
 
@@ -456,7 +463,9 @@ done:
 /* ------------------------------------------------------------------------ */
 
 static PM_NOINLINE int render_sequence(pm_render_ctx *ctx, PyObject *seq, int depth) {
-    if (Py_EnterRecursiveCall(" while rendering markup")) return -1;
+    if (pm_stack_check("while rendering markup") < 0 ||
+        Py_EnterRecursiveCall(" while rendering markup"))
+        return -1;
     int r = 0;
     for (Py_ssize_t i = 0; r == 0 && i < PySequence_Fast_GET_SIZE(seq); i++) {
         PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
@@ -482,7 +491,9 @@ static PM_NOINLINE int render_sequence(pm_render_ctx *ctx, PyObject *seq, int de
 }
 
 static PM_NOINLINE int render_iterator(pm_render_ctx *ctx, PyObject *it, int depth) {
-    if (Py_EnterRecursiveCall(" while rendering markup")) return -1;
+    if (pm_stack_check("while rendering markup") < 0 ||
+        Py_EnterRecursiveCall(" while rendering markup"))
+        return -1;
     int r = 0;
     PyObject *item;
     while (r == 0 && (item = PyIter_Next(it)) != NULL) {
@@ -515,7 +526,7 @@ static PM_NOINLINE int render_child_rare(pm_render_ctx *ctx, PyObject *child, in
                      child);
         return -1;
     }
-    if (PyLong_Check(child) || PyFloat_Check(child)) return write_number(ctx, child);
+    if (PyLong_CheckExact(child) || PyFloat_CheckExact(child)) return write_number(ctx, child);
     if (PyList_Check(child) || PyTuple_Check(child)) return render_sequence(ctx, child, depth);
     if (PyBytes_Check(child) || PyByteArray_Check(child)) {
         PyErr_Format(PyExc_TypeError, "render(): cannot render %.100s; decode it to str first",
@@ -535,6 +546,8 @@ static PM_NOINLINE int render_child_rare(pm_render_ctx *ctx, PyObject *child, in
     }
     if (PyUnicode_Check(child))
         return pm_str_has_own_str(child) ? write_text_of_str(ctx, child) : write_text(ctx, child);
+    /* int and float subclasses after the __html__ lookup, as markupsafe. */
+    if (PyLong_Check(child) || PyFloat_Check(child)) return write_number(ctx, child);
     if (PyIter_Check(child) && !PyDict_Check(child)) return render_iterator(ctx, child, depth);
     if (Py_TYPE(child) == st->tag_type) {
         PyErr_Format(PyExc_TypeError,

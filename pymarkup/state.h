@@ -155,6 +155,14 @@ int pm_node_attr_value_error(pm_state *st, PyObject *where, PyObject *name, PyOb
    verb of the message ("text contains"). Returns -1. */
 int pm_raw_text_error(PyObject *tag, const char *what, const char *s, size_t n, size_t pos);
 
+/* The C stack guard (stack.c): 0 while enough of this thread's C stack is
+   left for another level of rendering, else -1 with RecursionError set
+   ("... exceeded <where> ..."). Called on every way back into Python code
+   that a render or an element's construction takes, where they can nest
+   without end: __html__ lookups, nested lists and iterators, every level
+   of elements (from 3.12; every 16th before), a @baked call's iterators. */
+int pm_stack_check(const char *where);
+
 /* The allocator of every buffer the extension makes: PyMem_*. */
 extern const markup_alloc pm_pymem_alloc;
 
@@ -220,7 +228,9 @@ static inline const char *pm_utf8(PyObject *str, Py_ssize_t *n, PyObject *tag, c
 Py_ssize_t pm_format_number(PyObject *num, char out[PM_NUMBER_MAX]);
 
 /* Looks up `__html__` on `obj`: 1 and a new reference in *method, 0 when
-   absent (no exception), -1 on error. */
+   absent (no exception), -1 on error, including RecursionError when the
+   C stack is nearly used up (pm_stack_check): a lookup comes before every
+   __html__ call. */
 int pm_lookup_html(pm_state *st, PyObject *obj, PyObject **method);
 
 /* True (1) when `obj` is a baked placeholder. */

@@ -236,12 +236,24 @@ def _expected_children(el, tag, ns):
     foreign = ns != "html" and (ns, tag) not in INTEGRATION_POINTS
     where = REPLACED if foreign else BODY
     nodes = []
-    for c in el.children:
-        if isinstance(c, (El, Cmt, list)):
+    run = []  # adjacent text children: the parser reads them as one text ("\r" + "\n")
+    for c in _flatten(el.children):
+        if isinstance(c, (El, Cmt)):
+            nodes.append(("#text", text_as_parsed("".join(run), where)))
+            run = []
             nodes.extend(expected_dom(c, ns if foreign else "html"))
         else:
-            nodes.append(("#text", text_as_parsed(_child_text(c), where)))
+            run.append(_child_text(c))
+    nodes.append(("#text", text_as_parsed("".join(run), where)))
     return _merge_text(nodes)
+
+
+def _flatten(children):
+    for c in children:
+        if isinstance(c, list):
+            yield from _flatten(c)
+        else:
+            yield c
 
 
 def expected_dom(model, ns="html"):

@@ -107,6 +107,94 @@ def test_deep_tree_is_freed_on_a_small_thread_stack():
     assert done == [True]
 
 
+# Renders that nest through Python code without end: each level costs C
+# stack in markup and in the interpreter, which the recursion limit does not
+# measure. Run in a child process, so that a crash fails the test.
+_ENDLESS_RENDERS = r"""
+import sys, threading
+from markup import SafeString, baked, escape, h, iter_render, render
+
+@baked
+def box(x):
+    return h.Div(x)
+
+@baked
+def twice(x):
+    return h.Div(h.P(x), h.P(x))
+
+class ViaBaked:
+    def __html__(self): return box(ViaBaked())
+class ViaRender:
+    def __html__(self): return render(h.Div(ViaRender()))
+class ViaAttr:
+    def __html__(self): return render(h.A(title=ViaAttr()))
+class ViaFormat:
+    def __html__(self): return SafeString("<b>{}</b>").format(ViaFormat())
+class ViaPercent:
+    def __html__(self): return SafeString("<b>%s</b>") % ViaPercent()
+class ViaEscape:
+    def __html__(self): return escape(ViaEscape())
+class ViaStream:
+    def __html__(self): return b"".join(iter_render(h.P(ViaStream()))).decode()
+class StrSub(str):
+    def __str__(self): return str(box(StrSub("x")))
+class IntSub(int):
+    def __str__(self): return str(box(IntSub(3)))
+def baked_gen():
+    yield twice(baked_gen())
+def element_gen():
+    yield h.Div(element_gen())
+
+CASES = {
+    "baked": lambda: box(ViaBaked()),
+    "render": lambda: render(h.Div(ViaRender())),
+    "attribute": lambda: render(h.A(title=ViaAttr())),
+    "format": lambda: ViaFormat().__html__(),
+    "percent": lambda: ViaPercent().__html__(),
+    "escape": lambda: escape(ViaEscape()),
+    "iter_render": lambda: list(iter_render(h.P(ViaStream()))),
+    "str subclass": lambda: render(h.P(StrSub("x"))),
+    "int subclass": lambda: render(h.P(IntSub(3))),
+    "baked iterator": lambda: twice(baked_gen()),
+    "element iterator": lambda: h.Div(element_gen()),
+}
+
+def run(name):
+    try:
+        CASES[name]()
+        return "no error"
+    except RecursionError:
+        return "RecursionError"
+
+stack_kib = int(sys.argv[1])
+if stack_kib == 0:
+    sys.setrecursionlimit(100_000)  # the main thread, with a limit it cannot hold
+    for name in CASES:
+        print(name, run(name), flush=True)
+else:
+    threading.stack_size(stack_kib * 1024)
+    for name in CASES:
+        out = []
+        worker = threading.Thread(target=lambda: out.append(run(name)))
+        worker.start()
+        worker.join()
+        print(name, out[0], flush=True)
+"""
+
+
+@pytest.mark.parametrize("stack_kib", [256, 1024, 0], ids=["256KiB-thread", "1MiB-thread",
+                                                           "main-limit-100000"])
+def test_endless_nested_renders_raise_recursion_error(stack_kib):
+    import subprocess
+
+    names = ["baked", "render", "attribute", "format", "percent", "escape", "iter_render",
+             "str subclass", "int subclass", "baked iterator", "element iterator"]
+    proc = subprocess.run([sys.executable, "-c", _ENDLESS_RENDERS, str(stack_kib)],
+                          capture_output=True, text=True, timeout=120 * TIME_SCALE)
+    assert proc.returncode == 0, f"exit {proc.returncode}: {proc.stdout}{proc.stderr[-2000:]}"
+    assert proc.stdout.splitlines() == [f"{name} RecursionError" for name in names]
+
+
 def test_lists_and_tuples_nested_100000_deep():
     with time_limit(20):
         for wrap in (lambda x: [x], lambda x: (x,)):

@@ -187,6 +187,31 @@ def test_markup_subclass_and_other_html_objects():
         assert render(h.Div(data_x=obj)) == f'<div data-x="{html}"></div>'
 
 
+def test_number_subclass_with_html_is_trusted_as_markupsafe_does():
+    # markupsafe asks for __html__ before anything else: an int or float
+    # subclass that has one gives its HTML, as text and as attribute value.
+    class Price(float):
+        def __html__(self):
+            return "<b>9.50</b>"
+
+    class Count(int):
+        def __html__(self):
+            return "<i>3</i>"
+
+    class Plain(int):
+        def __str__(self):
+            return "<7>"
+
+    @baked
+    def cell(v):
+        return h.Td({"data-v": v}, v)
+
+    for obj in (Price(9.5), Count(3), Plain(7)):
+        expected = jinja('<td data-v="{{ v }}">{{ v }}</td>', v=obj)
+        assert render(h.Td({"data-v": obj}, obj)) == expected
+        assert cell(obj) == expected
+
+
 def test_jinja2_macro_output_inside_markup():
     # A Jinja2 macro returns Markup: a ready component for h.*.
     macros = ENV.from_string(
