@@ -257,15 +257,49 @@ static inline int check_attr_value(pm_tag *tag, PyObject *name, PyObject *value)
     return attr_value_rare(tag, name, value);
 }
 
-static inline int str_equal(PyObject *a, PyObject *b) {
+static inline Py_UCS4 ascii_lower_ucs4(Py_UCS4 c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
+
+/* Whether two attribute names are one to an HTML parser, which lower-cases
+   their ASCII letters ("HREF" is "href"; "É" is not "é"). */
+static inline int same_attr_name(PyObject *a, PyObject *b) {
     if (a == b) return 1;
-    if (PyUnicode_GET_LENGTH(a) != PyUnicode_GET_LENGTH(b)) return 0;
-    if (PyUnicode_KIND(a) != PyUnicode_KIND(b)) return 0;
-    return memcmp(PyUnicode_DATA(a), PyUnicode_DATA(b),
-                  (size_t)PyUnicode_GET_LENGTH(a) * PyUnicode_KIND(a)) == 0;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(a);
+    if (n != PyUnicode_GET_LENGTH(b) || PyUnicode_KIND(a) != PyUnicode_KIND(b)) return 0;
+    int kind = PyUnicode_KIND(a);
+    const void *da = PyUnicode_DATA(a), *db = PyUnicode_DATA(b);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 x = PyUnicode_READ(kind, da, i), y = PyUnicode_READ(kind, db, i);
+        if (x != y && ascii_lower_ucs4(x) != ascii_lower_ucs4(y)) return 0;
+    }
+    return 1;
 }
 
-static PM_NOINLINE int duplicate_error(pm_tag *tag, PyObject *name) {
+/* `name` with its ASCII letters lower-cased (a new reference). */
+static PyObject *attr_name_key(PyObject *name) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(name);
+    int kind = PyUnicode_KIND(name);
+    const void *data = PyUnicode_DATA(name);
+    Py_ssize_t i = 0;
+    while (i < n && ascii_lower_ucs4(PyUnicode_READ(kind, data, i)) == PyUnicode_READ(kind, data, i))
+        i++;
+    if (i == n) return Py_NewRef(name);
+    PyObject *key = PyUnicode_New(n, PyUnicode_MAX_CHAR_VALUE(name));
+    if (key == NULL) return NULL;
+    for (Py_ssize_t k = 0; k < n; k++)
+        PyUnicode_WRITE(kind, PyUnicode_DATA(key), k,
+                        ascii_lower_ucs4(PyUnicode_READ(kind, data, k)));
+    return key;
+}
+
+static PM_NOINLINE int duplicate_error(pm_tag *tag, PyObject *name, PyObject *earlier) {
+    if (earlier != NULL && PyUnicode_Compare(earlier, name) != 0) {
+        PyErr_Format(PyExc_ValueError,
+                     "<%U>: attribute %R is given twice, also as %R (a parser reads names "
+                     "without regard to the case of ASCII letters, and keeps the first); pass "
+                     "each attribute once",
+                     tag->name, name, earlier);
+        return -1;
+    }
     PyErr_Format(PyExc_ValueError,
                  "<%U>: attribute %R is given twice; pass each attribute once (a mapping and a "
                  "keyword, or two mappings, name the same attribute; combine the values "
@@ -275,17 +309,23 @@ static PM_NOINLINE int duplicate_error(pm_tag *tag, PyObject *name) {
 }
 
 /* Duplicate detection for elements with very many attributes: a set of
-   the names, built once and then kept up to date. */
+   the names' lower-cased forms, built once and then kept up to date. */
 static PM_NOINLINE int is_duplicate_many(pm_vec *attrs, PyObject *name) {
     if (attrs->seen == NULL) {
         attrs->seen = PySet_New(NULL);
         if (attrs->seen == NULL) return -1;
         for (Py_ssize_t i = 0; i < attrs->len; i += 2) {
-            if (PySet_Add(attrs->seen, attrs->items[i]) < 0) return -1;
+            PyObject *key = attr_name_key(attrs->items[i]);
+            int r = key == NULL ? -1 : PySet_Add(attrs->seen, key);
+            Py_XDECREF(key);
+            if (r < 0) return -1;
         }
     }
-    int r = PySet_Contains(attrs->seen, name);
-    if (r == 0 && PySet_Add(attrs->seen, name) < 0) return -1;
+    PyObject *key = attr_name_key(name);
+    if (key == NULL) return -1;
+    int r = PySet_Contains(attrs->seen, key);
+    if (r == 0 && PySet_Add(attrs->seen, key) < 0) r = -1;
+    Py_DECREF(key);
     return r;
 }
 
@@ -293,11 +333,12 @@ static PM_NOINLINE int is_duplicate_many(pm_vec *attrs, PyObject *name) {
 static int add_attr(pm_tag *tag, pm_vec *attrs, PyObject *name, PyObject *value) {
     if (attrs->seen == NULL && attrs->len <= 2 * PM_ATTR_SCAN_MAX) {
         for (Py_ssize_t i = 0; i < attrs->len; i += 2) {
-            if (str_equal(attrs->items[i], name)) return duplicate_error(tag, name);
+            if (same_attr_name(attrs->items[i], name))
+                return duplicate_error(tag, name, attrs->items[i]);
         }
     } else {
         int dup = is_duplicate_many(attrs, name);
-        if (dup != 0) return dup < 0 ? -1 : duplicate_error(tag, name);
+        if (dup != 0) return dup < 0 ? -1 : duplicate_error(tag, name, NULL);
     }
     if (check_attr_value(tag, name, value) < 0) return -1;
     if (vec_push(attrs, name) < 0) return -1;
@@ -392,7 +433,9 @@ static PM_NOINLINE PyObject *kwname_convert(pm_tag *tag, PyObject *kw) {
         Py_DECREF(name);
         return NULL;
     }
-    if (PyDict_GET_SIZE(st->kwname_cache) < PM_KWNAME_CACHE_MAX) {
+    /* Only exact str keys: a str subclass could compare equal to other
+       names (its own __eq__ and __hash__) and answer for them later. */
+    if (PyUnicode_CheckExact(kw) && PyDict_GET_SIZE(st->kwname_cache) < PM_KWNAME_CACHE_MAX) {
         /* Interned, so that duplicate checks usually compare pointers. */
         PyUnicode_InternInPlace(&name);
         if (PyDict_SetItem(st->kwname_cache, kw, name) < 0) {
@@ -404,9 +447,12 @@ static PM_NOINLINE PyObject *kwname_convert(pm_tag *tag, PyObject *kw) {
 }
 
 static inline int add_kw_attr(pm_tag *tag, pm_vec *attrs, PyObject *kw, PyObject *value) {
-    PyObject *name = PyDict_GetItemWithError(tag->st->kwname_cache, kw);
-    if (name != NULL) return add_attr(tag, attrs, name, value);
-    if (PyErr_Occurred()) return -1;
+    PyObject *name = NULL;
+    if (PyUnicode_CheckExact(kw)) {
+        name = PyDict_GetItemWithError(tag->st->kwname_cache, kw);
+        if (name != NULL) return add_attr(tag, attrs, name, value);
+        if (PyErr_Occurred()) return -1;
+    }
     name = kwname_convert(tag, kw);
     if (name == NULL) return -1;
     int r = add_attr(tag, attrs, name, value);

@@ -836,6 +836,22 @@ def test_str_subclass_attribute_key_is_stored_as_a_plain_str():
         h.Div({Key("a"): "1"}, {"a": "2"})
 
 
+def test_keyword_name_that_equals_everything_is_not_remembered():
+    # A keyword given as a str subclass equal to every name must not stand
+    # in for other keywords afterwards (names are remembered by keyword).
+    class Key(str):
+        def __hash__(self):
+            return hash("title")
+
+        def __eq__(self, other):
+            return True
+
+    assert render(h.Div(**{Key("onclick"): "x"})) == '<div onclick="x"></div>'
+    assert render(h.Div(title="hello")) == '<div title="hello"></div>'
+    assert render(h.Div(**{Key("data_x"): "y"})) == '<div data-x="y"></div>'
+    assert render(h.Div(title="again")) == '<div title="again"></div>'
+
+
 def test_mapping_whose_items_misbehave():
     class BadPairs(MappingOf):
         def items(self):

@@ -36,6 +36,30 @@ def test_duplicate_attribute_found_among_many():
     attrs = {f"data-a{i}": i for i in range(100)}
     with pytest.raises(ValueError, match=r"'data-a99' is given twice"):
         h.Div(attrs, {"data-a99": 0})
+    with pytest.raises(ValueError, match=r"'DATA-A7' is given twice"):
+        h.Div(attrs, {"DATA-A7": 0})
+
+
+# A parser lower-cases the ASCII letters of attribute names and keeps the
+# first of two that are then equal: the second would be dropped silently.
+@pytest.mark.parametrize(
+    "build,first,second",
+    [
+        (lambda: h.A({"href": "/safe", "HREF": "javascript:alert(1)"}), "href", "HREF"),
+        (lambda: h.Div({"Class": "a"}, class_="b"), "Class", "class"),
+        (lambda: h.Input({"onClick": "a()"}, {"ONCLICK": "b()"}), "onClick", "ONCLICK"),
+    ],
+)
+def test_duplicate_attribute_differing_only_in_ascii_case(build, first, second):
+    with pytest.raises(ValueError) as exc:
+        build()
+    msg = str(exc.value)
+    assert f"attribute '{second}' is given twice, also as '{first}'" in msg
+
+
+def test_attribute_names_differing_in_non_ascii_case_are_two_attributes():
+    # The parser folds only ASCII letters: É and é stay two names.
+    assert render(h.P({"é": "1", "É": "2"})) == '<p é="1" É="2"></p>'
 
 
 @pytest.mark.parametrize(
