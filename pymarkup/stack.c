@@ -92,10 +92,16 @@ static uintptr_t find_floor(void) {
 }
 
 int pm_stack_check(const char *where) {
-    char here;
+#if defined(__GNUC__) || defined(__clang__)
+    /* The frame itself: a sanitizer may keep locals on a heap "fake stack". */
+    uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+#else
+    char local;
+    uintptr_t here = (uintptr_t)&local;
+#endif
     uintptr_t floor = stack_floor;
     if (floor == 0) floor = find_floor();
-    if ((uintptr_t)&here > floor) return 0;
+    if (here > floor) return 0;
     PyErr_Format(PyExc_RecursionError,
                  "maximum recursion depth exceeded %s (the thread's C stack is nearly used "
                  "up; look for an __html__ method or @baked function that renders itself)",
