@@ -475,10 +475,6 @@ static inline bool fuzz_ref_attr_name_valid(const char *s, size_t n) {
 /* Offset of the '<' of the first sequence that may not appear in raw text
    of this kind, or n. */
 static inline FUZZ_NO_COVERAGE size_t fuzz_ref_raw_text_error(markup_tag_kind kind, const char *s, size_t n) {
-    /* Also refused in both kinds: the end tags of the elements whose
-       content a parser reads as text, a <script> or <style> included. */
-    static const char *const around[] = {"</title", "</textarea", "</noscript", "</iframe",
-                                         "</xmp",   "</noembed",  "</noframes"};
     if (kind != MARKUP_TAG_SCRIPT && kind != MARKUP_TAG_STYLE) return n;
     for (size_t i = 0; i < n; i++) {
         if (s[i] != '<') continue;
@@ -487,10 +483,6 @@ static inline FUZZ_NO_COVERAGE size_t fuzz_ref_raw_text_error(markup_tag_kind ki
             if (n - i >= 4 && fuzz_bytes_equal(s + i, 4, "<!--", 4)) return i;
         } else if (n - i >= 7 && fuzz_ascii_iequal(s + i, 7, "</style")) {
             return i;
-        }
-        for (size_t k = 0; k < sizeof around / sizeof around[0]; k++) {
-            size_t len = strlen(around[k]);
-            if (n - i >= len && fuzz_ascii_iequal(s + i, len, around[k])) return i;
         }
     }
     return n;

@@ -85,6 +85,8 @@ typedef struct model {
     size_t node_height; /* nodes on that path, fragments counted too */
     bool frozen;
     bool unpredictable; /* holds something whose rendering the contract leaves open */
+    bool may_refuse;    /* holds raw text inside a <title>, <noscript>...: rendering
+                           may refuse it (markup_html_check_text_inside) */
     bool raw_inside;    /* holds <script>/<style> text, which <svg>/<math> escape */
 } model;
 
@@ -220,6 +222,8 @@ static void render_and_compare(harness *h, const model *m, size_t fail_at) {
     } else {
         if (st == MARKUP_ERR_NOMEM) {
             FUZZ_CHECK(h->alc.failures > failures);
+        } else if (st == MARKUP_ERR_RAW_TEXT) {
+            FUZZ_CHECK(m->may_refuse && err.code == MARKUP_ERR_RAW_TEXT && err.msg != NULL);
         } else {
             FUZZ_CHECK(st == MARKUP_ERR_TOO_DEEP && !must_fit);
             FUZZ_CHECK(err.code == MARKUP_ERR_TOO_DEEP && err.msg != NULL);
@@ -329,6 +333,8 @@ static bool append_child(harness *h, markup_node *child, const model *c, const f
         (tag_is_ci(p, "svg") || tag_is_ci(p, "math") || tag_is_ci(p, "mglyph") ||
          tag_is_ci(p, "malignmark")))
         p->unpredictable = true;
+    p->may_refuse |= c->may_refuse ||
+                     (c->raw_inside && !p->fragment && markup_html_reads_as_text(p->tag, p->tag_len));
     p->raw_inside |= c->raw_inside;
     const size_t el = c->el_height + (p->fragment ? 0 : 1);
     if (el > p->el_height) p->el_height = el;

@@ -132,22 +132,6 @@ static bool starts_with_ignore_case(const char *s, size_t n, const char *lower, 
     return true;
 }
 
-/* The elements whose whole content an HTML parser reads as text, up to
-   their end tag: inside one of them, a <script> or <style> is no element
-   and its raw text is that element's text, so their end tags are refused
-   in raw text too. */
-static const char *const TEXT_CONTENT_END_TAGS[] = {
-    "</title", "</textarea", "</noscript", "</iframe", "</xmp", "</noembed", "</noframes",
-};
-
-static bool is_text_content_end_tag(const char *p, size_t left) {
-    for (size_t i = 0; i < sizeof TEXT_CONTENT_END_TAGS / sizeof TEXT_CONTENT_END_TAGS[0]; i++) {
-        const char *tag = TEXT_CONTENT_END_TAGS[i];
-        if (starts_with_ignore_case(p, left, tag, strlen(tag))) return true;
-    }
-    return false;
-}
-
 markup_status markup_html_check_raw_text(markup_tag_kind kind, const char *s, size_t n,
                                          markup_error *err) {
     if (s == NULL && n != 0)
@@ -167,10 +151,42 @@ markup_status markup_html_check_raw_text(markup_tag_kind kind, const char *s, si
             return fail(err, MARKUP_ERR_RAW_TEXT, (size_t)(p - s),
                         "\"</style\" inside <style> would end it early");
         }
-        if (is_text_content_end_tag(p, left))
-            return fail(err, MARKUP_ERR_RAW_TEXT, (size_t)(p - s),
-                        "the end tag of title, textarea, noscript, iframe, xmp, noembed or "
-                        "noframes inside raw text would end such an element around it early");
+        p++;
+    }
+    return MARKUP_OK;
+}
+
+/* The elements whose whole content a parser reads as text, up to their
+   end tag (with JavaScript on, for noscript), as end tags. */
+static const char *const TEXT_ELEMENT_END_TAGS[] = {
+    "</title", "</textarea", "</noscript", "</iframe", "</xmp", "</noembed", "</noframes",
+};
+#define TEXT_ELEMENTS (sizeof TEXT_ELEMENT_END_TAGS / sizeof TEXT_ELEMENT_END_TAGS[0])
+
+static bool tag_equals(const char *tag, size_t n, const char *lower);
+
+bool markup_html_reads_as_text(const char *tag, size_t n) {
+    if (tag == NULL) return false;
+    for (size_t i = 0; i < TEXT_ELEMENTS; i++) {
+        const char *name = TEXT_ELEMENT_END_TAGS[i] + 2;
+        if (tag_equals(tag, n, name)) return true;
+    }
+    return false;
+}
+
+markup_status markup_html_check_text_inside(const char *s, size_t n, markup_error *err) {
+    if (s == NULL && n != 0)
+        return fail(err, MARKUP_ERR_INVALID_ARG, 0, "NULL text with non-zero length");
+    const char *p = s, *end = s + n;
+    while (n != 0 && p < end && (p = memchr(p, '<', (size_t)(end - p))) != NULL) {
+        size_t left = (size_t)(end - p);
+        for (size_t i = 0; i < TEXT_ELEMENTS; i++) {
+            const char *end_tag = TEXT_ELEMENT_END_TAGS[i];
+            if (starts_with_ignore_case(p, left, end_tag, strlen(end_tag)))
+                return fail(err, MARKUP_ERR_RAW_TEXT, (size_t)(p - s),
+                            "an end tag of title, textarea, noscript, iframe, xmp, noembed or "
+                            "noframes in raw text inside such an element would end it early");
+        }
         p++;
     }
     return MARKUP_OK;

@@ -272,8 +272,8 @@ static markup_status check_child_target(markup_node *node, markup_error *err) {
     return MARKUP_OK;
 }
 
-/* The longest pattern markup_html_check_raw_text looks for ("</noframes"). */
-#define RAW_PATTERN_MAX 10
+/* The longest pattern markup_html_check_raw_text looks for ("</script"). */
+#define RAW_PATTERN_MAX 8
 
 /* Raw text is the concatenation of all children, so a pattern may be split
    between the previous children and the new text: check the seam too. */
@@ -281,8 +281,7 @@ static markup_status check_raw_seam(const markup_node *node, const char *s, size
                                     markup_error *err) {
     char seam[2 * (RAW_PATTERN_MAX - 1)];
     size_t before = 0;
-    /* Collect up to RAW_PATTERN_MAX - 1 bytes that end the existing
-       content, newest last. */
+    /* Collect up to 7 bytes that end the existing content, newest last. */
     char tail[RAW_PATTERN_MAX - 1];
     size_t want = RAW_PATTERN_MAX - 1;
     for (size_t i = node->nchildren; i > 0 && before < want; i--) {
@@ -372,6 +371,8 @@ typedef struct render_frame {
     const markup_node *node;
     size_t next_child;
     markup_content content; /* inside this node: HTML, or svg/math content */
+    bool in_text;           /* inside a <title>, <noscript>... (HTML content) */
+    size_t content_start;   /* where this node's content starts in the output */
 } render_frame;
 
 typedef struct render_stack {
@@ -381,7 +382,7 @@ typedef struct render_stack {
     bool on_heap;
 } render_stack;
 
-static markup_status stack_push(render_stack *st, const markup_node *node) {
+static markup_status stack_push(render_stack *st, const markup_node *node, size_t at) {
     if (st->len == st->cap) {
         size_t cap = markup_grow_capacity(st->cap, st->len + 1, 64, sizeof(render_frame));
         if (cap == 0) return MARKUP_ERR_TOO_LARGE;
@@ -398,10 +399,15 @@ static markup_status stack_push(render_stack *st, const markup_node *node) {
         st->cap = cap;
         st->on_heap = true;
     }
-    markup_content outer = st->len ? st->frames[st->len - 1].content : MARKUP_CONTENT_HTML;
+    const render_frame *up = st->len ? &st->frames[st->len - 1] : NULL;
+    markup_content outer = up ? up->content : MARKUP_CONTENT_HTML;
     markup_content inside =
         node->is_element ? markup_html_content_inside(outer, node->tag, node->tag_len) : outer;
-    st->frames[st->len++] = (render_frame){node, 0, inside};
+    /* An HTML <title>: svg's is an element of its own. */
+    bool in_text = (up && up->in_text) ||
+                   (node->is_element && outer == MARKUP_CONTENT_HTML &&
+                    markup_html_reads_as_text(node->tag, node->tag_len));
+    st->frames[st->len++] = (render_frame){node, 0, inside, in_text, at};
     return MARKUP_OK;
 }
 
@@ -452,7 +458,18 @@ static markup_status enter_node(render_stack *stack, size_t *depth, const markup
         if (st != MARKUP_OK || node->kind == MARKUP_TAG_VOID) return st;
         ++*depth;
     }
-    return stack_push(stack, node);
+    return stack_push(stack, node, out->len);
+}
+
+/* A <script>/<style> inside a <title>, <noscript>... is that element's
+   text to a parser: its raw text, all of it now written, must not end the
+   element around it. */
+static markup_status check_raw_in_text(const render_frame *frame, const markup_buf *out,
+                                       markup_error *err) {
+    if (!frame->in_text || frame->content != MARKUP_CONTENT_HTML || !is_raw_text(frame->node))
+        return MARKUP_OK;
+    return markup_html_check_text_inside(out->data + frame->content_start,
+                                         out->len - frame->content_start, err);
 }
 
 markup_status markup_node_render(const markup_node *node, markup_buf *out, markup_error *err) {
@@ -462,13 +479,15 @@ markup_status markup_node_render(const markup_node *node, markup_buf *out, marku
     render_stack stack = {inline_frames, 0, sizeof inline_frames / sizeof inline_frames[0],
                           out->alc, false};
     size_t depth = 0; /* elements currently open */
+    markup_error raw_err = {MARKUP_OK, 0, NULL};
     markup_status st = enter_node(&stack, &depth, node, out);
     while (st == MARKUP_OK && stack.len > 0) {
         render_frame *top = &stack.frames[stack.len - 1];
         const markup_node *parent = top->node;
         if (top->next_child == parent->nchildren) {
             if (parent->is_element) {
-                st = markup_html_write_close(out, parent->tag, parent->tag_len);
+                st = check_raw_in_text(top, out, &raw_err);
+                if (st == MARKUP_OK) st = markup_html_write_close(out, parent->tag, parent->tag_len);
                 depth--;
             }
             stack.len--;
@@ -485,6 +504,7 @@ markup_status markup_node_render(const markup_node *node, markup_buf *out, marku
         markup_buf_truncate(out, start);
         if (st == MARKUP_ERR_TOO_DEEP)
             return fail(err, st, 0, "tree nested deeper than MARKUP_MAX_DEPTH elements");
+        if (st == MARKUP_ERR_RAW_TEXT) return fail(err, st, 0, raw_err.msg);
         return fail_status(err, st);
     }
     return MARKUP_OK;

@@ -321,7 +321,8 @@ typedef struct pm_baked {
     Py_ssize_t nparams;
     Py_ssize_t npositional; /* the first npositional may be passed positionally */
     Py_ssize_t *slot_param; /* per slot: the parameter that fills it */
-    unsigned char *slot_content; /* per slot: MARKUP_CONTENT_* where it stands */
+    unsigned char *slot_content; /* per slot: MARKUP_CONTENT_* where it stands,
+                                    | SLOT_IN_TEXT inside a <title>... */
     unsigned char *multi;   /* per parameter: fills more than one slot */
     int any_multi;
     size_t nslots;
@@ -391,6 +392,10 @@ static void scratch_free(void *ctx, void *ptr, size_t size) {
     if (ptr != ((scratch_alloc *)ctx)->mem) PyMem_Free(ptr);
 }
 
+/* In pm_baked.slot_content, beside the MARKUP_CONTENT_* value: the slot
+   stands inside a <title>, <noscript>... (pm_render_ctx.in_text). */
+#define SLOT_IN_TEXT 0x80
+
 typedef struct call_ctx {
     pm_render_ctx rctx;
     pm_baked *self;
@@ -424,7 +429,8 @@ static markup_status write_slot(void *ctx, size_t slot, markup_slot_kind kind, c
     call_ctx *c = ctx;
     (void)out; /* the same buffer as c->rctx.buf */
     PyObject *value = c->values[c->self->slot_param[slot]];
-    c->rctx.content = (markup_content)c->self->slot_content[slot];
+    c->rctx.content = (markup_content)(c->self->slot_content[slot] & ~SLOT_IN_TEXT);
+    c->rctx.in_text = (c->self->slot_content[slot] & SLOT_IN_TEXT) != 0;
     int rc = kind == MARKUP_SLOT_ATTR
                  ? pm_render_attr_value(&c->rctx, name, (Py_ssize_t)name_len, value)
                  : pm_render_child(&c->rctx, value, 0);
@@ -708,7 +714,7 @@ static PyObject *baked_vectorcall(PyObject *callable, PyObject *const *args, siz
     int ascii = 0;
     if (self->slots_in_html && self->nslots <= FAST_SLOTS)
         st = render_fast(self, values, &buf, &ascii);
-    call_ctx c = {{self->st, &buf, call_on_placeholder, NULL, MARKUP_CONTENT_HTML}, self, values, 0, 0};
+    call_ctx c = {{self->st, &buf, call_on_placeholder, NULL, MARKUP_CONTENT_HTML, 0}, self, values, 0, 0};
     if (st == MARKUP_ERR_SLOT_VALUE) {
         ascii = 0;
         st = markup_baked_render_with(self->tpl, write_slot, &c, &buf);
@@ -909,7 +915,7 @@ static int flatten_on_placeholder(pm_render_ctx *ctx, PyObject *placeholder,
     if (builder_status(st) < 0) return -1;
     /* A value filled in later renders as it would here: inside <svg>,
        say, a <style> element's text is escaped. */
-    f->slot_content[f->nslots] = (unsigned char)ctx->content;
+    f->slot_content[f->nslots] = (unsigned char)(ctx->content | (ctx->in_text ? SLOT_IN_TEXT : 0));
     f->slot_param[f->nslots++] = ph->index;
     f->uses[ph->index]++;
     return 0;
@@ -1084,7 +1090,7 @@ static int flatten(pm_state *st, pm_baked *self, PyObject *tree, PyObject *place
     self->slots_in_html = 1;
     for (size_t i = 0; i < self->nslots; i++) {
         self->slot_kind[i] = (unsigned char)markup_baked_slot_kind(self->tpl, i);
-        self->slots_in_html &= self->slot_content[i] == MARKUP_CONTENT_HTML;
+        self->slots_in_html &= (self->slot_content[i] & ~SLOT_IN_TEXT) == MARKUP_CONTENT_HTML;
     }
     self->static_ascii = f.names_ascii;
     for (size_t i = 0; i < buf.len; i++) self->static_ascii &= (unsigned char)buf.data[i] < 0x80;

@@ -465,17 +465,18 @@ static inline int add_kw_attr(pm_tag *tag, pm_vec *attrs, PyObject *kw, PyObject
 static int add_child(pm_tag *tag, pm_vec *kids, PyObject *child);
 
 int pm_raw_text_error(PyObject *tag, const char *what, const char *s, size_t n, size_t pos) {
-    /* The sequence at pos: "<!--", or "</" and the tag name after it. */
-    char found[16] = "<!--";
-    size_t len = 2;
-    if (pos + 1 < n && s[pos + 1] == '/') {
-        memcpy(found, "</", 2);
-        while (len < sizeof found - 1 && pos + len < n &&
-               ((s[pos + len] | 0x20) >= 'a' && (s[pos + len] | 0x20) <= 'z')) {
-            found[len] = (char)(s[pos + len] | 0x20);
-            len++;
+    /* The refused sequence at pos, as the checks spell it. */
+    static const char *const refused[] = {"</script", "</style",   "<!--",   "</title",
+                                          "</textarea", "</noscript", "</iframe", "</xmp",
+                                          "</noembed", "</noframes"};
+    const char *found = "<!--";
+    for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
+        size_t len = strlen(refused[k]), i = 0;
+        while (i < len && pos + i < n && (s[pos + i] | 0x20) == (refused[k][i] | 0x20)) i++;
+        if (i == len) {
+            found = refused[k];
+            break;
         }
-        found[len] = '\0';
     }
     const char *tag_name = PyUnicode_AsUTF8(tag); /* ASCII, checked at creation */
     if (tag_name == NULL) return -1;
@@ -824,6 +825,7 @@ static PyObject *tag_create(pm_state *st, PyTypeObject *type, PyObject *name, Py
     tag->flags = flags;
     if (markup_html_content_inside(MARKUP_CONTENT_HTML, s, (size_t)n) != MARKUP_CONTENT_HTML)
         tag->flags |= PM_ELEMENT_FOREIGN;
+    if (markup_html_reads_as_text(s, (size_t)n)) tag->flags |= PM_ELEMENT_TEXT;
     PyObject_GC_Track(tag);
     if (tag->name == NULL) {
         Py_DECREF(tag);

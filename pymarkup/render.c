@@ -400,12 +400,14 @@ static PM_NOINLINE int render_raw_children(pm_render_ctx *ctx, pm_element *el) {
         if (r < 0) return -1;
     }
     /* The pieces are written back to back: a breakout split across them
-       (text, numbers, __html__ results) shows only in the whole. */
+       (text, numbers, __html__ results) shows only in the whole. Inside a
+       <title>, <noscript>... the whole must not end that element either. */
     markup_error err = {MARKUP_OK, 0, NULL};
-    if (markup_html_check_raw_text((markup_tag_kind)el->kind, ctx->buf->data + start,
-                                   ctx->buf->len - start, &err) != MARKUP_OK) {
-        return pm_raw_text_error(el->tag, "its text pieces, written back to back, contain",
-                                 ctx->buf->data + start, ctx->buf->len - start, err.pos);
+    const char *text = ctx->buf->data + start;
+    size_t n = ctx->buf->len - start;
+    if (markup_html_check_raw_text((markup_tag_kind)el->kind, text, n, &err) != MARKUP_OK ||
+        (ctx->in_text && markup_html_check_text_inside(text, n, &err) != MARKUP_OK)) {
+        return pm_raw_text_error(el->tag, "its text, written whole, contains", text, n, err.pos);
     }
     return 0;
 }
@@ -421,6 +423,7 @@ static int render_element(pm_render_ctx *ctx, pm_element *el, int depth) {
     markup_buf *buf = ctx->buf;
     int r = -1;
     markup_content outer_content = ctx->content;
+    int outer_in_text = ctx->in_text;
     Py_ssize_t tag_len;
     const char *tag = pm_utf8(el->tag, &tag_len, NULL, "render()"); /* ASCII: no copy */
     if (tag == NULL) goto done;
@@ -438,6 +441,7 @@ static int render_element(pm_render_ctx *ctx, pm_element *el, int depth) {
         r = 0;
         goto done;
     }
+    if ((el->flags & PM_ELEMENT_TEXT) && outer_content == MARKUP_CONTENT_HTML) ctx->in_text = 1;
     if (outer_content != MARKUP_CONTENT_HTML || (el->flags & PM_ELEMENT_FOREIGN))
         ctx->content = markup_html_content_inside(outer_content, tag, (size_t)tag_len);
     if ((el->kind == MARKUP_TAG_SCRIPT || el->kind == MARKUP_TAG_STYLE) &&
@@ -454,6 +458,7 @@ static int render_element(pm_render_ctx *ctx, pm_element *el, int depth) {
 
 done:
     ctx->content = outer_content;
+    ctx->in_text = outer_in_text;
     if (guarded) Py_LeaveRecursiveCall();
     return r;
 }
@@ -577,7 +582,7 @@ int pm_render_child(pm_render_ctx *ctx, PyObject *child, int depth) {
 /* Renders `obj` into `buf` (initialized by the caller). */
 static int render_into(pm_state *st, markup_buf *buf, PyObject *obj) {
     if (check(markup_buf_reserve(buf, PM_RENDER_INITIAL_CAP)) < 0) return -1;
-    pm_render_ctx ctx = {st, buf, NULL, NULL, MARKUP_CONTENT_HTML};
+    pm_render_ctx ctx = {st, buf, NULL, NULL, MARKUP_CONTENT_HTML, 0};
     return pm_render_child(&ctx, obj, 0);
 }
 

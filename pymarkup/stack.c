@@ -10,7 +10,8 @@
  * and raise RecursionError while enough remains to unwind.
  *
  * The bounds come from the thread library once per thread and are kept in
- * a thread-local variable; where they cannot be had, the guard passes.
+ * thread-local variables; where they cannot be had (or the code runs on a
+ * stack of its own, such as a fiber's), the guard passes.
  */
 #if defined(__linux__) && !defined(_GNU_SOURCE)
 #  define _GNU_SOURCE /* pthread_getattr_np */
@@ -20,9 +21,18 @@
 
 #include <stdint.h>
 
-#if defined(_WIN32)
+/* Where the thread library reports the whole stack of every thread. Not
+   musl: for the main thread it reports only the part mapped so far, which
+   would put the floor a few hundred KiB below the first render. Not on
+   stacks that grow up (hppa). Elsewhere the guard passes. */
+#if defined(__hppa__)
+#elif defined(_WIN32)
 #  include <windows.h>
-#elif defined(__linux__) || defined(__APPLE__) || defined(__FreeBSD__)
+#  define PM_STACK_WINDOWS 1
+#elif defined(__APPLE__)
+#  include <pthread.h>
+#  define PM_STACK_APPLE 1
+#elif defined(__GLIBC__) || defined(__FreeBSD__)
 #  include <pthread.h>
 #  if defined(__FreeBSD__)
 #    include <pthread_np.h>
@@ -42,18 +52,23 @@
    small stacks. */
 #define PM_STACK_MARGIN ((uintptr_t)128 * 1024)
 
-/* The lowest address this thread may grow its stack to, plus the margin;
-   0 before the first look, 1 when the bounds are unknown (never reached). */
-static PM_THREAD_LOCAL uintptr_t stack_floor;
+/* The bottom of this thread's stack: a frame in [stack_low, stack_floor]
+   is too close to its end. Both 0 while unknown (then nothing is in the
+   range). A frame below or above the thread's stack runs on another one (a
+   fiber's, a coroutine library's), which the guard cannot measure and lets
+   pass. */
+static PM_THREAD_LOCAL uintptr_t stack_low, stack_floor;
+static PM_THREAD_LOCAL int stack_known;
 
-/* The thread's stack as [low, low + size), or 0 when unknown. */
+/* The thread's stack as [low, low + size); 0 when unknown. */
 static uintptr_t thread_stack_low(uintptr_t *size) {
-#if defined(_WIN32)
+    *size = 0;
+#if defined(PM_STACK_WINDOWS)
     ULONG_PTR low = 0, high = 0;
     GetCurrentThreadStackLimits(&low, &high);
     *size = (uintptr_t)(high - low);
     return (uintptr_t)low;
-#elif defined(__APPLE__)
+#elif defined(PM_STACK_APPLE)
     pthread_t self = pthread_self();
     uintptr_t top = (uintptr_t)pthread_get_stackaddr_np(self);
     *size = (uintptr_t)pthread_get_stacksize_np(self);
@@ -65,17 +80,19 @@ static uintptr_t thread_stack_low(uintptr_t *size) {
 #  if defined(__FreeBSD__)
     if (pthread_attr_init(&attr) != 0) return 0;
     int rc = pthread_attr_get_np(pthread_self(), &attr);
+    if (rc != 0) {
+        pthread_attr_destroy(&attr);
+        return 0;
+    }
 #  else
-    int rc = pthread_getattr_np(pthread_self(), &attr);
+    if (pthread_getattr_np(pthread_self(), &attr) != 0) return 0;
 #  endif
-    if (rc != 0) return 0;
-    rc = pthread_attr_getstack(&attr, &addr, &len);
+    int rc2 = pthread_attr_getstack(&attr, &addr, &len);
     pthread_attr_destroy(&attr);
-    if (rc != 0) return 0;
+    if (rc2 != 0) return 0;
     *size = (uintptr_t)len;
     return (uintptr_t)addr;
 #else
-    *size = 0;
     return 0;
 #endif
 }
@@ -83,12 +100,14 @@ static uintptr_t thread_stack_low(uintptr_t *size) {
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((noinline))
 #endif
-static uintptr_t find_floor(void) {
+static void find_bounds(void) {
     uintptr_t size = 0;
     uintptr_t low = thread_stack_low(&size);
+    stack_known = 1;
+    if (low == 0 || size == 0) return;
     uintptr_t margin = size / 4 < PM_STACK_MARGIN ? size / 4 : PM_STACK_MARGIN;
-    stack_floor = low == 0 || size == 0 ? 1 : low + margin;
-    return stack_floor;
+    stack_low = low;
+    stack_floor = low + margin;
 }
 
 int pm_stack_check(const char *where) {
@@ -99,9 +118,8 @@ int pm_stack_check(const char *where) {
     char local;
     uintptr_t here = (uintptr_t)&local;
 #endif
-    uintptr_t floor = stack_floor;
-    if (floor == 0) floor = find_floor();
-    if (here > floor) return 0;
+    if (!stack_known) find_bounds();
+    if (here < stack_low || here > stack_floor) return 0;
     PyErr_Format(PyExc_RecursionError,
                  "maximum recursion depth exceeded %s (the thread's C stack is nearly used "
                  "up; look for an __html__ method or @baked function that renders itself)",

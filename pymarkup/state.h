@@ -90,6 +90,8 @@ static inline pm_state *pm_state_from_module(PyObject *module) {
 /* Element.flags */
 #define PM_ELEMENT_DOCTYPE 0x01 /* write "<!doctype html>" before the element */
 #define PM_ELEMENT_FOREIGN 0x02 /* <svg>, <math>: starts foreign content in HTML */
+#define PM_ELEMENT_TEXT 0x04    /* <title>, <noscript>...: read as text by a parser
+                                   (markup_html_reads_as_text) */
 
 /* An element: immutable once built, in one allocation. `tag` is a
    validated ASCII str. `items` holds 2 * nattrs attribute items, name,
@@ -141,6 +143,9 @@ typedef struct pm_render_ctx {
        where the parser reads <script>/<style> text as markup, so it is
        escaped there instead of written raw (markup_html_content_inside). */
     markup_content content;
+    /* Inside an HTML <title>, <noscript>... (PM_ELEMENT_TEXT): raw text
+       there must not end that element (markup_html_check_text_inside). */
+    int in_text;
 } pm_render_ctx;
 
 /* Our own Element or Comment given as an attribute value: raises the

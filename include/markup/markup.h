@@ -61,9 +61,9 @@ typedef enum markup_status {
     MARKUP_ERR_INVALID_TAG,      /* tag name not [A-Za-z][A-Za-z0-9-]*       */
     MARKUP_ERR_INVALID_ATTR_NAME,/* attribute name rejected (see below)      */
     MARKUP_ERR_VOID_CHILD,       /* child given to a void element (<br>)     */
-    MARKUP_ERR_RAW_TEXT,         /* text would end <script>/<style> (or an
-                                    element around it) early, or an element
-                                    inside <script>/<style>                  */
+    MARKUP_ERR_RAW_TEXT,         /* text would end <script>/<style> (or a
+                                    <title>, <noscript>... around it) early,
+                                    or an element inside <script>/<style>    */
     MARKUP_ERR_FROZEN,           /* node already adopted by a parent         */
     MARKUP_ERR_TOO_DEEP,         /* tree nested deeper than MARKUP_MAX_DEPTH */
     MARKUP_ERR_SLOT_COUNT,       /* wrong number of baked slot values        */
@@ -309,13 +309,13 @@ typedef enum markup_tag_kind {
     MARKUP_TAG_VOID,       /* area base br col embed hr img input link meta
                               source track wbr: <br>, no children, no end tag */
     MARKUP_TAG_SCRIPT,     /* raw text: no escaping; "</script" and "<!--"
-                              (any case) are rejected, and the end tags of
-                              the text-content elements (see
-                              markup_html_check_raw_text). Inside <svg>/<math>
-                              the text is escaped (markup_content)          */
+                              (any case) are rejected, and inside <title>,
+                              <noscript>... their end tags too
+                              (markup_html_check_text_inside). In foreign
+                              content the text is escaped (markup_content) */
     MARKUP_TAG_STYLE       /* raw text: no escaping; "</style" is rejected,
-                              and the same end tags; escaped inside
-                              <svg>/<math>                                  */
+                              and the same end tags inside <title>...;
+                              escaped in foreign content                    */
 } markup_tag_kind;
 
 /* Validates a tag name: an ASCII letter, then ASCII letters, digits and '-'
@@ -338,13 +338,25 @@ MARKUP_API markup_status markup_html_check_attr_name(const char *name, size_t n,
 
 /* Validates text for a raw-text element of the given kind: for
    MARKUP_TAG_SCRIPT rejects "</script" and "<!--", for MARKUP_TAG_STYLE
-   rejects "</style"; both also reject "</title", "</textarea",
-   "</noscript", "</iframe", "</xmp", "</noembed" and "</noframes", since
-   inside one of those elements a parser reads a <script> or <style> as
-   that element's text. All ASCII case-insensitive; other kinds accept
+   rejects "</style", both ASCII case-insensitive; other kinds accept
    anything. Errors: MARKUP_ERR_RAW_TEXT with err->pos at the '<'. */
 MARKUP_API markup_status markup_html_check_raw_text(markup_tag_kind kind, const char *s,
                                                     size_t n, markup_error *err);
+
+/* Whether a parser reads everything inside <tag> (n bytes, ASCII
+   case-insensitive) up to its end tag as text: title, textarea, noscript
+   (with JavaScript on), iframe, xmp, noembed and noframes. Inside one, a
+   <script> or <style> is no element but that element's text, so its raw
+   text must also pass markup_html_check_text_inside. Thread-safe. */
+MARKUP_API bool markup_html_reads_as_text(const char *tag, size_t n);
+
+/* Validates raw text (a <script>'s or <style>'s) that stands inside an
+   element markup_html_reads_as_text names: rejects the end tags "</title",
+   "</textarea", "</noscript", "</iframe", "</xmp", "</noembed" and
+   "</noframes", ASCII case-insensitive, any of which would end that
+   element early. Errors: MARKUP_ERR_RAW_TEXT with err->pos at the '<'. */
+MARKUP_API markup_status markup_html_check_text_inside(const char *s, size_t n,
+                                                       markup_error *err);
 
 /* Where an element stands, as far as raw text is concerned. The HTML
    parser reads <script> and <style> content as raw text only in HTML
@@ -488,8 +500,11 @@ MARKUP_API markup_status markup_node_append_child(markup_node *node, markup_node
                                                   markup_error *err);
 
 /* Serializes the tree as HTML5 and appends it to `out`. Iterative; trees
-   deeper than MARKUP_MAX_DEPTH give MARKUP_ERR_TOO_DEEP. On error the buffer
-   is rolled back to its length before the call. Rendering only reads the
+   deeper than MARKUP_MAX_DEPTH give MARKUP_ERR_TOO_DEEP. A <script> or
+   <style> inside a <title>, <noscript>... (markup_html_reads_as_text) whose
+   text holds such an end tag gives MARKUP_ERR_RAW_TEXT
+   (markup_html_check_text_inside). On error the buffer is rolled back to
+   its length before the call. Rendering only reads the
    tree: a frozen tree may be rendered from many threads at once (each with
    its own buffer). */
 MARKUP_API markup_status markup_node_render(const markup_node *node, markup_buf *out,

@@ -229,26 +229,46 @@ static void test_raw_text_checks(void **state) {
     check_raw(MARKUP_TAG_NORMAL, S("</script><!--</style>"), true, 0);
     check_raw(MARKUP_TAG_VOID, S("</script>"), true, 0);
     check_raw(script, NULL, 0, true, 0);
-    /* The end tags of the elements whose content a parser reads as text
-       (a <script> or <style> inside them is their text), in both kinds. */
-    static const char *const around[] = {"</title", "</textarea", "</noscript", "</iframe",
-                                         "</xmp",   "</noembed",  "</noframes"};
-    for (size_t i = 0; i < sizeof around / sizeof around[0]; i++) {
-        char text[32];
-        int n = snprintf(text, sizeof text, "a %s>", around[i]);
-        check_raw(script, text, (size_t)n, false, 2);
-        check_raw(style, text, (size_t)n, false, 2);
-        check_raw(MARKUP_TAG_NORMAL, text, (size_t)n, true, 0);
-        /* One letter short is no end tag. */
-        check_raw(script, text, (size_t)n - 2, true, 0);
-    }
-    check_raw(style, S("</NoScRiPt"), false, 0);
-    check_raw(script, S("</titles"), false, 0); /* a prefix, as for "</script" */
-    check_raw(script, S("</tit le>"), true, 0);
+    /* Other end tags are a matter for markup_html_check_text_inside. */
+    check_raw(script, S("document.write('<iframe></iframe>')"), true, 0);
+    check_raw(style, S("/* </title> */"), true, 0);
     /* A NUL does not hide what follows it. */
     check_raw(script, S("a\0</script>"), false, 2);
     markup_error err;
     assert_int_equal(markup_html_check_raw_text(script, NULL, 2, &err), MARKUP_ERR_INVALID_ARG);
+}
+
+/* Inside the elements whose content a parser reads as text, a <script> or
+   <style> is their text: its raw text may not hold their end tags. */
+static void test_text_elements(void **state) {
+    (void)state;
+    static const char *const names[] = {"title", "textarea", "noscript", "iframe",
+                                        "xmp",   "noembed",  "noframes"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *name = names[i];
+        size_t len = strlen(name);
+        assert_true(markup_html_reads_as_text(name, len));
+        char upper[16];
+        for (size_t k = 0; k <= len; k++) upper[k] = (char)(name[k] >= 'a' ? name[k] - 32 : name[k]);
+        assert_true(markup_html_reads_as_text(upper, len));
+        assert_false(markup_html_reads_as_text(name, len - 1)); /* "titl" */
+        char text[32];
+        int n = snprintf(text, sizeof text, "a </%s>", upper);
+        markup_error err = {MARKUP_OK, 99, NULL};
+        assert_int_equal(markup_html_check_text_inside(text, (size_t)n, &err), MARKUP_ERR_RAW_TEXT);
+        assert_int_equal(err.pos, 2);
+        assert_non_null(err.msg);
+        /* One letter short is no end tag. */
+        assert_int_equal(markup_html_check_text_inside(text, (size_t)n - 2, NULL), MARKUP_OK);
+    }
+    static const char *const others[] = {"script", "style", "div", "textareas", "svg", ""};
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+        assert_false(markup_html_reads_as_text(others[i], strlen(others[i])));
+    assert_false(markup_html_reads_as_text(NULL, 5));
+    assert_int_equal(markup_html_check_text_inside(S("a </script> </p> <!--"), NULL), MARKUP_OK);
+    assert_int_equal(markup_html_check_text_inside(S("</titles"), NULL), MARKUP_ERR_RAW_TEXT);
+    assert_int_equal(markup_html_check_text_inside(NULL, 0, NULL), MARKUP_OK);
+    assert_int_equal(markup_html_check_text_inside(NULL, 3, NULL), MARKUP_ERR_INVALID_ARG);
 }
 
 /* ---- writers ----------------------------------------------------------- */
@@ -338,6 +358,7 @@ int main(void) {
         cmocka_unit_test(test_attr_name_examples),
         cmocka_unit_test(test_every_ascii_byte_in_attr_name),
         cmocka_unit_test(test_raw_text_checks),
+        cmocka_unit_test(test_text_elements),
         cmocka_unit_test(test_writers),
         cmocka_unit_test(test_writers_roll_back_on_failure),
     };

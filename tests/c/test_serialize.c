@@ -214,6 +214,55 @@ static void test_raw_text_in_foreign_content(void **state) {
     markup_node_unref(body);
 }
 
+/* Inside <title>, <noscript>... a parser reads a <script> or <style> as the
+   outer element's text: raw text there may not hold their end tags, while
+   the same text elsewhere is fine. The check sees the whole text, so a tag
+   split over two children is caught too. */
+static void test_raw_text_inside_text_elements(void **state) {
+    (void)state;
+    static const struct {
+        const char *outer, *middle, *raw_tag, *first, *second;
+        bool ok;
+    } cases[] = {
+        {"noscript", NULL, "style", ".m{} </NoScript><img src=x>", "", false},
+        {"title", NULL, "script", "x = 1", "</title", false},
+        {"textarea", "div", "style", "a</text", "area>", false},
+        {"iframe", NULL, "script", "</noframes", "", false},
+        {"xmp", NULL, "script", "document.write('<b></b>')", "", true},
+        {"div", NULL, "script", "document.write('<iframe></iframe>')", "", true},
+        {"svg", "title", "style", "</title>", "", true}, /* svg's title: HTML, not text */
+        {"noembed", "svg", "style", "</noembed>", "", true}, /* escaped in svg */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        markup_node *outer = element(cases[i].outer);
+        markup_node *raw = element(cases[i].raw_tag);
+        text(raw, cases[i].first);
+        if (cases[i].second[0]) text(raw, cases[i].second);
+        if (cases[i].middle) {
+            markup_node *middle = element(cases[i].middle);
+            adopt(middle, raw);
+            adopt(outer, middle);
+        } else {
+            adopt(outer, raw);
+        }
+        markup_buf buf;
+        markup_buf_init(&buf, NULL);
+        assert_int_equal(markup_buf_append(&buf, S("kept")), MARKUP_OK);
+        markup_error err = {MARKUP_OK, 0, NULL};
+        markup_status st = markup_node_render(outer, &buf, &err);
+        if (cases[i].ok) {
+            assert_int_equal(st, MARKUP_OK);
+        } else {
+            assert_int_equal(st, MARKUP_ERR_RAW_TEXT);
+            assert_int_equal(err.code, MARKUP_ERR_RAW_TEXT);
+            assert_non_null(err.msg);
+            assert_int_equal(buf.len, 4); /* rolled back */
+        }
+        markup_buf_free(&buf);
+        markup_node_unref(outer);
+    }
+}
+
 static void test_fragments_render_inline(void **state) {
     (void)state;
     markup_node *ul = element("ul");
@@ -406,6 +455,7 @@ int main(void) {
         cmocka_unit_test(test_document_with_doctype),
         cmocka_unit_test(test_raw_text_elements),
         cmocka_unit_test(test_raw_text_in_foreign_content),
+        cmocka_unit_test(test_raw_text_inside_text_elements),
         cmocka_unit_test(test_fragments_render_inline),
         cmocka_unit_test(test_shared_frozen_subtree),
         cmocka_unit_test(test_depth_limit),

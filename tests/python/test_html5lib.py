@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from htmldom import REPLACED, Cmt, El, Safe, ascii_lower, bake, build, expected_dom, parse_dom, text_as_parsed
-from markup import Tag, h, render, render_bytes
+from markup import Tag, baked, h, render, render_bytes
 
 SETTINGS = settings(
     max_examples=150,
@@ -149,11 +149,12 @@ RAW_TEXT = st.lists(
 ).map("".join)
 
 # The HTML tokenizer compares end tags ASCII case-insensitively.
-_AROUND = "|".join("</" + name for name in TEXT_CONTENT)
 BREAKOUT = {
-    "script": re.compile(r"</script|<!--|" + _AROUND, re.ASCII | re.IGNORECASE),
-    "style": re.compile(r"</style|" + _AROUND, re.ASCII | re.IGNORECASE),
+    "script": re.compile(r"</script|<!--", re.ASCII | re.IGNORECASE),
+    "style": re.compile(r"</style", re.ASCII | re.IGNORECASE),
 }
+# Inside one of TEXT_CONTENT, the end tags of all of them too.
+AROUND = re.compile("|".join("</" + name for name in TEXT_CONTENT), re.ASCII | re.IGNORECASE)
 
 
 @SETTINGS
@@ -186,7 +187,12 @@ def test_raw_text_cannot_end_a_text_content_element_around_it(outer, tag, text):
         with pytest.raises(ValueError, match=f"<{tag}>"):
             factory(text)
         return
-    html = render(h.Div(Tag(outer)(factory(text)), h.Span("after")))
+    tree = h.Div(Tag(outer)(factory(text)), h.Span("after"))
+    if AROUND.search(text):
+        with pytest.raises(ValueError, match=f"<{tag}>: .* around the element"):
+            render(tree)
+        return
+    html = render(tree)
     (div,) = parse_dom(html)
     assert div[0] == "div"
     (inside, after) = div[2]
@@ -196,15 +202,27 @@ def test_raw_text_cannot_end_a_text_content_element_around_it(outer, tag, text):
 
 @pytest.mark.parametrize("outer", TEXT_CONTENT)
 @pytest.mark.parametrize("factory", [h.Script, h.Style], ids=["script", "style"])
-def test_end_tag_of_a_text_content_element_in_raw_text_is_refused(outer, factory):
+def test_end_tag_of_a_text_content_element_in_raw_text_is_refused_inside_it(outer, factory):
     hostile = f"a</{outer.upper()}><img src=x onerror=alert(1)>"
-    with pytest.raises(ValueError) as exc:
-        factory(hostile)
-    msg = str(exc.value)
-    assert f"'</{outer}' at byte 1" in msg and f"end a <{outer}> around the element" in msg
+    el = factory(hostile)  # fine on its own, and outside such an element:
+    assert render(h.Div(el)) == f"<div><{factory.name}>{hostile}</{factory.name}></div>"
+    for tree in (Tag(outer)(el), Tag(outer)(h.Div(h.P(el))), Tag(outer)(Tag("svg")(h.Title(el)))):
+        with pytest.raises(ValueError) as exc:
+            render(tree)
+        msg = str(exc.value)
+        assert f"'</{outer}' at byte 1" in msg and f"end a <{outer}> around the element" in msg
+
+    @baked
+    def inside(body):
+        return Tag(outer)(h.Div(body))
+
+    with pytest.raises(ValueError, match=f"end a <{outer}> around the element"):
+        inside(el)
     # The same text split by a backslash, as the message suggests, is fine.
     safe = hostile.replace("</", "<\\/")
-    assert render(factory(safe)) == f"<{factory.name}>{safe}</{factory.name}>"
+    assert render(Tag(outer)(factory(safe))) == f"<{outer}><{factory.name}>{safe}</{factory.name}></{outer}>"
+    # In svg's own <title> (HTML again, not text) the end tag does nothing.
+    assert render(Tag("svg")(h.Title(el))) == f"<svg><title>{render(el)}</title></svg>"
 
 
 # --- attribute names ------------------------------------------------------
