@@ -164,8 +164,8 @@ int pm_raw_text_error(PyObject *tag, const char *what, const char *s, size_t n, 
    left for another level of rendering, else -1 with RecursionError set
    ("... exceeded <where> ..."). Called on every way back into Python code
    that a render or an element's construction takes, where they can nest
-   without end: __html__ lookups, nested lists and iterators, every level
-   of elements (from 3.12; every 16th before), a @baked call's iterators. */
+   without end: __html__ lookups, nested lists and iterators, every 16th
+   level of elements, a @baked call's iterators. */
 int pm_stack_check(const char *where);
 
 /* The allocator of every buffer the extension makes: PyMem_*. */
