@@ -149,6 +149,14 @@ static bool in_raw(const decoder *d) {
     return k == MARKUP_TAG_SCRIPT || k == MARKUP_TAG_STYLE;
 }
 
+/* Whether an element below the top reads as text (<title>, <noscript>...):
+   raw text there may not hold their end tags either. */
+static bool in_text_element(const decoder *d) {
+    for (size_t i = 0; i + 1 < d->depth; i++)
+        if (fuzz_ref_reads_as_text(d->stack[i].tag, d->stack[i].tag_len)) return true;
+    return false;
+}
+
 static bool in_start_tag(const decoder *d) {
     return d->depth > 0 && d->stack[d->depth - 1].start_open;
 }
@@ -218,7 +226,9 @@ static void decode(decoder *d) {
                 fuzz_buf_add(&joined, e->raw.data, e->raw.len);
                 fuzz_buf_add(&joined, text, n);
                 keep = kind != STEP_COMMENT &&
-                       fuzz_ref_raw_text_error(e->kind, joined.data, joined.len) == joined.len;
+                       fuzz_ref_raw_text_error(e->kind, joined.data, joined.len) == joined.len &&
+                       (!in_text_element(d) ||
+                        fuzz_ref_text_inside_error(joined.data, joined.len) == joined.len);
                 if (keep) fuzz_buf_add(&e->raw, text, n);
                 fuzz_buf_free(&joined);
             }

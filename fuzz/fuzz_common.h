@@ -488,4 +488,30 @@ static inline FUZZ_NO_COVERAGE size_t fuzz_ref_raw_text_error(markup_tag_kind ki
     return n;
 }
 
+/* The elements a parser reads as text up to their end tag. */
+static const char *const fuzz_text_elements[] = {"title", "textarea", "noscript", "iframe",
+                                                 "xmp",   "noembed",  "noframes"};
+
+/* Whether `tag` is one of them (ASCII case-insensitive). */
+static inline FUZZ_NO_COVERAGE bool fuzz_ref_reads_as_text(const char *tag, size_t n) {
+    for (size_t k = 0; k < sizeof fuzz_text_elements / sizeof fuzz_text_elements[0]; k++)
+        if (n == strlen(fuzz_text_elements[k]) && fuzz_ascii_iequal(tag, n, fuzz_text_elements[k]))
+            return true;
+    return false;
+}
+
+/* Position of the first end tag of one of them in s[0..n) ("</title",
+   any case), or n: raw text inside such an element may not hold one. */
+static inline FUZZ_NO_COVERAGE size_t fuzz_ref_text_inside_error(const char *s, size_t n) {
+    for (size_t i = 0; i + 1 < n; i++) {
+        if (s[i] != '<' || s[i + 1] != '/') continue;
+        for (size_t k = 0; k < sizeof fuzz_text_elements / sizeof fuzz_text_elements[0]; k++) {
+            size_t len = strlen(fuzz_text_elements[k]);
+            if (n - i - 2 >= len && fuzz_ascii_iequal(s + i + 2, len, fuzz_text_elements[k]))
+                return i;
+        }
+    }
+    return n;
+}
+
 #endif /* MARKUP_FUZZ_COMMON_H */
