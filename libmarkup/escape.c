@@ -14,6 +14,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "copy_impl.h"
 #include "escape_impl.h"
 #include "markup/markup.h"
 
@@ -283,8 +284,18 @@ static inline bool short_is_clean(const char *s, size_t n) {
             if (swar_special(load_word(s + i))) return false;
         return swar_special(load_word(s + n - 8)) == 0;
     }
-    uint64_t w = 0; /* zero bytes are not special */
-    memcpy(&w, s, n);
+    /* Under 8 bytes: overlapping loads (a byte seen twice changes no
+       answer) rather than a copy of variable length, which is a call. */
+    uint64_t w;
+    if (n >= 4) {
+        uint32_t head, tail;
+        memcpy(&head, s, 4);
+        memcpy(&tail, s + n - 4, 4);
+        w = head | (uint64_t)tail << 32;
+    } else {
+        w = (uint64_t)(unsigned char)s[0] | (uint64_t)(unsigned char)s[n / 2] << 8 |
+            (uint64_t)(unsigned char)s[n - 1] << 16; /* the zero bytes are not special */
+    }
     return swar_special(w) == 0;
 }
 
@@ -305,7 +316,13 @@ markup_status markup_escape(markup_buf *buf, const char *s, size_t n) {
     if (buf == NULL || (s == NULL && n != 0)) return MARKUP_ERR_INVALID_ARG;
     if (n <= ESCAPE_CLEAN_SCAN_MAX) {
         if (n == 0) return MARKUP_OK;
-        if (short_is_clean(s, n)) return markup_buf_append(buf, s, n);
+        if (short_is_clean(s, n)) {
+            markup_status st = markup_buf_reserve(buf, n);
+            if (st != MARKUP_OK) return st;
+            copy_short(buf->data + buf->len, s, n);
+            buf->len += n;
+            return MARKUP_OK;
+        }
         return markup_escape_short_dirty_(buf, s, n);
     }
     return escape_run(buf, s, n, best_kernels());

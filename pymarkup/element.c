@@ -71,6 +71,22 @@ static PM_NOINLINE int vec_grow(pm_vec *v) {
     return 0;
 }
 
+/* Copies n item pointers. Most elements have a few attributes and
+   children: then a call to memcpy costs more than the copy. */
+static inline void move_refs(PyObject **dst, PyObject *const *src, Py_ssize_t n) {
+    if (n > 4) {
+        memcpy(dst, src, sizeof(PyObject *) * (size_t)n);
+        return;
+    }
+    switch (n) {
+    case 4: dst[3] = src[3]; /* fall through */
+    case 3: dst[2] = src[2]; /* fall through */
+    case 2: dst[1] = src[1]; /* fall through */
+    case 1: dst[0] = src[0]; /* fall through */
+    default: break;
+    }
+}
+
 /* Appends a new reference to `o`. */
 static inline int vec_push(pm_vec *v, PyObject *o) {
     if (v->len == v->cap && vec_grow(v) < 0) return -1;
@@ -782,9 +798,8 @@ static PyObject *tag_vectorcall(PyObject *callable, PyObject *const *args, size_
     el->kind = tag->kind;
     el->flags = tag->flags;
     /* The element takes over the vectors' references. */
-    if (attrs.len) memcpy(el->items, attrs.items, sizeof(PyObject *) * (size_t)attrs.len);
-    if (kids.len)
-        memcpy(el->items + attrs.len, kids.items, sizeof(PyObject *) * (size_t)kids.len);
+    move_refs(el->items, attrs.items, attrs.len);
+    move_refs(el->items + attrs.len, kids.items, kids.len);
     attrs.len = 0;
     kids.len = 0;
     vec_clear(&attrs);
