@@ -203,7 +203,8 @@ typedef enum markup_escape_impl {
     MARKUP_ESCAPE_SSE2,   /* 16-byte blocks (x86-64 baseline; expands
                              dirty blocks with SSSE3 shuffles when the CPU
                              has SSSE3)                                    */
-    MARKUP_ESCAPE_AVX2    /* 32-byte blocks, when the CPU has AVX2         */
+    MARKUP_ESCAPE_AVX2    /* 32-byte blocks, when the CPU has AVX2, BMI1
+                             and BMI2                                      */
 } markup_escape_impl;
 
 /* The longest escape of one byte ("&amp;" etc.). */
@@ -278,7 +279,7 @@ MARKUP_API markup_status markup_escape_u32(uint32_t *dst, size_t cap, const uint
 /* As markup_escape_u16 / _u32 with an explicit implementation, for tests,
    fuzzers and benchmarks. These escapers have SCALAR, SSE2 (16 units a
    block) and AVX2 (32 units a block when sizing, 64 bytes when writing)
-   kernels: AUTO is AVX2 where the CPU has it, else SSE2 on x86-64 (its
+   kernels: AUTO is AVX2 where the CPU has it (with BMI1 and BMI2), else SSE2 on x86-64 (its
    baseline), else SCALAR. An implementation the CPU lacks returns
    MARKUP_ERR_INVALID_ARG. */
 MARKUP_API markup_status markup_escape_u16_with(uint16_t *dst, size_t cap, const uint16_t *s,
