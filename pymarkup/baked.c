@@ -1143,8 +1143,12 @@ static PyObject *baked_compile(PyObject *module, PyObject *args) {
     self->slot_kind = NULL;
     self->multi = NULL;
     self->any_multi = 0;
+    self->nslots = 0;
+    self->slots_in_html = 0;
+    self->static_ascii = 0;
     hint_store(self, 0);
-    PyObject_GC_Track((PyObject *)self);
+    /* Tracked only once compiled (below): the builder is Python code, and
+       the collector would hand a half-built function to gc.get_objects(). */
 
     PyObject *placeholders = NULL, *kwnames = NULL, *tree = NULL;
     PyObject **stand_ins = NULL;
@@ -1189,6 +1193,7 @@ static PyObject *baked_compile(PyObject *module, PyObject *args) {
     if (!tree) goto fail;
     if (check_result(st, qualname, tree) < 0) goto fail;
     if (flatten(st, self, tree, placeholders) < 0) goto fail;
+    PyObject_GC_Track((PyObject *)self);
 
     PyMem_Free(stand_ins);
     Py_DECREF(kwnames);

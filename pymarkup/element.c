@@ -356,9 +356,11 @@ static int add_attr(pm_tag *tag, pm_vec *attrs, PyObject *name, PyObject *value)
         int dup = is_duplicate_many(attrs, name);
         if (dup != 0) return dup < 0 ? -1 : duplicate_error(tag, name, NULL);
     }
-    if (check_attr_value(tag, name, value) < 0) return -1;
-    if (vec_push(attrs, name) < 0) return -1;
-    return vec_push(attrs, value);
+    /* Stored before the value is checked: the check may run Python code
+       (an __html__ lookup), which must not be able to free the pair. On
+       failure the caller drops `attrs` whole. */
+    if (vec_push(attrs, name) < 0 || vec_push(attrs, value) < 0) return -1;
+    return check_attr_value(tag, name, value);
 }
 
 static PM_NOINLINE int attr_key_error(pm_tag *tag, PyObject *key) {
@@ -393,10 +395,17 @@ static int add_mapping_item(pm_tag *tag, pm_vec *attrs, PyObject *key, PyObject 
 }
 
 static int add_dict_attrs(pm_tag *tag, pm_vec *attrs, PyObject *dict) {
-    Py_ssize_t pos = 0;
+    Py_ssize_t pos = 0, size = PyDict_GET_SIZE(dict);
     PyObject *key, *value;
     while (PyDict_Next(dict, &pos, &key, &value)) {
         if (add_mapping_item(tag, attrs, key, value) < 0) return -1;
+        /* A value's __html__ lookup may have changed the dict: refuse, as
+           iterating it in Python would, rather than skip or repeat. */
+        if (PyDict_GET_SIZE(dict) != size) {
+            PyErr_Format(PyExc_RuntimeError,
+                         "<%U>: the attribute dict changed size while it was read", tag->name);
+            return -1;
+        }
     }
     return 0;
 }
@@ -465,9 +474,19 @@ static PM_NOINLINE PyObject *kwname_convert(pm_tag *tag, PyObject *kw) {
 static inline int add_kw_attr(pm_tag *tag, pm_vec *attrs, PyObject *kw, PyObject *value) {
     PyObject *name = NULL;
     if (PyUnicode_CheckExact(kw)) {
-        name = PyDict_GetItemWithError(tag->st->kwname_cache, kw);
-        if (name != NULL) return add_attr(tag, attrs, name, value);
-        if (PyErr_Occurred()) return -1;
+        /* A reference of our own: Python code run while the attribute is
+           added may empty the cache. */
+#if PY_VERSION_HEX >= 0x030D0000
+        if (PyDict_GetItemRef(tag->st->kwname_cache, kw, &name) < 0) return -1;
+#else
+        name = Py_XNewRef(PyDict_GetItemWithError(tag->st->kwname_cache, kw));
+        if (name == NULL && PyErr_Occurred()) return -1;
+#endif
+        if (name != NULL) {
+            int r = add_attr(tag, attrs, name, value);
+            Py_DECREF(name);
+            return r;
+        }
     }
     name = kwname_convert(tag, kw);
     if (name == NULL) return -1;

@@ -858,23 +858,52 @@ typedef struct {
 static const str_method str_methods[STR_METHOD_COUNT] = {STR_METHODS(AS_ENTRY)};
 #undef AS_ENTRY
 
-/* Each item of `seq` (a new list or tuple from str; the reference is
-   stolen) as type(like), in a new list or tuple. */
-static PyObject *safe_items_like(pm_state *st, PyObject *like, PyObject *seq, result_shape shape) {
-    if (seq == NULL) return NULL;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+/* A new list or tuple of the n new references in items (stolen, and
+   released on failure). Made only once every item exists: Python code
+   must never see a container with empty slots, and gc.get_objects()
+   hands out every container, even one not yet returned. */
+static PyObject *container_of(PyObject **items, Py_ssize_t n, result_shape shape) {
     PyObject *out = shape == RESULT_LIST ? PyList_New(n) : PyTuple_New(n);
-    for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
-        PyObject *item = safe_like(st, like, Py_NewRef(PySequence_Fast_GET_ITEM(seq, i)));
-        if (item == NULL) {
-            Py_CLEAR(out);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (out == NULL) {
+            Py_DECREF(items[i]);
         } else if (shape == RESULT_LIST) {
-            PyList_SET_ITEM(out, i, item);
+            PyList_SET_ITEM(out, i, items[i]);
         } else {
-            PyTuple_SET_ITEM(out, i, item);
+            PyTuple_SET_ITEM(out, i, items[i]);
         }
     }
+    return out;
+}
+
+/* Each item of `seq` (a new list or tuple from str; the reference is
+   stolen) as type(like), in a new list or tuple. A SafeString subclass's
+   constructor is Python code, which could reach `seq` through the
+   collector and empty it: the items are read from a tuple. */
+static PyObject *safe_items_like(pm_state *st, PyObject *like, PyObject *seq, result_shape shape) {
+    if (seq == NULL) return NULL;
+    PyObject *items = PySequence_Tuple(seq);
     Py_DECREF(seq);
+    if (items == NULL) return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(items);
+    PyObject **made = PyMem_New(PyObject *, n ? n : 1);
+    if (made == NULL) {
+        Py_DECREF(items);
+        return PyErr_NoMemory();
+    }
+    Py_ssize_t done = 0;
+    for (; done < n; done++) {
+        made[done] = safe_like(st, like, Py_NewRef(PyTuple_GET_ITEM(items, done)));
+        if (made[done] == NULL) break;
+    }
+    PyObject *out = NULL;
+    if (done == n) {
+        out = container_of(made, n, shape);
+    } else {
+        for (Py_ssize_t i = 0; i < done; i++) Py_DECREF(made[i]);
+    }
+    PyMem_Free(made);
+    Py_DECREF(items);
     return out;
 }
 
@@ -928,26 +957,42 @@ STR_METHODS(AS_FUNCTION)
 static PyObject *safestring_join(PyObject *self, PyObject *iterable) {
     pm_state *st = pm_state_from_type(Py_TYPE(self));
     if (st == NULL) return NULL;
-    PyObject *items = PySequence_Fast(iterable, "can only join an iterable");
-    if (items == NULL) return NULL;
-    if (PyList_Check(items)) {
-        /* Escaping runs __str__/__html__, which may change the caller's
-           list: work on a copy that holds its own references. */
-        PyObject *copy = PyList_GetSlice(items, 0, PY_SSIZE_T_MAX);
-        Py_DECREF(items);
-        if (copy == NULL) return NULL;
-        items = copy;
-    }
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(items);
-    PyObject *escaped = PyList_New(n);
-    for (Py_ssize_t i = 0; escaped != NULL && i < n; i++) {
-        PyObject *text = html_text(st, PySequence_Fast_GET_ITEM(items, i));
-        if (text == NULL) {
-            Py_CLEAR(escaped);
-        } else {
-            PyList_SET_ITEM(escaped, i, text);
+    /* Escaping runs __str__/__html__, which may change the caller's list,
+       or reach this function's own containers through the collector:
+       the items are read from a tuple of their own, and the escaped
+       texts are kept in C until all exist. */
+    PyObject *items;
+    if (PyTuple_CheckExact(iterable) || PyList_CheckExact(iterable)) {
+        items = PySequence_Tuple(iterable);
+    } else {
+        PyObject *it = PyObject_GetIter(iterable);
+        if (it == NULL) {
+            if (PyErr_ExceptionMatches(PyExc_TypeError))
+                PyErr_SetString(PyExc_TypeError, "can only join an iterable"); /* as str.join */
+            return NULL;
         }
+        items = PySequence_Tuple(it);
+        Py_DECREF(it);
     }
+    if (items == NULL) return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(items);
+    PyObject **texts = PyMem_New(PyObject *, n ? n : 1);
+    if (texts == NULL) {
+        Py_DECREF(items);
+        return PyErr_NoMemory();
+    }
+    Py_ssize_t done = 0;
+    for (; done < n; done++) {
+        texts[done] = html_text(st, PyTuple_GET_ITEM(items, done));
+        if (texts[done] == NULL) break;
+    }
+    PyObject *escaped = NULL;
+    if (done == n) {
+        escaped = container_of(texts, n, RESULT_TUPLE);
+    } else {
+        for (Py_ssize_t i = 0; i < done; i++) Py_DECREF(texts[i]);
+    }
+    PyMem_Free(texts);
     Py_DECREF(items);
     if (escaped == NULL) return NULL;
     PyObject *joined = PyUnicode_Join(self, escaped);
