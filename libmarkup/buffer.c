@@ -48,6 +48,7 @@ void markup_buf_free(markup_buf *buf) {
 #define MARKUP_BUF_MIN_CAP 64
 
 markup_status markup_buf_grow(markup_buf *buf, size_t additional) {
+    if (buf == NULL) return MARKUP_ERR_INVALID_ARG;
     if (additional > SIZE_MAX - buf->len) return MARKUP_ERR_TOO_LARGE;
     size_t need = buf->len + additional;
     if (need <= buf->cap) return MARKUP_OK;
@@ -60,6 +61,11 @@ markup_status markup_buf_grow(markup_buf *buf, size_t additional) {
 }
 
 char *markup_buf_detach(markup_buf *buf, size_t *len, size_t *cap) {
+    if (buf == NULL) {
+        if (len) *len = 0;
+        if (cap) *cap = 0;
+        return NULL;
+    }
     char *data = buf->data;
     if (len) *len = buf->len;
     if (cap) *cap = buf->cap;

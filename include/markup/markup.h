@@ -25,7 +25,9 @@
  *   All strings are (pointer, length) pairs of UTF-8 bytes; they need not be
  *   NUL-terminated and may contain NUL. A NULL pointer with length 0 is the
  *   empty string; a NULL pointer with a non-zero length is
- *   MARKUP_ERR_INVALID_ARG.
+ *   MARKUP_ERR_INVALID_ARG. No input may point into the markup_buf being
+ *   written, which moves when it grows (markup_buf_append alone allows
+ *   it): copy such bytes first.
  *
  * Threads
  *   libmarkup has no global mutable state. Distinct objects may be used from
@@ -96,9 +98,11 @@ MARKUP_API const char *markup_version(void);
    read at each call, not copied, for buffers and trees that keep it: it must
    outlive every object created with it. `ctx` is passed back untouched.
    `realloc` receives the old size so that arena allocators can copy, and
-   `free` the size that was allocated (libmarkup always knows it). A hook
-   signals failure by returning NULL; libmarkup then returns
-   MARKUP_ERR_NOMEM and the object it was growing is unchanged. */
+   `free` the size that was allocated (libmarkup always knows it). Blocks
+   must be aligned as malloc's are (alignof(max_align_t)): trees and
+   templates keep pointers and atomic counters in them. A hook signals
+   failure by returning NULL; libmarkup then returns MARKUP_ERR_NOMEM and
+   the object it was growing is unchanged. */
 typedef struct markup_alloc {
     void *(*malloc)(void *ctx, size_t size);
     void *(*realloc)(void *ctx, void *ptr, size_t old_size, size_t new_size);
@@ -134,7 +138,9 @@ MARKUP_API void markup_buf_free(markup_buf *buf);
 
 /* Grows the capacity so that `additional` more bytes fit. On failure the
    buffer is unchanged: MARKUP_ERR_NOMEM, or MARKUP_ERR_TOO_LARGE when
-   len + additional overflows. Prefer markup_buf_reserve. */
+   len + additional overflows; a NULL buffer is MARKUP_ERR_INVALID_ARG.
+   Prefer markup_buf_reserve. The inline functions below are the fast
+   path and take a valid buffer (never NULL). */
 MARKUP_API markup_status markup_buf_grow(markup_buf *buf, size_t additional);
 
 /* Ensures room for `additional` more bytes; allocates only when needed. */
@@ -144,12 +150,19 @@ static inline markup_status markup_buf_reserve(markup_buf *buf, size_t additiona
 }
 
 /* Appends `n` bytes verbatim (no escaping, no validation). `s` may be NULL
-   when n == 0. On failure nothing is appended. */
+   when n == 0, and may point into the buffer itself (appending a copy of
+   part of it). On failure nothing is appended. */
 static inline markup_status markup_buf_append(markup_buf *buf, const char *s, size_t n) {
     if (n == 0) return MARKUP_OK;
+    if (s == NULL) return MARKUP_ERR_INVALID_ARG;
     if (buf->cap - buf->len < n) {
+        /* Growing moves the storage: bytes from the buffer itself are found
+           again at the same offset. */
+        size_t at = (size_t)((uintptr_t)s - (uintptr_t)buf->data);
+        bool inside = buf->data != NULL && at < buf->len;
         markup_status st = markup_buf_grow(buf, n);
         if (st != MARKUP_OK) return st;
+        if (inside) s = buf->data + at;
     }
     memcpy(buf->data + buf->len, s, n);
     buf->len += n;
@@ -226,9 +239,10 @@ MARKUP_API size_t markup_escape_count(const char *s, size_t n);
 /* Appends the escaped form of `s` to `buf` with the best implementation.
    On failure (NOMEM, TOO_LARGE) the buffer is rolled back to its length
    before the call. The escaped text never holds more than
-   n * MARKUP_ESCAPE_MAX_EXPANSION bytes, but the buffer only grows by what
-   is actually written (plus a small constant slack), so escaping a large
-   clean string does not reserve five times its size. */
+   n * MARKUP_ESCAPE_MAX_EXPANSION bytes, but the input is escaped in 4 KiB
+   pieces, each reserving room for its worst case: the buffer grows by what
+   is written plus at most about 20 KiB, so escaping a large clean string
+   does not reserve five times its size. */
 MARKUP_API markup_status markup_escape(markup_buf *buf, const char *s, size_t n);
 
 /* As markup_escape with an explicit implementation. An implementation the

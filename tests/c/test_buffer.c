@@ -225,6 +225,73 @@ static void test_detach_hands_over_storage(void **state) {
     assert_int_equal(ta.live_bytes, 0);
 }
 
+/* An allocator whose realloc always moves the block and scribbles on the
+   old one before freeing it, so that any read through a stale pointer
+   gives wrong bytes (and a use-after-free under ASan or valgrind). */
+static void *moving_malloc(void *ctx, size_t size) {
+    (void)ctx;
+    return malloc(size);
+}
+
+static void *moving_realloc(void *ctx, void *ptr, size_t old_size, size_t new_size) {
+    (void)ctx;
+    char *moved = malloc(new_size);
+    if (moved == NULL) return NULL;
+    if (ptr != NULL) {
+        memcpy(moved, ptr, old_size < new_size ? old_size : new_size);
+        memset(ptr, '#', old_size);
+        free(ptr);
+    }
+    return moved;
+}
+
+static void moving_free(void *ctx, void *ptr, size_t size) {
+    (void)ctx;
+    (void)size;
+    free(ptr);
+}
+
+static void test_append_from_the_buffer_itself(void **state) {
+    (void)state;
+    const markup_alloc moving = {moving_malloc, moving_realloc, moving_free, NULL};
+    markup_buf buf;
+    markup_buf_init(&buf, &moving);
+    assert_int_equal(markup_buf_append(&buf, "<p>", 3), MARKUP_OK);
+    /* Doubling, and copying a middle piece, each time past the capacity
+       (the storage moves) and within it. */
+    for (int round = 0; round < 12; round++) {
+        size_t len = buf.len;
+        assert_int_equal(markup_buf_append(&buf, buf.data, len), MARKUP_OK);
+        assert_int_equal(buf.len, 2 * len);
+        assert_memory_equal(buf.data, buf.data + len, len);
+    }
+    for (size_t i = 0; i < buf.len; i += 3) assert_memory_equal(buf.data + i, "<p>", 3);
+    size_t len = buf.len;
+    assert_int_equal(markup_buf_append(&buf, buf.data + 1, 2), MARKUP_OK); /* within the capacity */
+    assert_memory_equal(buf.data + len, "p>", 2);
+    markup_buf_free(&buf);
+}
+
+static void test_null_arguments_are_invalid(void **state) {
+    (void)state;
+    test_alloc ta;
+    test_alloc_init(&ta, TEST_ALLOC_NEVER);
+    markup_buf buf;
+    markup_buf_init(&buf, &ta.alc);
+    assert_int_equal(markup_buf_append(&buf, "abc", 3), MARKUP_OK);
+    assert_int_equal(markup_buf_append(&buf, NULL, 5), MARKUP_ERR_INVALID_ARG);
+    assert_int_equal(markup_buf_append(&buf, NULL, 0), MARKUP_OK);
+    assert_buf_equals(&buf, "abc");
+    assert_int_equal(markup_buf_grow(NULL, 1), MARKUP_ERR_INVALID_ARG);
+    size_t len = 7, cap = 7;
+    assert_null(markup_buf_detach(NULL, &len, &cap));
+    assert_int_equal(len, 0);
+    assert_int_equal(cap, 0);
+    markup_buf_free(NULL);
+    markup_buf_free(&buf);
+    assert_int_equal(ta.live_bytes, 0);
+}
+
 static void test_default_allocator(void **state) {
     (void)state;
     const markup_alloc *alc = markup_alloc_default();
@@ -272,6 +339,8 @@ int main(void) {
         cmocka_unit_test(test_nomem_leaves_buffer_unchanged),
         cmocka_unit_test(test_append_at_every_failure_point),
         cmocka_unit_test(test_detach_hands_over_storage),
+        cmocka_unit_test(test_append_from_the_buffer_itself),
+        cmocka_unit_test(test_null_arguments_are_invalid),
         cmocka_unit_test(test_default_allocator),
         cmocka_unit_test(test_status_names_and_version),
     };
