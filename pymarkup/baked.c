@@ -152,6 +152,12 @@ static PyObject *ph_getattro(PyObject *self, PyObject *name) {
             PyErr_SetObject(PyExc_AttributeError, name);
             return NULL;
         }
+        /* copy and pickle read these from the instance first. */
+        if (PyUnicode_CompareWithASCIIString(name, "__reduce_ex__") == 0 ||
+            PyUnicode_CompareWithASCIIString(name, "__reduce__") == 0 ||
+            PyUnicode_CompareWithASCIIString(name, "__deepcopy__") == 0 ||
+            PyUnicode_CompareWithASCIIString(name, "__copy__") == 0)
+            return misuse(self, "is copied or pickled", HINT_VALUE);
     }
     pm_placeholder *ph = (pm_placeholder *)self;
     PyErr_Format(PyExc_TypeError,

@@ -5,8 +5,12 @@ the same builder called directly with the real values (an h.* tree), and the
 equivalent Jinja2 template with autoescape on.
 """
 
+import copy
 import gc
 import inspect
+import math
+import operator
+import pickle
 import random
 import sys
 import threading
@@ -362,6 +366,32 @@ def _misuse_cases():
         "in": (lambda x: h.P("a" in x), "'in'"),
         "call": (lambda x: h.P(x()), "called"),
         "hash": (lambda x: h.P({x}), "dictionary key"),
+        "item assignment": (lambda x: operator.setitem(x, 0, 1), "item assigned"),
+        "item deletion": (lambda x: operator.delitem(x, 0), "item assigned or deleted"),
+        "attribute assignment": (lambda x: setattr(x, "name", 1), "attribute assigned"),
+        "attribute deletion": (lambda x: delattr(x, "name"), "attribute assigned or deleted"),
+        "divmod()": (lambda x: h.P(divmod(x, 2)), "divmod()"),
+        "<<": (lambda x: h.P(x << 1), "'<<'"),
+        ">>": (lambda x: h.P(1 >> x), "'>>'"),
+        "&": (lambda x: h.P(x & 1), "'&'"),
+        "^": (lambda x: h.P(x ^ 1), "'^'"),
+        "|": (lambda x: h.P(1 | x), "'|'"),
+        "//": (lambda x: h.P(x // 2), "'//'"),
+        "@": (lambda x: h.P(x @ x), "'@'"),
+        "unary plus": (lambda x: h.P(+x), "unary '+'"),
+        "abs()": (lambda x: h.P(abs(x)), "abs()"),
+        "~": (lambda x: h.P(~x), "'~'"),
+        "index": (lambda x: h.P(["a", "b"][x]), "used as an integer"),
+        "range()": (lambda x: h.P(list(range(x))), "used as an integer"),
+        "math.trunc()": (lambda x: h.P(math.trunc(x)), "math.trunc()"),
+        "math.floor()": (lambda x: h.P(math.floor(x)), "math.floor()"),
+        "math.ceil()": (lambda x: h.P(math.ceil(x)), "math.ceil()"),
+        "reversed()": (lambda x: h.Ul(reversed(x)), "reversed()"),
+        "bytes()": (lambda x: h.P(bytes(x)), "bytes()"),
+        "complex()": (lambda x: h.P(complex(x)), "complex()"),
+        "copy.copy()": (lambda x: h.P(copy.copy(x)), "copied or pickled"),
+        "copy.deepcopy()": (lambda x: h.P(copy.deepcopy(x)), "copied or pickled"),
+        "pickle": (lambda x: h.P(pickle.dumps(x)), "copied or pickled"),
     }
 
 
