@@ -288,6 +288,14 @@ OPERATIONS = [
     ("format keywords", lambda C, s, a: C("{a}<{b[k]}>{c.real}").format(a=_a(a, C), b={"k": s}, c=2)),
     ("format subject", lambda C, s, a: C(s + "{}").format(_a(a, C))),
     ("format_map", lambda C, s, a: C("{x}&{y}").format_map({"x": _a(a, C), "y": s})),
+    ("format auto then manual", lambda C, s, a: C("{}{0}").format(_a(a, C))),
+    ("format manual then auto", lambda C, s, a: C("{0}{}").format(_a(a, C), s)),
+    ("format unknown conversion", lambda C, s, a: C("{0!x}").format(_a(a, C))),
+    ("format missing keyword", lambda C, s, a: C("{name}").format(_a(a, C))),
+    ("format missing index", lambda C, s, a: C("{1}").format(_a(a, C))),
+    ("format lone brace", lambda C, s, a: C("{" + s).format(_a(a, C))),
+    ("format spec too deep", lambda C, s, a: C("{0:{1:{2}}}").format(_a(a, C), 1, 2)),
+    ("format_map missing key", lambda C, s, a: C("{x}{y}").format_map({"x": _a(a, C)})),
     ("replace new", lambda C, s, a: C(s).replace("b", _a(a, C))),
     ("replace old", lambda C, s, a: C(s).replace(_a(a, C), "<X>")),
     ("replace count", lambda C, s, a: C(s).replace(" ", _a(a, C), 1)),
@@ -361,8 +369,10 @@ def _outcome(op, cls, subject, arg):
 
     try:
         return describe(op(cls, subject, arg))
-    except Exception as exc:  # the exception type must match too
-        return ("raises", type(exc).__name__)
+    except Exception as exc:  # the exception type must match too, and a ValueError's wording
+        message = str(exc) if isinstance(exc, ValueError) else ""
+        message = message.replace("SubMarkup(", "SubSafe(").replace("Markup", "SafeString")
+        return ("raises", type(exc).__name__, message)
 
 
 @pytest.mark.parametrize("theirs_cls,ours_cls", [(markupsafe.Markup, SafeString), (SubMarkup, SubSafe)],
