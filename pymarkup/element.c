@@ -162,6 +162,23 @@ int pm_lookup_html(pm_state *st, PyObject *obj, PyObject **method) {
 #endif
 }
 
+PyObject *pm_call_html_as_is(PyObject *method, PyObject *obj) {
+    PyObject *html = PyObject_CallNoArgs(method);
+    if (html == NULL || PyUnicode_Check(html)) return html;
+    PyErr_Format(PyExc_TypeError,
+                 "%.100s.__html__() returned %.100s, not str (did it lose its return?)",
+                 Py_TYPE(obj)->tp_name, Py_TYPE(html)->tp_name);
+    Py_DECREF(html);
+    return NULL;
+}
+
+PyObject *pm_call_html(PyObject *method, PyObject *obj) {
+    PyObject *html = pm_call_html_as_is(method, obj);
+    if (html != NULL && !PyUnicode_CheckExact(html) && pm_str_has_own_str(html))
+        Py_SETREF(html, PyObject_Str(html));
+    return html;
+}
+
 static int has_html(pm_state *st, PyObject *obj) {
     PyObject *method;
     int r = pm_lookup_html(st, obj, &method);

@@ -226,16 +226,6 @@ static PM_NOINLINE int write_number(pm_render_ctx *ctx, PyObject *num) {
     return r;
 }
 
-/* Calls obj.__html__() and returns the str it gives (a new reference). */
-static PM_NOINLINE PyObject *call_html(PyObject *method, PyObject *obj) {
-    PyObject *html = PyObject_CallNoArgs(method);
-    if (html != NULL && !PyUnicode_Check(html)) {
-        PyErr_Format(PyExc_TypeError, "%.100s.__html__() returned %.100s, not str",
-                     Py_TYPE(obj)->tp_name, Py_TYPE(html)->tp_name);
-        Py_CLEAR(html);
-    }
-    return html;
-}
 
 static PM_NOINLINE int placeholder_error(PyObject *placeholder) {
     PyErr_Format(PyExc_TypeError,
@@ -294,7 +284,7 @@ static PM_NOINLINE int attr_value_rare(pm_render_ctx *ctx, const char *name, Py_
         int r = pm_lookup_html(st, value, &method);
         if (r < 0) return -1;
         if (r > 0) {
-            text = call_html(method, value);
+            text = pm_call_html(method, value);
             Py_DECREF(method);
             trusted = 1;
         } else if (PyLong_Check(value) || PyFloat_Check(value)) {
@@ -382,7 +372,7 @@ static PM_NOINLINE int render_raw_children(pm_render_ctx *ctx, pm_element *el) {
             if (r < 0) return -1;
             continue;
         }
-        PyObject *html = call_html(method, child);
+        PyObject *html = pm_call_html(method, child);
         Py_DECREF(method);
         if (html == NULL) return -1;
         Py_ssize_t n;
@@ -542,7 +532,7 @@ static PM_NOINLINE int render_child_rare(pm_render_ctx *ctx, PyObject *child, in
     int r = pm_lookup_html(st, child, &method);
     if (r < 0) return -1;
     if (r > 0) {
-        PyObject *html = call_html(method, child);
+        PyObject *html = pm_call_html(method, child);
         Py_DECREF(method);
         if (html == NULL) return -1;
         r = write_verbatim(ctx, html);

@@ -363,15 +363,8 @@ static PyObject *html_text_as(pm_state *st, PyObject *obj, pm_state *safe) {
     int r = pm_lookup_html(st, obj, &method);
     if (r < 0) return NULL;
     if (r > 0) {
-        PyObject *html = PyObject_CallNoArgs(method);
+        PyObject *html = pm_call_html(method, obj);
         Py_DECREF(method);
-        if (html == NULL) return NULL;
-        if (!PyUnicode_Check(html)) {
-            PyErr_Format(PyExc_TypeError, "%.100s.__html__() returned %.100s, not str",
-                         Py_TYPE(obj)->tp_name, Py_TYPE(html)->tp_name);
-            Py_DECREF(html);
-            return NULL;
-        }
         return html;
     }
     if (PyUnicode_Check(obj) && !pm_str_has_own_str(obj)) return escape_str_text(obj, safe);
@@ -668,7 +661,7 @@ static PyObject *format_field(pm_state *st, PyObject *value, PyObject *spec) {
                              spec, (PyObject *)Py_TYPE(value));
                 return NULL;
             }
-            rv = PyObject_CallNoArgs(method);
+            rv = pm_call_html_as_is(method, value);
             Py_DECREF(method);
         } else {
             rv = PyObject_Format(value, spec);
@@ -1165,30 +1158,61 @@ static PyObject *safestring_escape(PyObject *cls, PyObject *obj) {
 /* The SafeString type                                                        */
 /* ------------------------------------------------------------------------ */
 
+/* SafeString(object='', encoding=None, errors='strict'): str's arguments,
+   with object.__html__() taken in place of object when it has one, as
+   Markup does. */
 static PyObject *safestring_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    /* SafeString(obj) trusts obj.__html__() when there is one, like Markup. */
-    if (kwargs == NULL && PyTuple_GET_SIZE(args) == 1) {
-        PyObject *obj = PyTuple_GET_ITEM(args, 0);
-        if (!PyUnicode_CheckExact(obj)) {
-            pm_state *st = pm_state_from_type(type);
-            if (st == NULL) return NULL;
-            PyObject *method;
-            int r = pm_lookup_html(st, obj, &method);
-            if (r < 0) return NULL;
-            if (r > 0) {
-                PyObject *html = PyObject_CallNoArgs(method);
-                Py_DECREF(method);
-                if (html == NULL) return NULL;
-                PyObject *inner = PyTuple_Pack(1, html);
-                Py_DECREF(html);
-                if (inner == NULL) return NULL;
-                PyObject *res = PyUnicode_Type.tp_new(type, inner, NULL);
-                Py_DECREF(inner);
-                return res;
-            }
+    PyObject *obj = NULL, *key = NULL;
+    if (PyTuple_GET_SIZE(args) >= 1) {
+        obj = Py_NewRef(PyTuple_GET_ITEM(args, 0));
+    } else if (kwargs != NULL) {
+        key = PyUnicode_FromString("object");
+        if (key == NULL) return NULL;
+        obj = Py_XNewRef(PyDict_GetItemWithError(kwargs, key));
+        if (obj == NULL && PyErr_Occurred()) {
+            Py_DECREF(key);
+            return NULL;
         }
     }
-    return PyUnicode_Type.tp_new(type, args, kwargs);
+    PyObject *method = NULL;
+    if (obj != NULL && !PyUnicode_CheckExact(obj)) {
+        pm_state *st = pm_state_from_type(type);
+        if (st == NULL || pm_lookup_html(st, obj, &method) < 0) {
+            Py_DECREF(obj);
+            Py_XDECREF(key);
+            return NULL;
+        }
+    }
+    if (method == NULL) { /* plain str(...) */
+        Py_XDECREF(obj);
+        Py_XDECREF(key);
+        return PyUnicode_Type.tp_new(type, args, kwargs);
+    }
+    PyObject *html = pm_call_html_as_is(method, obj);
+    Py_DECREF(method);
+    Py_DECREF(obj);
+    PyObject *new_args = NULL, *new_kwargs = NULL, *res = NULL;
+    if (html == NULL) goto done;
+    if (key == NULL) { /* positional: the HTML in its place */
+        Py_ssize_t n = PyTuple_GET_SIZE(args);
+        new_args = PyTuple_New(n);
+        if (new_args == NULL) goto done;
+        PyTuple_SET_ITEM(new_args, 0, Py_NewRef(html));
+        for (Py_ssize_t i = 1; i < n; i++)
+            PyTuple_SET_ITEM(new_args, i, Py_NewRef(PyTuple_GET_ITEM(args, i)));
+        new_kwargs = Py_XNewRef(kwargs);
+    } else {
+        new_args = Py_NewRef(args);
+        new_kwargs = PyDict_Copy(kwargs);
+        if (new_kwargs == NULL || PyDict_SetItem(new_kwargs, key, html) < 0) goto done;
+    }
+    res = PyUnicode_Type.tp_new(type, new_args, new_kwargs);
+done:
+    Py_XDECREF(html);
+    Py_XDECREF(new_args);
+    Py_XDECREF(new_kwargs);
+    Py_XDECREF(key);
+    return res;
 }
 
 static PyObject *safestring_html(PyObject *self, PyObject *unused) {
@@ -1228,7 +1252,20 @@ static PyObject *safestring_repr(PyObject *self) {
      METH_METHOD | METH_FASTCALL | METH_KEYWORDS,                         \
      #name sig "\n--\n\nstr." #name DOC_##shape},
 
+/* Pickling and copying, by every protocol: the reduction protocol 2 gives
+   (cls.__new__(cls, text), then the instance's state). Protocols 0 and 1
+   would rebuild through copyreg._reconstructor, whose str.__new__(cls)
+   CPython refuses for a subclass of a C type. */
+static PyObject *safestring_reduce_ex(PyObject *self, PyObject *protocol) {
+    long proto = PyLong_AsLong(protocol);
+    if (proto == -1 && PyErr_Occurred()) return NULL;
+    return PyObject_CallMethod((PyObject *)&PyBaseObject_Type, "__reduce_ex__", "Ol", self,
+                               proto < 2 ? 2L : proto);
+}
+
 static PyMethodDef safestring_methods[] = {
+    {"__reduce_ex__", safestring_reduce_ex, METH_O,
+     "__reduce_ex__($self, protocol, /)\n--\n\nPickle support (every protocol)."},
     {"__html__", safestring_html, METH_NOARGS,
      "__html__($self, /)\n--\n\nReturn self: the text is already safe HTML."},
     {"__html_format__", safestring_html_format, METH_O,
@@ -1258,7 +1295,7 @@ static PyMethodDef safestring_methods[] = {
 #undef AS_METHOD_DEF
 
 PyDoc_STRVAR(safestring_doc,
-"SafeString(obj='')\n--\n\n"
+"SafeString(object='', encoding=None, errors='strict')\n--\n\n"
 "A str that holds safe HTML: render() and Jinja2 insert it verbatim.\n"
 "Only wrap text you trust; use escape() for anything else. Like\n"
 "markupsafe.Markup, its str methods return SafeString and escape the\n"

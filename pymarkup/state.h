@@ -238,6 +238,17 @@ Py_ssize_t pm_format_number(PyObject *num, char out[PM_NUMBER_MAX]);
    __html__ call. */
 int pm_lookup_html(pm_state *st, PyObject *obj, PyObject **method);
 
+/* Calls obj.__html__() (`method`, from pm_lookup_html; borrowed) and
+   returns the HTML as a str (a new reference). A str subclass with its own
+   __str__ gives str() of it, as markupsafe's Markup() reads it. Anything
+   but a str is a TypeError, where markupsafe would str() it: an __html__
+   that returns None or a number has almost always lost its return. */
+PyObject *pm_call_html(PyObject *method, PyObject *obj);
+
+/* pm_call_html without the str() of a subclass: the str as __html__ gave
+   it (for SafeString.format, which escapes it again as markupsafe does). */
+PyObject *pm_call_html_as_is(PyObject *method, PyObject *obj);
+
 /* True (1) when `obj` is a baked placeholder. */
 static inline int pm_is_placeholder(pm_state *st, PyObject *obj) {
     return st->placeholder_type != NULL && PyObject_TypeCheck(obj, st->placeholder_type);

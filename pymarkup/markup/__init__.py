@@ -60,16 +60,18 @@ def _attr_name(name: str) -> str:
 def classes(*names: Any, **flags: bool) -> Dict[str, str]:
     """A ``class`` attribute fragment: ``classes("btn", {"active": on}, big=True)``.
 
-    Arguments are class names (str), iterables of names, or mappings from a
-    name to a condition; keywords are names with a condition (``_`` becomes
-    ``-``). Falsy names and false conditions are skipped, duplicates are
-    written once. Returns ``{"class": "a b"}``, or ``{}`` when no class is
-    left, so that no empty ``class=""`` is written.
+    Arguments are class names (str), lists, tuples or iterators of names, or
+    mappings from a name to a condition; keywords are names with a
+    condition (``_`` becomes ``-``). Falsy names (``None``, ``False``, ``0``,
+    ``""``, as ``cond and "name"`` gives) and false conditions are skipped,
+    duplicates are written once. A set is refused: it has no order, so the
+    attribute would change from run to run. Returns ``{"class": "a b"}``, or
+    ``{}`` when no class is left, so that no empty ``class=""`` is written.
     """
     out: Dict[str, None] = {}
 
     def add(item: Any) -> None:
-        if item is None or item is False:
+        if item is None or (isinstance(item, (bool, int, float)) and not item):
             return
         if isinstance(item, str):
             for part in item.split():
@@ -78,7 +80,12 @@ def classes(*names: Any, **flags: bool) -> Dict[str, str]:
             for key, on in item.items():
                 if on:
                     add(key)
-        elif isinstance(item, (list, tuple, set, frozenset)) or hasattr(item, "__next__"):
+        elif isinstance(item, (set, frozenset)):
+            raise TypeError(
+                "classes(): a set has no order, so the class attribute would change from run "
+                "to run; pass a list, or a {name: condition} mapping"
+            )
+        elif isinstance(item, (list, tuple)) or hasattr(item, "__next__"):
             for sub in item:
                 add(sub)
         else:
@@ -126,34 +133,50 @@ def styles(*mappings: Mapping[str, Any], **props: Any) -> Dict[str, str]:
     return {"style": "; ".join(parts)} if parts else {}
 
 
-def data(mapping: Optional[Mapping[str, _Value]] = None, **values: _Value) -> Dict[str, _Value]:
-    """``data-*`` attributes: ``data(user_id=3)`` -> ``{"data-user-id": 3}``.
-
-    Values follow the ordinary attribute rules (True writes the bare name,
-    False/None omit it).
-    """
-    out: Dict[str, _Value] = {}
-    for key, value in (mapping or {}).items():
-        out["data-" + key] = value
-    for key, value in values.items():
-        out["data-" + _attr_name(key)] = value
+def _prefixed(func: str, prefix: str, mapping: Optional[Mapping[str, Any]],
+              values: Dict[str, Any]) -> Dict[str, Any]:
+    """{prefix + name: value} from the mapping's names as they are and the
+    keywords' with ``_`` as ``-``; a name given twice is a ValueError, as an
+    attribute given twice is."""
+    if mapping is not None and not isinstance(mapping, Mapping):
+        raise TypeError(
+            f"{func}(): the positional argument must be a mapping of names to values, "
+            f"got {type(mapping).__name__}"
+        )
+    out: Dict[str, Any] = {}
+    items = list(mapping.items()) if mapping is not None else []
+    for key, value in items + [(_attr_name(k), v) for k, v in values.items()]:
+        if not isinstance(key, str):
+            raise TypeError(f"{func}(): names must be str, got {type(key).__name__} {key!r}")
+        name = prefix + key
+        if name in out:
+            raise ValueError(f"{func}(): {name!r} is given twice")
+        out[name] = value
     return out
 
 
-def aria(mapping: Optional[Mapping[str, _Value]] = None, **values: _Value) -> Dict[str, _Value]:
+def data(mapping: Optional[Mapping[str, _Value]] = None, /, **values: _Value) -> Dict[str, _Value]:
+    """``data-*`` attributes: ``data(user_id=3)`` -> ``{"data-user-id": 3}``.
+
+    Names from the mapping are taken as they are; keywords use ``_`` for
+    ``-``. A name given twice is a ValueError. Values follow the ordinary
+    attribute rules (True writes the bare name, False/None omit it).
+    """
+    return _prefixed("data", "data-", mapping, values)
+
+
+def aria(mapping: Optional[Mapping[str, _Value]] = None, /, **values: _Value) -> Dict[str, _Value]:
     """``aria-*`` attributes: ``aria(hidden=True, label="Close")``.
 
     ARIA states are strings, so True and False are written as ``"true"`` and
-    ``"false"``; None omits the attribute.
+    ``"false"``; None omits the attribute. Names as in ``data()``.
     """
-    out: Dict[str, _Value] = {}
-    items = list((mapping or {}).items()) + [(_attr_name(k), v) for k, v in values.items()]
-    for key, value in items:
+    out = _prefixed("aria", "aria-", mapping, values)
+    for name, value in out.items():
         if value is True:
-            value = "true"
+            out[name] = "true"
         elif value is False:
-            value = "false"
-        out["aria-" + key] = value
+            out[name] = "false"
     return out
 
 

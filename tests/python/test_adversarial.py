@@ -483,11 +483,25 @@ def test_html_method_returning_a_non_str(value, where):
 
 
 def test_html_method_returning_str_subclasses_and_breakouts():
+    """A str subclass from __html__ is read through its own __str__, as
+    markupsafe's Markup() (and so Jinja2) reads it; an error there is the
+    caller's to see."""
+    import jinja2
+
+    class Loud(str):
+        def __str__(self):
+            return "<i>loud</i>"
+
     class Shout(str):
         def __str__(self):
-            raise Boom("str() must not be called on a str")
+            raise Boom("str() of the __html__ result")
 
-    assert render(h.P(HtmlReturns(Shout("<b>x</b>")))) == "<p><b>x</b></p>"
+    jinja = jinja2.Environment(autoescape=True).from_string("<p>{{ v }}</p>")
+    assert render(h.P(HtmlReturns(Loud("<b>x</b>")))) == jinja.render(v=HtmlReturns(Loud("<b>x</b>")))
+    assert render(h.P(HtmlReturns(Loud("<b>x</b>")))) == "<p><i>loud</i></p>"
+    assert render(h.P(HtmlReturns(str("<b>x</b>")))) == "<p><b>x</b></p>"
+    with pytest.raises(Boom):
+        render(h.P(HtmlReturns(Shout("<b>x</b>"))))
     # Trusted, but not in a script: its text is checked like any other.
     with pytest.raises(ValueError, match="would end the element early"):
         render(h.Script(HtmlReturns("</script><script>alert(1)")))

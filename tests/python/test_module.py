@@ -77,7 +77,7 @@ def test_signatures_are_introspectable(fn, params):
 def test_type_signatures_are_introspectable():
     assert markup.Tag.__text_signature__ == "(name)"
     assert markup.Comment.__text_signature__ == "(text)"
-    assert markup.SafeString.__text_signature__ == "(obj='')"
+    assert markup.SafeString.__text_signature__ == "(object='', encoding=None, errors='strict')"
     assert list(inspect.signature(markup.Tag).parameters) == ["name"]
 
 

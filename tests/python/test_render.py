@@ -275,6 +275,13 @@ class TestHelpers:
         assert render(h.Div(classes("x", {"y": True}), "t")) == '<div class="x y">t</div>'
         with pytest.raises(TypeError, match=r"classes\(\): expected class names"):
             classes(3)
+        # falsy values are skipped, as `count and "name"` gives them
+        count = 0
+        assert classes(count and "has-items", 0.0, "", None, False, "x") == {"class": "x"}
+        # a set has no order: the attribute would change from run to run
+        for unordered in ({"a", "b"}, frozenset({"a"}), ["x", {"a", "b"}]):
+            with pytest.raises(TypeError, match="a set has no order"):
+                classes(unordered)
 
     def test_styles(self):
         assert styles({"color": "red"}, margin_top="1px", z_index=2, hidden=None) == {
@@ -289,6 +296,22 @@ class TestHelpers:
         assert data(user_id=3, active=True) == {"data-user-id": 3, "data-active": True}
         assert data({"x_y": 1}) == {"data-x_y": 1}
         assert render(h.Li(data(id=7, on=True, off=False))) == '<li data-id="7" data-on></li>'
+        assert data(mapping=1) == {"data-mapping": 1}  # the mapping is positional only
+
+    @pytest.mark.parametrize("helper, prefix", [(data, "data-"), (aria, "aria-")])
+    def test_data_and_aria_refuse_what_they_cannot_write(self, helper, prefix):
+        name = helper.__name__
+        for not_a_mapping in (3, [("a", 1)], "ab", 0, []):
+            with pytest.raises(TypeError, match=rf"{name}\(\): the positional argument must be a mapping"):
+                helper(not_a_mapping)
+        with pytest.raises(TypeError, match=rf"{name}\(\): names must be str"):
+            helper({1: "x"})
+        # a name given twice is refused, as an attribute given twice is
+        with pytest.raises(ValueError, match=rf"{name}\(\): '{prefix}a' is given twice"):
+            helper({"a": 1}, a=2)
+        with pytest.raises(ValueError, match=rf"'{prefix}user-id' is given twice"):
+            helper({"user-id": 1}, user_id=2)
+        assert helper(None) == {} and helper({}) == {}
 
     def test_aria(self):
         assert aria(hidden=True, expanded=False, label="Close", describedby=None) == {

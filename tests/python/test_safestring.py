@@ -2,6 +2,7 @@
 markupsafe.escape, so values move between markup, Jinja2 and markupsafe
 without being escaped twice or not at all."""
 
+import copy
 import pickle
 import random
 
@@ -195,10 +196,39 @@ def test_escape_classmethod():
     assert SafeString.escape("<") == "&lt;" and type(SafeString.escape("<")) is SafeString
 
 
-def test_safe_string_pickles():
-    s = SafeString("<b>")
-    back = pickle.loads(pickle.dumps(s))
-    assert back == s and type(back) is SafeString
+class PickledSub(SafeString):
+    """A subclass with state of its own (module level, so pickle finds it)."""
+
+
+@pytest.mark.parametrize("protocol", range(pickle.HIGHEST_PROTOCOL + 1))
+def test_safe_string_pickles_with_every_protocol(protocol):
+    for value in (SafeString("<b>"), SafeString(""), PickledSub("<i>é</i>")):
+        back = pickle.loads(pickle.dumps(value, protocol))
+        assert back == value and type(back) is type(value)
+        assert back == markupsafe.Markup(str(value))  # as Markup round-trips
+    sub = PickledSub("<s>")
+    sub.note = "kept"
+    back = pickle.loads(pickle.dumps(sub, protocol))
+    assert back.note == "kept" and type(back) is PickledSub
+    assert copy.copy(sub).note == "kept" and copy.deepcopy(sub).note == "kept"
+
+
+def test_constructor_takes_str_arguments_and_trusts_html():
+    class Html:
+        def __html__(self):
+            return "<h>"
+
+    # the same arguments as str() and Markup(): object, encoding, errors
+    for make in (lambda: SafeString(Html()), lambda: SafeString(object=Html())):
+        assert make() == markupsafe.Markup(object=Html()) == "<h>" and type(make()) is SafeString
+    assert SafeString(b"\xc3\xa9", "utf-8") == markupsafe.Markup(b"\xc3\xa9", "utf-8") == "é"
+    assert SafeString(b"a\xff", encoding="ascii", errors="replace") == "a\ufffd"
+    assert SafeString(object="<x>") == "<x>" and SafeString() == ""
+    with pytest.raises(TypeError):
+        SafeString(obj="x")  # str's own keyword is `object`
+    args = (Html(), )
+    SafeString(*args)
+    assert isinstance(args[0], Html)  # the caller's arguments are left alone
 
 
 def test_safe_string_in_jinja2(jinja):
@@ -402,11 +432,15 @@ def test_str_methods_escape_what_they_insert_and_render_verbatim():
 
 
 def test_str_method_errors():
-    # format() escapes whatever __html__() returned (as markupsafe does);
-    # join() reads it as HTML, so it must be a str
-    assert SafeString("{}").format(BadHtmlType()) == markupsafe.Markup("{}").format(BadHtmlType()) == "3"
-    with pytest.raises(TypeError, match="__html__"):
-        SafeString(",").join(["a", BadHtmlType()])
+    # __html__() must give a str wherever markup calls it (markupsafe would
+    # str() an int: an __html__ that lost its return writes "None")
+    assert markupsafe.Markup("{}").format(BadHtmlType()) == "3"
+    for use in (lambda: SafeString("{}").format(BadHtmlType()),
+                lambda: SafeString(",").join(["a", BadHtmlType()]),
+                lambda: SafeString(BadHtmlType()),
+                lambda: SafeString(object=BadHtmlType())):
+        with pytest.raises(TypeError, match=r"BadHtmlType.__html__\(\) returned int, not str"):
+            use()
     with pytest.raises(ValueError, match="Unsupported format specification for SafeString"):
         SafeString("{:>5}").format(SafeString("x"))
     with pytest.raises(ValueError, match="define __html_format__"):
