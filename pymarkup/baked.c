@@ -327,6 +327,7 @@ typedef struct pm_baked {
     Py_ssize_t nparams;
     Py_ssize_t npositional; /* the first npositional may be passed positionally */
     Py_ssize_t *slot_param; /* per slot: the parameter that fills it */
+    unsigned short *slot_depth; /* per slot: the depth a child value there renders at */
     unsigned char *slot_content; /* per slot: MARKUP_CONTENT_* where it stands,
                                     | SLOT_IN_TEXT inside a <title>... */
     unsigned char *multi;   /* per parameter: fills more than one slot */
@@ -414,9 +415,10 @@ typedef struct call_ctx {
    another builder runs: a baked function renders at once, so it cannot keep
    a slot open for the outer one. */
 static int call_on_placeholder(pm_render_ctx *ctx, PyObject *placeholder, const char *attr_name,
-                               Py_ssize_t attr_name_len) {
+                               Py_ssize_t attr_name_len, int depth) {
     (void)attr_name;
     (void)attr_name_len;
+    (void)depth;
     pm_baked *self = ((call_ctx *)ctx)->self;
     pm_placeholder *ph = (pm_placeholder *)placeholder;
     ((call_ctx *)ctx)->placeholder_met = 1;
@@ -437,9 +439,22 @@ static markup_status write_slot(void *ctx, size_t slot, markup_slot_kind kind, c
     PyObject *value = c->values[c->self->slot_param[slot]];
     c->rctx.content = (markup_content)(c->self->slot_content[slot] & ~SLOT_IN_TEXT);
     c->rctx.in_text = (c->self->slot_content[slot] & SLOT_IN_TEXT) != 0;
+    if (kind != MARKUP_SLOT_ATTR && PyDict_Check(value)) {
+        /* In the plain tree a leading dict is the element's attributes;
+           here the parameter was baked as a child. */
+        PyErr_SetString(PyExc_TypeError,
+                        "a dict cannot fill a child slot: the parameter stands where a child "
+                        "goes, and a baked element's attributes are fixed when it is baked; "
+                        "give each attribute value a parameter of its own, as in "
+                        "h.P({\"class\": cls}, text)");
+        c->failed_slot = slot;
+        return MARKUP_ERR_SLOT_VALUE;
+    }
+    /* A child slot's value renders at the depth of the slot's place, so
+       MAX_DEPTH counts the template's levels too, as in the plain tree. */
     int rc = kind == MARKUP_SLOT_ATTR
                  ? pm_render_attr_value(&c->rctx, name, (Py_ssize_t)name_len, value)
-                 : pm_render_child(&c->rctx, value, 0);
+                 : pm_render_child(&c->rctx, value, c->self->slot_depth[slot]);
     if (rc == 0) return MARKUP_OK;
     c->failed_slot = slot;
     return MARKUP_ERR_SLOT_VALUE;
@@ -695,6 +710,12 @@ static PyObject *baked_vectorcall(PyObject *callable, PyObject *const *args, siz
         materialized = i + 1;
         PyObject *v = values[i];
         if (self->multi[i] && PyIter_Check(v)) {
+            /* An iterator with __html__ is written as its HTML, not listed. */
+            PyObject *method;
+            int has_html = pm_lookup_html(self->st, v, &method);
+            if (has_html < 0) goto done;
+            Py_XDECREF(method);
+            if (has_html) continue;
             /* Runs the iterator's code, which may call this function again. */
             if (pm_stack_check("in a @baked function") < 0) goto done;
             owned_lists[i] = PySequence_List(v);
@@ -772,6 +793,7 @@ static void baked_dealloc(PyObject *op) {
     PyMem_Free(self->defaults);
     PyMem_Free(self->slot_param);
     PyMem_Free(self->slot_content);
+    PyMem_Free(self->slot_depth);
     PyMem_Free(self->slot_kind);
     PyMem_Free(self->multi);
     markup_baked_free(self->tpl);
@@ -861,6 +883,7 @@ typedef struct flatten_ctx {
     PyObject *func_name;
     Py_ssize_t *slot_param;  /* grows with the slots */
     unsigned char *slot_content; /* grows with the slots: MARKUP_CONTENT_* */
+    unsigned short *slot_depth;  /* grows with the slots */
     size_t nslots, slots_cap;
     Py_ssize_t *uses;        /* per parameter: slots it fills */
     int names_ascii;         /* every attribute slot's name is ASCII */
@@ -874,7 +897,7 @@ static int builder_status(markup_status st) {
 /* The walker met a placeholder: what it wrote since the last one is static
    HTML, the placeholder becomes a slot. */
 static int flatten_on_placeholder(pm_render_ctx *ctx, PyObject *placeholder,
-                                  const char *attr_name, Py_ssize_t attr_name_len) {
+                                  const char *attr_name, Py_ssize_t attr_name_len, int depth) {
     flatten_ctx *f = (flatten_ctx *)ctx;
     pm_placeholder *ph = (pm_placeholder *)placeholder;
     Py_ssize_t n = PyTuple_GET_SIZE(f->placeholders);
@@ -906,6 +929,12 @@ static int flatten_on_placeholder(pm_render_ctx *ctx, PyObject *placeholder,
             return -1;
         }
         f->slot_content = content;
+        unsigned short *depths = PyMem_Realloc(f->slot_depth, cap * sizeof *depths);
+        if (!depths) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        f->slot_depth = depths;
         f->slots_cap = cap;
     }
     markup_status st;
@@ -922,6 +951,7 @@ static int flatten_on_placeholder(pm_render_ctx *ctx, PyObject *placeholder,
     /* A value filled in later renders as it would here: inside <svg>,
        say, a <style> element's text is escaped. */
     f->slot_content[f->nslots] = (unsigned char)(ctx->content | (ctx->in_text ? SLOT_IN_TEXT : 0));
+    f->slot_depth[f->nslots] = (unsigned short)depth; /* below MARKUP_MAX_DEPTH */
     f->slot_param[f->nslots++] = ph->index;
     f->uses[ph->index]++;
     return 0;
@@ -1087,6 +1117,8 @@ static int flatten(pm_state *st, pm_baked *self, PyObject *tree, PyObject *place
     f.slot_param = NULL;
     self->slot_content = f.slot_content;
     f.slot_content = NULL;
+    self->slot_depth = f.slot_depth;
+    f.slot_depth = NULL;
     self->nslots = markup_baked_slot_count(self->tpl);
     self->slot_kind = PyMem_Malloc(self->nslots ? self->nslots : 1);
     if (!self->slot_kind) {
@@ -1106,6 +1138,7 @@ done:
     markup_baked_builder_free(f.builder);
     PyMem_Free(f.slot_param);
     PyMem_Free(f.slot_content);
+    PyMem_Free(f.slot_depth);
     PyMem_Free(f.uses);
     markup_buf_free(&buf);
     return rc;
@@ -1146,6 +1179,7 @@ static PyObject *baked_compile(PyObject *module, PyObject *args) {
     self->npositional = npositional;
     self->slot_param = NULL;
     self->slot_content = NULL;
+    self->slot_depth = NULL;
     self->slot_kind = NULL;
     self->multi = NULL;
     self->any_multi = 0;

@@ -259,6 +259,7 @@ static PM_NOINLINE int attr_value_rare(pm_tag *tag, PyObject *name, PyObject *va
     }
     if (PyBool_Check(value) || PyLong_Check(value) || PyFloat_Check(value)) return 0;
     if (PyUnicode_Check(value)) {
+        if (pm_str_has_own_str(value)) return 0; /* str() of it is written, and checked */
         Py_ssize_t n;
         return pm_utf8(value, &n, tag->name, NULL) == NULL ? -1 : 0;
     }
@@ -708,7 +709,9 @@ static PM_NOINLINE int add_child_rare(pm_tag *tag, pm_vec *kids, PyObject *child
         return vec_push(kids, child);
     }
     if (PyUnicode_Check(child)) {
-        if (check_text_child(tag, child) < 0) return -1;
+        /* A subclass with its own __str__ is written as str() of it, which
+           is checked when rendered: its stored characters never are. */
+        if (!pm_str_has_own_str(child) && check_text_child(tag, child) < 0) return -1;
         return vec_push(kids, child);
     }
     if (PyList_Check(child) || PyTuple_Check(child)) return add_children_seq(tag, kids, child);

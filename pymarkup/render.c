@@ -251,7 +251,7 @@ static PM_NOINLINE int attr_value_rare(pm_render_ctx *ctx, const char *name, Py_
     }
     if (pm_is_placeholder(st, value)) {
         if (ctx->on_placeholder == NULL) return placeholder_error(value);
-        return ctx->on_placeholder(ctx, value, name, name_len);
+        return ctx->on_placeholder(ctx, value, name, name_len, 0);
     }
     if (PyBool_Check(value)) {
         if (value == Py_True) return check(markup_html_write_attr_bare(buf, name, (size_t)name_len));
@@ -512,7 +512,7 @@ static PM_NOINLINE int render_child_rare(pm_render_ctx *ctx, PyObject *child, in
     }
     if (pm_is_placeholder(st, child)) {
         if (ctx->on_placeholder == NULL) return placeholder_error(child);
-        return ctx->on_placeholder(ctx, child, NULL, 0);
+        return ctx->on_placeholder(ctx, child, NULL, 0, depth);
     }
     if (PyBool_Check(child)) {
         PyErr_Format(PyExc_TypeError,

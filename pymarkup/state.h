@@ -133,11 +133,12 @@ typedef struct pm_comment {
 typedef struct pm_render_ctx {
     pm_state *st;
     markup_buf *buf;
-    /* Called for a placeholder met as a child (attr_name NULL) or as an
-       attribute value (attr_name is the attribute's UTF-8 name). Returns 0,
-       or -1 with an exception set. NULL: a placeholder is a TypeError. */
+    /* Called for a placeholder met as a child (attr_name NULL; `depth` is
+       the depth a child there is rendered at) or as an attribute value
+       (attr_name is the attribute's UTF-8 name; depth 0). Returns 0, or -1
+       with an exception set. NULL: a placeholder is a TypeError. */
     int (*on_placeholder)(struct pm_render_ctx *ctx, PyObject *placeholder,
-                          const char *attr_name, Py_ssize_t attr_name_len);
+                          const char *attr_name, Py_ssize_t attr_name_len, int depth);
     void *user;
     /* Where the walker is: HTML, or inside <svg> / <math> (foreign content),
        where the parser reads <script>/<style> text as markup, so it is

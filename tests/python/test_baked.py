@@ -253,6 +253,81 @@ def test_generator_in_two_slots_is_read_once():
     assert out == "<div><ul><li>0</li><li>1</li></ul><ol><li>0</li><li>1</li></ol></div>"
 
 
+def test_iterator_with_html_in_two_slots_is_written_as_its_html():
+    class HtmlIterator:
+        def __iter__(self):
+            return self
+
+        def __next__(self):
+            raise StopIteration
+
+        def __html__(self):
+            return "<b>html</b>"
+
+    def two(x):
+        return h.Div(h.P(x), h.P(x))
+
+    assert baked(two)(HtmlIterator()) == render(two(HtmlIterator())) == (
+        "<div><p><b>html</b></p><p><b>html</b></p></div>"
+    )
+
+
+def test_slot_depth_counts_toward_max_depth():
+    """A child slot's value renders at the slot's depth: a tree that is too
+    deep for the plain function is too deep for the baked one."""
+    from markup import MAX_DEPTH
+
+    def wrap(x):
+        return h.Section(h.Div(x))
+
+    def nested(levels):
+        tree = h.B("x")
+        for _ in range(levels - 1):
+            tree = h.I(tree)
+        return tree
+
+    fits, too_deep = nested(MAX_DEPTH - 2), nested(MAX_DEPTH - 1)
+    assert baked(wrap)(fits) == render(wrap(fits))
+    with pytest.raises(ValueError, match="nested deeper than"):
+        render(wrap(too_deep))
+    with pytest.raises(ValueError, match=r"wrap\(\) argument 'x': .*nested deeper than"):
+        baked(wrap)(too_deep)
+    # inside a list, as in the plain tree
+    with pytest.raises(ValueError, match="nested deeper than"):
+        baked(wrap)([too_deep])
+
+
+def test_dict_in_a_child_slot_says_what_to_do():
+    def para(x):
+        return h.P(x)
+
+    assert render(para({"class": "a"})) == '<p class="a"></p>'  # attributes, in the plain tree
+    for attrs in ({"class": "a"}, {}):
+        with pytest.raises(TypeError, match=r"para\(\) argument 'x': a dict cannot fill a child slot"):
+            baked(para)(attrs)
+
+
+def test_str_subclass_with_its_own_str_is_checked_as_written():
+    """Its stored characters are never written, so a lone surrogate there
+    is no error; str() of it is what is checked, and written."""
+
+    class Clean(str):
+        def __str__(self):
+            return "clean <"
+
+    class Broken(str):
+        def __str__(self):
+            return "broken \ud800"
+
+    para = baked(lambda x: h.P(x, title=x))
+    plain = lambda x: h.P(x, title=x)  # noqa: E731
+    assert para(Clean("x\ud800")) == render(plain(Clean("x\ud800"))) == '<p title="clean &lt;">clean &lt;</p>'
+    with pytest.raises(ValueError, match="lone surrogate"):
+        para(Broken("ok"))
+    with pytest.raises(ValueError, match="lone surrogate"):
+        render(plain(Broken("ok")))
+
+
 def test_builder_returning_list_and_safestring():
     pair = baked(lambda a, b: [h.Dt(a), h.Dd(b)])
     assert pair("x", "<y>") == "<dt>x</dt><dd>&lt;y&gt;</dd>"
