@@ -1212,11 +1212,11 @@ static const char *const html_elements[] = {
     "colgroup", "data", "datalist", "dd", "del", "details", "dfn", "dialog", "div", "dl", "dt",
     "em", "embed", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3",
     "h4", "h5", "h6", "head", "header", "hgroup", "hr", "html", "i", "iframe", "img",
-    "input", "ins", "kbd", "label", "legend", "li", "link", "main", "map", "mark", "menu",
+    "input", "ins", "kbd", "label", "legend", "li", "link", "main", "map", "mark", "math", "menu",
     "meta", "meter", "nav", "noscript", "object", "ol", "optgroup", "option", "output", "p",
     "picture", "pre", "progress", "q", "rp", "rt", "ruby", "s", "samp", "script", "search",
     "section", "select", "slot", "small", "source", "span", "strong", "style", "sub",
-    "summary", "sup", "table", "tbody", "td", "template", "textarea", "tfoot", "th", "thead",
+    "summary", "sup", "svg", "table", "tbody", "td", "template", "textarea", "tfoot", "th", "thead",
     "time", "title", "tr", "track", "u", "ul", "var", "video", "wbr",
 };
 

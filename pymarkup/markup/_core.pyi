@@ -157,6 +157,7 @@ class TagNamespace:
     Main: Tag
     Map: Tag
     Mark: Tag
+    Math: Tag
     Menu: Tag
     Meta: Tag
     Meter: Tag
@@ -190,6 +191,7 @@ class TagNamespace:
     Sub: Tag
     Summary: Tag
     Sup: Tag
+    Svg: Tag
     Table: Tag
     Tbody: Tag
     Td: Tag

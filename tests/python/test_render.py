@@ -144,14 +144,23 @@ def test_html_document_writes_doctype():
 
 def test_every_standard_element_has_a_factory():
     names = dir(h)
-    assert len(names) == 113  # 112 elements plus HtmlDocument
+    assert len(names) == 115  # 114 elements (svg and math among them) plus HtmlDocument
     for name in names:
         factory = getattr(h, name)
         assert isinstance(factory, Tag)
         if name != "HtmlDocument":
             assert factory.name == name.lower()
             assert render(factory()).startswith(f"<{factory.name}>")
-    assert {"Search", "Slot", "Hgroup", "Template", "Wbr", "H6"} <= set(names)
+    assert {"Search", "Slot", "Hgroup", "Template", "Wbr", "H6", "Svg", "Math"} <= set(names)
+
+
+def test_svg_and_math_factories_start_foreign_content():
+    """<svg> and <math> are elements of the HTML standard; inside them a
+    parser reads <style> and <script> text as markup, so it is escaped."""
+    assert render(h.Svg({"viewBox": "0 0 1 1"}, h.Style("a<b"))) == '<svg viewBox="0 0 1 1"><style>a&lt;b</style></svg>'
+    assert render(h.Math(h.Style("a<b"))) == "<math><style>a&lt;b</style></math>"
+    assert render(h.Svg(h.Style("a<b"))) == render(Tag("svg")(h.Style("a<b")))
+    assert render(h.Div(h.Style("a>b"))) == "<div><style>a>b</style></div>"
 
 
 def test_script_and_style_hold_raw_text():
