@@ -23,7 +23,7 @@
 
 typedef struct baked_slot {
     size_t at;       /* offset in the static text where the slot is written */
-    size_t name_off; /* ATTR: the attribute name in the names area        */
+    size_t name_off; /* ATTR: ' name="' in the names area (name at +1)    */
     size_t name_len;
     markup_slot_kind kind;
 } baked_slot;
@@ -35,6 +35,7 @@ struct markup_baked_builder {
     baked_slot *slots;
     size_t nslots;
     size_t slots_cap;
+    size_t attr_room; /* ' name=""' of every attribute slot */
 };
 
 struct markup_baked {
@@ -45,6 +46,7 @@ struct markup_baked {
     const char *statics;
     size_t static_len;
     const char *names;
+    size_t attr_room; /* ' name=""' of every attribute slot */
 };
 
 /* Room for ' name=""' around an attribute value. */
@@ -76,6 +78,7 @@ markup_status markup_baked_builder_new(const markup_alloc *alc, markup_baked_bui
     b->slots = NULL;
     b->nslots = 0;
     b->slots_cap = 0;
+    b->attr_room = 0;
     *out = b;
     return MARKUP_OK;
 }
@@ -119,6 +122,13 @@ markup_status markup_baked_builder_add_child_slot(markup_baked_builder *b) {
     return push_slot(b, MARKUP_SLOT_CHILD, 0, 0);
 }
 
+/* Adds `n` to *total, reporting overflow. */
+static bool add_size(size_t *total, size_t n) {
+    if (n > SIZE_MAX - *total) return false;
+    *total += n;
+    return true;
+}
+
 markup_status markup_baked_builder_add_attr_slot(markup_baked_builder *b, const char *name,
                                                  size_t name_len, markup_error *err) {
     if (!b || (!name && name_len > 0))
@@ -126,20 +136,19 @@ markup_status markup_baked_builder_add_attr_slot(markup_baked_builder *b, const 
     markup_status st = markup_html_check_attr_name(name, name_len, err);
     if (st != MARKUP_OK) return st;
     size_t name_off = b->names.len;
-    st = markup_buf_append(&b->names, name, name_len);
+    st = markup_buf_putc(&b->names, ' ');
+    if (st == MARKUP_OK) st = markup_buf_append(&b->names, name, name_len);
+    if (st == MARKUP_OK) st = markup_buf_append(&b->names, "=\"", 2);
+    size_t attr_room = b->attr_room;
+    if (st == MARKUP_OK && !add_size(&attr_room, name_len + ATTR_OVERHEAD))
+        st = MARKUP_ERR_TOO_LARGE;
     if (st == MARKUP_OK) st = push_slot(b, MARKUP_SLOT_ATTR, name_off, name_len);
+    if (st == MARKUP_OK) b->attr_room = attr_room;
     if (st != MARKUP_OK) {
         markup_buf_truncate(&b->names, name_off);
         return set_error(err, st, 0, markup_status_str(st));
     }
     return MARKUP_OK;
-}
-
-/* Adds `n` to *total, reporting overflow. */
-static bool add_size(size_t *total, size_t n) {
-    if (n > SIZE_MAX - *total) return false;
-    *total += n;
-    return true;
 }
 
 markup_status markup_baked_builder_finish(markup_baked_builder *b, markup_baked **out) {
@@ -183,6 +192,7 @@ markup_status markup_baked_builder_finish(markup_baked_builder *b, markup_baked 
     tpl->statics = block + statics_off;
     tpl->static_len = b->statics.len;
     tpl->names = block + names_off;
+    tpl->attr_room = b->attr_room;
 
     markup_baked_builder_free(b);
     *out = tpl;
@@ -241,6 +251,7 @@ markup_status markup_baked_write_value(markup_slot_kind kind, const char *name, 
    Longer values go straight to the validator and the SIMD escaper, which
    are faster per byte than this scan. */
 #define CLASSIFY_MAX 64
+_Static_assert(CLASSIFY_MAX <= MARKUP_ESCAPE_SHORT_MAX, "escape_short takes every short value");
 
 typedef enum value_class {
     VALUE_PLAIN, /* ASCII, nothing to escape: copy as it is        */
@@ -293,36 +304,51 @@ static inline value_class class_of(uint64_t high, uint64_t special) {
     return high ? VALUE_OTHER : special ? VALUE_ASCII : VALUE_PLAIN;
 }
 
-/* Classifies s[0..n), n <= CLASSIFY_MAX. */
-static value_class classify(const char *s, size_t n) {
+/* Copies s[0..n), n <= CLASSIFY_MAX, to d and classifies it. One read
+   serves both: most values are plain, and are then already written. Only
+   d[0..n) is written. */
+static inline value_class copy_classify(char *d, const char *s, size_t n) {
 #if defined(__SSE2__)
     if (n >= 16) {
-        unsigned high = 0, special = 0;
-        for (size_t i = 0; i + 16 < n; i += 16) {
-            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-            high |= (unsigned)_mm_movemask_epi8(v); /* the top bit of each byte */
-            special |= special_mask16(v);
-        }
-        /* the last, possibly overlapping, block */
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + n - 16));
-        high |= (unsigned)_mm_movemask_epi8(v);
-        special |= special_mask16(v);
+        /* Four blocks, from both ends and overlapping, cover every n in
+           16..64: no loop whose exit depends on the length. */
+        size_t at1 = n >= 32 ? 16 : n - 16, at2 = n >= 32 ? n - 32 : 0;
+        __m128i v0 = _mm_loadu_si128((const __m128i *)(const void *)s);
+        __m128i v1 = _mm_loadu_si128((const __m128i *)(const void *)(s + at1));
+        __m128i v2 = _mm_loadu_si128((const __m128i *)(const void *)(s + at2));
+        __m128i v3 = _mm_loadu_si128((const __m128i *)(const void *)(s + n - 16));
+        _mm_storeu_si128((__m128i *)(void *)d, v0);
+        _mm_storeu_si128((__m128i *)(void *)(d + at1), v1);
+        _mm_storeu_si128((__m128i *)(void *)(d + at2), v2);
+        _mm_storeu_si128((__m128i *)(void *)(d + n - 16), v3);
+        __m128i any = _mm_or_si128(_mm_or_si128(v0, v1), _mm_or_si128(v2, v3));
+        unsigned high = (unsigned)_mm_movemask_epi8(any); /* the top bit of each byte */
+        unsigned special = special_mask16(v0) | special_mask16(v1) | special_mask16(v2) |
+                           special_mask16(v3);
         return class_of(high, special);
     }
 #endif
-    uint64_t w, high = 0, special = 0;
+    uint64_t w;
     if (n >= 8) {
-        for (size_t i = 0; i + 8 < n; i += 8) {
-            memcpy(&w, s + i, 8);
-            high |= w;
-            special |= special_bits(w);
+        uint64_t head, tail;
+        memcpy(&head, s, 8);
+        memcpy(&tail, s + n - 8, 8);
+        memcpy(d, &head, 8);
+        memcpy(d + n - 8, &tail, 8);
+        w = head | tail;
+        uint64_t special = special_bits(head) | special_bits(tail);
+#if !defined(__SSE2__)
+        for (size_t i = 8; i + 8 < n; i += 8) {
+            memcpy(&head, s + i, 8);
+            memcpy(d + i, &head, 8);
+            w |= head;
+            special |= special_bits(head);
         }
-        memcpy(&w, s + n - 8, 8);
-        high |= w;
-        special |= special_bits(w);
-        return class_of(high & HIGHS, special & HIGHS);
+#endif
+        return class_of(w & HIGHS, special & HIGHS);
     }
     w = load_short(s, n);
+    copy_short(d, s, n);
     return class_of(w & HIGHS, special_bits(w) & HIGHS);
 }
 
@@ -335,51 +361,18 @@ static inline markup_status append_short(markup_buf *out, const char *s, size_t 
     return MARKUP_OK;
 }
 
-/* Writes a value verbatim into the slot (plain text, or trusted HTML). */
-static markup_status write_plain(markup_buf *out, const markup_baked *tpl, const baked_slot *slot,
-                                 const char *s, size_t n) {
-    if (slot->kind == MARKUP_SLOT_CHILD) return append_short(out, s, n);
-    size_t name_len = slot->name_len;
-    markup_status st = markup_buf_reserve(out, name_len + ATTR_OVERHEAD + n);
-    if (st != MARKUP_OK) return st;
-    char *d = out->data + out->len;
-    *d++ = ' ';
-    copy_short(d, tpl->names + slot->name_off, name_len);
-    d += name_len;
-    *d++ = '=';
-    *d++ = '"';
-    copy_short(d, s, n);
-    d += n;
-    *d++ = '"';
-    out->len = (size_t)(d - out->data);
-    return MARKUP_OK;
+/* Room for the short values of a render escaped: at most 5 bytes a byte.
+   Longer values are written through the buffer, which makes room itself. */
+static size_t short_values_room(const markup_value *values, size_t n) {
+    size_t room = 0;
+    for (size_t i = 0; i < n; i++) room += values[i].n <= CLASSIFY_MAX ? values[i].n : 0;
+    return room * MARKUP_ESCAPE_MAX_EXPANSION;
 }
 
-/* Escapes a value found to hold bytes to escape; a short one (most slot
-   values) with no call in between. */
-static inline markup_status escape_dirty(markup_buf *out, const char *s, size_t n) {
-    if (n <= MARKUP_ESCAPE_SHORT_MAX) return markup_escape_short_dirty_(out, s, n);
-    return markup_escape_dirty_(out, s, n);
-}
-
-/* Writes a value found to hold bytes to escape, escaped, without scanning
-   it again. */
-static markup_status write_escaped(markup_buf *out, const markup_baked *tpl,
-                                   const baked_slot *slot, const char *s, size_t n) {
-    if (slot->kind == MARKUP_SLOT_CHILD) return escape_dirty(out, s, n);
-    size_t name_len = slot->name_len;
-    markup_status st = markup_buf_reserve(out, name_len + ATTR_OVERHEAD);
-    if (st != MARKUP_OK) return st;
-    char *d = out->data + out->len;
-    *d++ = ' ';
-    copy_short(d, tpl->names + slot->name_off, name_len);
-    d += name_len;
-    *d++ = '=';
-    *d++ = '"';
-    out->len = (size_t)(d - out->data);
-    st = escape_dirty(out, s, n);
-    if (st == MARKUP_OK) st = markup_buf_putc(out, '"');
-    return st;
+/* ' name="' of an attribute slot. */
+static inline char *open_attr(char *d, const markup_baked *tpl, const baked_slot *slot) {
+    copy_short(d, tpl->names + slot->name_off, slot->name_len + 3);
+    return d + slot->name_len + 3;
 }
 
 markup_status markup_baked_render(const markup_baked *tpl, const markup_value *values,
@@ -389,30 +382,40 @@ markup_status markup_baked_render(const markup_baked *tpl, const markup_value *v
     if (nvalues != tpl->nslots)
         return set_error(err, MARKUP_ERR_SLOT_COUNT, 0,
                          "number of values differs from the template's slot count");
-    size_t start = out->len;
-    markup_status st = markup_buf_reserve(out, tpl->static_len);
-    if (st != MARKUP_OK) return set_error(err, st, 0, markup_status_str(st));
-
     /* One pass: each value is checked where it is written, and a failure
-       rolls the whole render back. */
+       rolls the whole render back. Room for all but long and non-ASCII
+       values is made once, so the loop writes through a local cursor with
+       no capacity check per piece (nor a reload of out->len after every
+       store, which a char store may alias). */
+    size_t start = out->len;
+    size_t room = tpl->static_len + tpl->attr_room + short_values_room(values, nvalues) +
+                  MARKUP_ESCAPE_SLACK;
+    markup_status st = markup_buf_reserve(out, room);
+    if (st != MARKUP_OK) return set_error(err, st, 0, markup_status_str(st));
+    markup_escape_short_fn escape_short = markup_escape_short_best_();
+
     const char *why = NULL;
+    char *d = out->data + start;
     size_t done = 0; /* static text already written */
     for (size_t i = 0; i < tpl->nslots; i++) {
         const baked_slot *slot = &tpl->slots[i];
         const markup_value *v = &values[i];
-        st = append_short(out, tpl->statics + done, slot->at - done);
-        if (st != MARKUP_OK) goto fail;
+        copy_short(d, tpl->statics + done, slot->at - done);
+        d += slot->at - done;
         done = slot->at;
+        bool attr = slot->kind == MARKUP_SLOT_ATTR;
         switch (v->kind) {
         case MARKUP_VALUE_OMIT:
             continue;
         case MARKUP_VALUE_TRUE:
-            if (slot->kind == MARKUP_SLOT_CHILD) {
+            if (!attr) {
                 st = MARKUP_ERR_SLOT_VALUE;
                 why = "a TRUE value is only allowed in an attribute slot";
                 goto fail;
             }
-            break;
+            copy_short(d, tpl->names + slot->name_off, slot->name_len + 1);
+            d += slot->name_len + 1;
+            continue;
         case MARKUP_VALUE_TEXT:
         case MARKUP_VALUE_HTML: {
             if (!v->s && v->n > 0) {
@@ -420,35 +423,42 @@ markup_status markup_baked_render(const markup_baked *tpl, const markup_value *v
                 why = "slot value has a NULL string with a non-zero length";
                 goto fail;
             }
-            value_class cls = v->n <= CLASSIFY_MAX ? classify(v->s, v->n) : VALUE_OTHER;
-            if (cls == VALUE_PLAIN || (cls == VALUE_ASCII && v->kind == MARKUP_VALUE_HTML)) {
-                st = write_plain(out, tpl, slot, v->s, v->n);
-                if (st != MARKUP_OK) goto fail;
-                continue;
+            if (v->n <= CLASSIFY_MAX) {
+                char *value_at = attr ? open_attr(d, tpl, slot) : d;
+                value_class cls = copy_classify(value_at, v->s, v->n);
+                if (cls != VALUE_OTHER) {
+                    if (cls == VALUE_ASCII && v->kind == MARKUP_VALUE_TEXT)
+                        d = value_at + escape_short(value_at, v->s, v->n);
+                    else
+                        d = value_at + v->n;
+                    if (attr) *d++ = '"';
+                    continue;
+                }
             }
-            if (cls == VALUE_ASCII) { /* TEXT with something to escape */
-                st = write_escaped(out, tpl, slot, v->s, v->n);
-                if (st != MARKUP_OK) goto fail;
-                continue;
-            }
+            /* Long or not ASCII: through the buffer, then room again for
+               the rest (no more than the whole render asked for). */
+            out->len = (size_t)(d - out->data);
             st = markup_utf8_validate(v->s, v->n, err); /* err->pos is in the value */
             if (st != MARKUP_OK) {
                 markup_buf_truncate(out, start);
                 return st;
             }
-            break;
+            st = markup_baked_write_value(slot->kind, tpl->names + slot->name_off + 1,
+                                          slot->name_len, v, out);
+            if (st == MARKUP_OK) st = markup_buf_reserve(out, room);
+            if (st != MARKUP_OK) goto fail;
+            d = out->data + out->len;
+            continue;
         }
         default:
             st = MARKUP_ERR_INVALID_ARG;
             why = "unknown slot value kind";
             goto fail;
         }
-        st = markup_baked_write_value(slot->kind, tpl->names + slot->name_off, slot->name_len, v,
-                                      out);
-        if (st != MARKUP_OK) goto fail;
     }
-    st = append_short(out, tpl->statics + done, tpl->static_len - done);
-    if (st != MARKUP_OK) goto fail;
+    copy_short(d, tpl->statics + done, tpl->static_len - done);
+    d += tpl->static_len - done;
+    out->len = (size_t)(d - out->data);
     return MARKUP_OK;
 
 fail:
@@ -469,7 +479,7 @@ markup_status markup_baked_render_with(const markup_baked *tpl, markup_slot_writ
         st = append_short(out, tpl->statics + done, slot->at - done);
         if (st != MARKUP_OK) goto fail;
         done = slot->at;
-        const char *name = slot->kind == MARKUP_SLOT_ATTR ? tpl->names + slot->name_off : NULL;
+        const char *name = slot->kind == MARKUP_SLOT_ATTR ? tpl->names + slot->name_off + 1 : NULL;
         st = write_slot(ctx, i, slot->kind, name, slot->name_len, out);
         if (st != MARKUP_OK) goto fail;
     }

@@ -310,11 +310,6 @@ markup_escape_short_fn markup_escape_short_find_(void) {
     return escape_short;
 }
 
-markup_status markup_escape_dirty_(markup_buf *buf, const char *s, size_t n) {
-    if (n <= MARKUP_ESCAPE_SHORT_MAX) return markup_escape_short_dirty_(buf, s, n);
-    return escape_run(buf, s, n, best_kernels());
-}
-
 markup_status markup_escape(markup_buf *buf, const char *s, size_t n) {
     if (buf == NULL || (s == NULL && n != 0)) return MARKUP_ERR_INVALID_ARG;
     if (n <= ESCAPE_CLEAN_SCAN_MAX) {

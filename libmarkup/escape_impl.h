@@ -61,10 +61,6 @@ typedef struct markup_escape_kernels {
     size_t (*escape_short)(char *dst, const char *src, size_t n);
 } markup_escape_kernels;
 
-/* markup_escape for text the caller has already found to hold a byte to
-   escape (baked.c's value scan): skips the scan for a clean short value. */
-markup_status markup_escape_dirty_(markup_buf *buf, const char *s, size_t n);
-
 /* Up to this length, text with something to escape goes through the
    kernels' escape_short. */
 #define MARKUP_ESCAPE_SHORT_MAX 64
@@ -77,16 +73,21 @@ typedef size_t (*markup_escape_short_fn)(char *dst, const char *src, size_t n);
 extern _Atomic(markup_escape_short_fn) markup_escape_short_cache_;
 markup_escape_short_fn markup_escape_short_find_(void);
 
-/* markup_escape_dirty_ for n <= MARKUP_ESCAPE_SHORT_MAX, inline. */
+/* The best kernels' escape_short. */
+static inline markup_escape_short_fn markup_escape_short_best_(void) {
+    markup_escape_short_fn escape_short =
+        atomic_load_explicit(&markup_escape_short_cache_, memory_order_relaxed);
+    return escape_short ? escape_short : markup_escape_short_find_();
+}
+
+/* markup_escape for text of at most MARKUP_ESCAPE_SHORT_MAX bytes that the
+   caller has already found to hold a byte to escape, inline. */
 static inline markup_status markup_escape_short_dirty_(markup_buf *buf, const char *s,
                                                        size_t n) {
     markup_status st =
         markup_buf_reserve(buf, n * MARKUP_ESCAPE_MAX_EXPANSION + MARKUP_ESCAPE_SLACK);
     if (st != MARKUP_OK) return st;
-    markup_escape_short_fn escape_short =
-        atomic_load_explicit(&markup_escape_short_cache_, memory_order_relaxed);
-    if (escape_short == NULL) escape_short = markup_escape_short_find_();
-    buf->len += escape_short(buf->data + buf->len, s, n);
+    buf->len += markup_escape_short_best_()(buf->data + buf->len, s, n);
     return MARKUP_OK;
 }
 
