@@ -364,8 +364,10 @@ static void hint_store(pm_baked *self, size_t n) {
 
 /* The output of a call is written to a buffer on the C stack first and
    moves to the heap only when it outgrows it: a small fragment (a table
-   row) costs no allocation besides its SafeString. */
-#define SCRATCH_SIZE 512
+   row) costs no allocation besides its SafeString. markup_baked_render
+   makes room for every short value escaped (5x) at once, so a row of a
+   few short values asks for several hundred bytes. */
+#define SCRATCH_SIZE 1024
 /* The most a call reserves up front from the last output's size; beyond
    it the buffer grows geometrically, so one huge call does not make every
    later call allocate that much. */
