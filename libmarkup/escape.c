@@ -222,14 +222,11 @@ size_t markup_escape_count(const char *s, size_t n) {
     return best_kernels()->count(s, n);
 }
 
-/* Input per kernel call: the most a single reserve asks for is 5x this. */
-#define ESCAPE_CHUNK 4096
-
 static markup_status escape_run(markup_buf *buf, const char *s, size_t n,
                                 const markup_escape_kernels *k) {
     size_t start = buf->len;
     while (n > 0) {
-        size_t chunk = n < ESCAPE_CHUNK ? n : ESCAPE_CHUNK;
+        size_t chunk = n < MARKUP_ESCAPE_CHUNK ? n : MARKUP_ESCAPE_CHUNK;
         markup_status st = markup_buf_reserve(buf, chunk * MARKUP_ESCAPE_MAX_EXPANSION +
                                                        MARKUP_ESCAPE_SLACK);
         if (st != MARKUP_OK) {

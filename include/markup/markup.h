@@ -239,9 +239,9 @@ MARKUP_API size_t markup_escape_count(const char *s, size_t n);
 /* Appends the escaped form of `s` to `buf` with the best implementation.
    On failure (NOMEM, TOO_LARGE) the buffer is rolled back to its length
    before the call. The escaped text never holds more than
-   n * MARKUP_ESCAPE_MAX_EXPANSION bytes, but the input is escaped in 4 KiB
+   n * MARKUP_ESCAPE_MAX_EXPANSION bytes, but the input is escaped in 16 KiB
    pieces, each reserving room for its worst case: the buffer grows by what
-   is written plus at most about 20 KiB, so escaping a large clean string
+   is written plus at most about 80 KiB, so escaping a large clean string
    does not reserve five times its size. */
 MARKUP_API markup_status markup_escape(markup_buf *buf, const char *s, size_t n);
 

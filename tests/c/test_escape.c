@@ -322,7 +322,7 @@ static void test_chunks_at_every_output_offset(void **state) {
        next one. The AVX2 kernel aligns its stores to the output, so where
        a chunk's blocks start (and how many bytes are left at its end)
        depends on the output offset: every offset modulo 32. */
-    enum { LEN = 3 * 4096 + 100 };
+    enum { LEN = 3 * MARKUP_ESCAPE_CHUNK + 100 };
     static char s[LEN], expected[5 * LEN];
     rng_state = UINT64_C(2718);
     static const unsigned densities[] = {0, 3, 50};
@@ -468,24 +468,27 @@ static void test_escape_short_kernels(void **state) {
 
 static void test_chunk_boundaries(void **state) {
     (void)state;
-    /* Inputs longer than the internal chunk (4 KiB), with specials packed
-       around every multiple of 4096 and the SIMD block sizes. */
-    static char s[70000];
+    /* Inputs longer than the internal chunk, with specials packed around
+       every multiple of it and the SIMD block sizes. */
+    enum { CHUNK = MARKUP_ESCAPE_CHUNK };
+    static char s[4 * CHUNK + 4000];
     rng_state = UINT64_C(12345);
     for (size_t k = 0; k < sizeof s; k++) s[k] = (char)('a' + k % 26);
-    for (size_t b = 4096; b < sizeof s; b += 4096)
+    for (size_t b = CHUNK; b < sizeof s; b += CHUNK)
         for (size_t d = b - 40; d < b + 40; d += 3) s[d] = random_byte();
     for (size_t i = 0; i < N_IMPLS; i++) {
         if (!markup_escape_impl_available(all_impls[i])) continue;
-        const size_t lengths[] = {4095, 4096, 4097, 4096 + 31, 4096 + 33, 8192 - 1, 8192 + 64,
-                                  12288 + 17, sizeof s};
+        const size_t lengths[] = {CHUNK - 1,     CHUNK,          CHUNK + 1,      CHUNK + 31,
+                                  CHUNK + 33,    2 * CHUNK - 1,  2 * CHUNK + 64, 3 * CHUNK + 17,
+                                  sizeof s};
         for (size_t k = 0; k < sizeof lengths / sizeof lengths[0]; k++)
             for (size_t off = 0; off < 3; off++) check_impl(all_impls[i], s + off, lengths[k] - off);
     }
     /* All specials: the worst case expansion, across chunks. */
     memset(s, '&', sizeof s);
     for (size_t i = 0; i < N_IMPLS; i++)
-        if (markup_escape_impl_available(all_impls[i])) check_impl(all_impls[i], s, 20000);
+        if (markup_escape_impl_available(all_impls[i]))
+            check_impl(all_impls[i], s, 2 * CHUNK + 1000);
 }
 
 static void test_count(void **state) {
@@ -539,7 +542,7 @@ static void test_large_clean_string_grows_by_what_is_written(void **state) {
         assert_int_equal(buf.len, n);
         assert_memory_equal(buf.data, s, n);
         /* Geometric growth may overshoot by 1.5x; 5x would be 40 MB. */
-        assert_true(buf.cap < n + n / 2 + 64 * 1024);
+        assert_true(buf.cap < n + n / 2 + 5 * MARKUP_ESCAPE_CHUNK + MARKUP_ESCAPE_SLACK);
         assert_true(ta.peak_bytes < 2 * n);
         markup_buf_free(&buf);
         assert_int_equal(ta.live_bytes, 0);
