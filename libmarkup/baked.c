@@ -361,12 +361,20 @@ static inline markup_status append_short(markup_buf *out, const char *s, size_t 
     return MARKUP_OK;
 }
 
-/* Room for the short values of a render escaped: at most 5 bytes a byte.
-   Longer values are written through the buffer, which makes room itself. */
-static size_t short_values_room(const markup_value *values, size_t n) {
-    size_t room = 0;
-    for (size_t i = 0; i < n; i++) room += values[i].n <= CLASSIFY_MAX ? values[i].n : 0;
-    return room * MARKUP_ESCAPE_MAX_EXPANSION;
+/* Room for the short text and HTML values of a render escaped (at most 5
+   bytes a byte), in *room; false when that does not fit in a size_t. Longer
+   values are written through the buffer, which makes room itself; the
+   lengths of other kinds are not read (the header lets callers leave them
+   unset). */
+static bool short_values_room(const markup_value *values, size_t n, size_t *room) {
+    if (n > SIZE_MAX / (CLASSIFY_MAX * MARKUP_ESCAPE_MAX_EXPANSION)) return false;
+    size_t bytes = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool has_text = values[i].kind == MARKUP_VALUE_TEXT || values[i].kind == MARKUP_VALUE_HTML;
+        bytes += has_text && values[i].n <= CLASSIFY_MAX ? values[i].n : 0;
+    }
+    *room = bytes * MARKUP_ESCAPE_MAX_EXPANSION;
+    return true;
 }
 
 /* ' name="' of an attribute slot. */
@@ -387,10 +395,15 @@ markup_status markup_baked_render(const markup_baked *tpl, const markup_value *v
        values is made once, so the loop writes through a local cursor with
        no capacity check per piece (nor a reload of out->len after every
        store, which a char store may alias). */
+    if (tpl->nslots == 0 && tpl->static_len == 0) return MARKUP_OK; /* nothing to write */
     size_t start = out->len;
-    size_t room = tpl->static_len + tpl->attr_room + short_values_room(values, nvalues) +
-                  MARKUP_ESCAPE_SLACK;
-    markup_status st = markup_buf_reserve(out, room);
+    size_t room = tpl->static_len, values_room;
+    markup_status st = MARKUP_OK;
+    if (!short_values_room(values, nvalues, &values_room) || !add_size(&room, tpl->attr_room) ||
+        !add_size(&room, values_room) ||
+        !add_size(&room, values_room ? MARKUP_ESCAPE_SLACK : 1)) /* 1: a cursor to write at */
+        st = MARKUP_ERR_TOO_LARGE;
+    if (st == MARKUP_OK) st = markup_buf_reserve(out, room);
     if (st != MARKUP_OK) return set_error(err, st, 0, markup_status_str(st));
     markup_escape_short_fn escape_short = markup_escape_short_best_();
 
@@ -436,15 +449,16 @@ markup_status markup_baked_render(const markup_baked *tpl, const markup_value *v
                 }
             }
             /* Long or not ASCII: through the buffer, then room again for
-               the rest (no more than the whole render asked for). */
+               the rest (what the whole render asked for: more than is left,
+               never more than that). */
             out->len = (size_t)(d - out->data);
             st = markup_utf8_validate(v->s, v->n, err); /* err->pos is in the value */
             if (st != MARKUP_OK) {
                 markup_buf_truncate(out, start);
                 return st;
             }
-            st = markup_baked_write_value(slot->kind, tpl->names + slot->name_off + 1,
-                                          slot->name_len, v, out);
+            const char *name = attr ? tpl->names + slot->name_off + 1 : NULL;
+            st = markup_baked_write_value(slot->kind, name, slot->name_len, v, out);
             if (st == MARKUP_OK) st = markup_buf_reserve(out, room);
             if (st != MARKUP_OK) goto fail;
             d = out->data + out->len;

@@ -531,9 +531,12 @@ MARKUP_API markup_status markup_node_render(const markup_node *node, markup_buf 
 
 /* A baked template is a sequence of static HTML segments and slots,
    flattened into one contiguous static buffer plus a slot table. Rendering
-   reserves the static total once, copies each static segment and writes each
-   slot's value. A template is immutable after markup_baked_builder_finish
-   and may be rendered from many threads at once.
+   makes room once for the static text, every attribute slot's name and
+   every value of at most 64 bytes escaped (5 bytes a byte, plus a small
+   fixed slack for the escaper's wide stores), copies each static segment
+   and writes each slot's value; longer values make room as they are
+   written. A template is immutable after markup_baked_builder_finish and
+   may be rendered from many threads at once.
 
    Slots:
      CHILD  a child position: text is escaped, HTML verbatim, OMIT writes
@@ -602,7 +605,8 @@ MARKUP_API size_t markup_baked_static_size(const markup_baked *tpl);
 
 /* Renders with one value per slot, in slot order, appending to `out`.
    Errors: SLOT_COUNT (nvalues != slot count), SLOT_VALUE (TRUE in a child
-   slot), INVALID_UTF8 (err->pos is the offset inside that value), NOMEM.
+   slot), INVALID_UTF8 (err->pos is the offset inside that value), NOMEM,
+   TOO_LARGE (the room to make does not fit in a size_t).
    On error the buffer is rolled back. Thread-safe for concurrent renders of
    one template. */
 MARKUP_API markup_status markup_baked_render(const markup_baked *tpl, const markup_value *values,

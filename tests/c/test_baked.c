@@ -123,10 +123,57 @@ static void test_empty_template(void **state) {
     assert_int_equal(markup_baked_builder_finish(b, &tpl), MARKUP_OK);
     assert_int_equal(markup_baked_slot_count(tpl), 0);
     assert_int_equal(markup_baked_static_size(tpl), 0);
+    /* Nothing to write: no allocation (the first one would fail). */
+    test_alloc ta;
+    test_alloc_init(&ta, 0);
     markup_buf out;
-    markup_buf_init(&out, NULL);
+    markup_buf_init(&out, &ta.alc);
     assert_int_equal(markup_baked_render(tpl, NULL, 0, &out, NULL), MARKUP_OK);
     assert_int_equal(out.len, 0);
+    assert_int_equal(ta.calls, 0);
+    markup_buf_free(&out);
+    markup_baked_free(tpl);
+}
+
+static void test_room_made_for_the_values_given(void **state) {
+    (void)state;
+    /* Room is made for the short text values escaped (5x). The lengths of
+       TRUE and OMIT values are not read: garbage there changes nothing. */
+    enum { SLOTS = 200 };
+    markup_baked_builder *b = NULL;
+    assert_int_equal(markup_baked_builder_new(NULL, &b), MARKUP_OK);
+    for (int i = 0; i < SLOTS; i++) {
+        assert_int_equal(markup_baked_builder_add_static(b, "<i", 2), MARKUP_OK);
+        assert_int_equal(markup_baked_builder_add_attr_slot(b, "hidden", 6, NULL), MARKUP_OK);
+        assert_int_equal(markup_baked_builder_add_static(b, ">", 1), MARKUP_OK);
+        assert_int_equal(markup_baked_builder_add_child_slot(b), MARKUP_OK);
+        assert_int_equal(markup_baked_builder_add_static(b, "</i>", 4), MARKUP_OK);
+    }
+    markup_baked *tpl = NULL;
+    assert_int_equal(markup_baked_builder_finish(b, &tpl), MARKUP_OK);
+    markup_value values[2 * SLOTS];
+    for (int i = 0; i < SLOTS; i++) {
+        values[2 * i] = (markup_value){i % 2 ? MARKUP_VALUE_TRUE : MARKUP_VALUE_OMIT, NULL, 64};
+        values[2 * i + 1] = (markup_value){MARKUP_VALUE_OMIT, "unread", 64};
+    }
+    test_alloc ta;
+    test_alloc_init(&ta, TEST_ALLOC_NEVER);
+    markup_buf out;
+    markup_buf_init(&out, &ta.alc);
+    assert_int_equal(markup_baked_render(tpl, values, 2 * SLOTS, &out, NULL), MARKUP_OK);
+    assert_int_equal(out.len, SLOTS * 7 + (SLOTS / 2) * 7); /* "<i></i>", " hidden" */
+    /* static text and the attribute names: no room for 400 values of 64 */
+    assert_true(ta.peak_bytes < 4 * out.len);
+    markup_buf_free(&out);
+
+    /* Text values do get room, once: a single allocation of at least the
+       output's size. */
+    for (int i = 0; i < SLOTS; i++) values[2 * i + 1] = text("&&&&&&&&&&");
+    test_alloc_init(&ta, TEST_ALLOC_NEVER);
+    markup_buf_init(&out, &ta.alc);
+    assert_int_equal(markup_baked_render(tpl, values, 2 * SLOTS, &out, NULL), MARKUP_OK);
+    assert_int_equal(out.len, SLOTS * 7 + (SLOTS / 2) * 7 + SLOTS * 50);
+    assert_int_equal(ta.calls, 1);
     markup_buf_free(&out);
     markup_baked_free(tpl);
 }
@@ -805,6 +852,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_child_slot_escapes_text),
         cmocka_unit_test(test_static_only),
+        cmocka_unit_test(test_room_made_for_the_values_given),
         cmocka_unit_test(test_empty_template),
         cmocka_unit_test(test_slots_at_start_and_end),
         cmocka_unit_test(test_adjacent_slots_and_statics),
