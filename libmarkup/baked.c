@@ -286,14 +286,18 @@ static inline unsigned special_mask16(__m128i v) {
 }
 #endif
 
-/* The n < 8 bytes of s in a word, the rest zero (not special, not high):
-   overlapping loads instead of a byte loop or a memcpy call. */
+/* Every one of the n < 8 bytes of s somewhere in a word (some twice), the
+   other bytes zero (not special, not high), for classifying them:
+   overlapping loads instead of a byte loop or a memcpy call. The two loads
+   go to separate halves: merged into one, a byte would be ORed with
+   another on a big-endian CPU, which can make '<' (0x3C) and 'a' (0x61)
+   into '}' and hide it from the scan. */
 static inline uint64_t load_short(const char *s, size_t n) {
     if (n >= 4) {
         uint32_t a, b;
         memcpy(&a, s, 4);
         memcpy(&b, s + n - 4, 4);
-        return a | (uint64_t)b << (8 * (n - 4));
+        return a | (uint64_t)b << 32;
     }
     if (n == 0) return 0;
     return (uint64_t)(unsigned char)s[0] | (uint64_t)(unsigned char)s[n / 2] << (8 * (n / 2)) |
