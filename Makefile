@@ -8,7 +8,7 @@ BUILD  := build
 JOBS   ?= 2
 
 .PHONY: all bench bench-quick bench-deps bench-c test setup system venv install cbuild ctest pytest clean
-.PHONY: fuzz fuzz-ci fuzz-build
+.PHONY: fuzz fuzz-ci fuzz-build cross-check
 
 all: test
 
@@ -53,6 +53,18 @@ cbuild: venv
 
 ctest: cbuild
 	$(VENV)/bin/ctest --test-dir $(BUILD)/c --output-on-failure
+
+## The C library and its tests cross-built for 64-bit ARM (the portable
+## kernels, no x86 SIMD) and s390x (big-endian), each run under qemu-user.
+CROSS_TARGETS := aarch64 s390x
+cross-check: venv
+	bash scripts/install-cross-deps.sh
+	set -e; for t in $(CROSS_TARGETS); do \
+	  $(CMAKE) -S . -B $(BUILD)/cross-$$t -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/$$t-linux-gnu.cmake \
+	    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMARKUP_BUILD_TESTS=ON -DMARKUP_WERROR=ON; \
+	  $(CMAKE) --build $(BUILD)/cross-$$t -j $(JOBS); \
+	  $(VENV)/bin/ctest --test-dir $(BUILD)/cross-$$t --output-on-failure; \
+	done
 
 ## The C escaper benchmark: its own Release build, then the table.
 ## BENCH_ARGS="--quick" or "--json FILE" are passed through.

@@ -1,13 +1,14 @@
 # Runs PROGRAM and compares its standard output with EXPECTED byte for byte
 # (ctest entry of examples/c/page.c). Usage:
-#   cmake -DPROGRAM=... -DEXPECTED=... -DACTUAL=... -P check_output.cmake
+#   cmake -DPROGRAM=... -DEXPECTED=... -DACTUAL=... [-DEMULATOR=...] -P check_output.cmake
+# EMULATOR runs PROGRAM when it was cross-compiled (a ;-list, e.g. qemu-aarch64).
 foreach(var PROGRAM EXPECTED ACTUAL)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "check_output.cmake: -D${var}=... is required")
   endif()
 endforeach()
 
-execute_process(COMMAND ${PROGRAM} OUTPUT_FILE ${ACTUAL} RESULT_VARIABLE status)
+execute_process(COMMAND ${EMULATOR} ${PROGRAM} OUTPUT_FILE ${ACTUAL} RESULT_VARIABLE status)
 if(NOT status EQUAL 0)
   message(FATAL_ERROR "${PROGRAM} failed (${status})")
 endif()

@@ -102,7 +102,7 @@ static void check_attr_ok(const char *name, size_t n) {
     markup_error err;
     markup_status st = markup_html_check_attr_name(name, n, &err);
     if (st != MARKUP_OK) {
-        print_error("attribute name \"%.*s\" rejected: %s\n", (int)n, name, err.msg);
+        print_error("attribute name \"%.*s\" rejected: %s\n", (int)n, name ? name : "", err.msg);
         fail();
     }
 }
@@ -112,7 +112,7 @@ static void check_attr_bad(const char *name, size_t n, markup_status code, size_
     markup_status st = markup_html_check_attr_name(name, n, &err);
     if (st != code || err.pos != pos) {
         print_error("attribute name \"%.*s\": status %d pos %zu, expected %d at %zu\n", (int)n,
-                    name, st, err.pos, code, pos);
+                    name ? name : "", st, err.pos, code, pos);
         fail();
     }
     assert_int_equal(err.code, code);
@@ -187,14 +187,14 @@ static void check_raw(markup_tag_kind kind, const char *s, size_t n, bool ok, si
     markup_status st = markup_html_check_raw_text(kind, s, n, &err);
     if (ok) {
         if (st != MARKUP_OK) {
-            print_error("raw text \"%.*s\" rejected\n", (int)n, s);
+            print_error("raw text \"%.*s\" rejected\n", (int)n, s ? s : "");
             fail();
         }
         return;
     }
     if (st != MARKUP_ERR_RAW_TEXT || err.pos != pos) {
-        print_error("raw text \"%.*s\": status %d pos %zu, expected RAW_TEXT at %zu\n", (int)n, s,
-                    st, err.pos, pos);
+        print_error("raw text \"%.*s\": status %d pos %zu, expected RAW_TEXT at %zu\n", (int)n,
+                    s ? s : "", st, err.pos, pos);
         fail();
     }
     assert_int_equal(err.code, MARKUP_ERR_RAW_TEXT);

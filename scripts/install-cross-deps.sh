@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs what `make cross-check` needs: Debian's cross compilers for
+# 64-bit ARM and s390x, qemu-user to run their programs, and the target
+# architectures' cmocka and utf8proc (multiarch, which also brings each
+# architecture's C library into /lib/<triple>). Runs apt-get only when
+# something is missing.
+set -euo pipefail
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+packages=(qemu-user)
+for arch in arm64 s390x; do
+  case "$arch" in
+    arm64) triple=aarch64-linux-gnu ;;
+    s390x) triple=s390x-linux-gnu ;;
+  esac
+  packages+=("gcc-$triple" "g++-$triple" "libcmocka-dev:$arch" "libutf8proc-dev:$arch"
+             "libstdc++6:$arch")
+done
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "installing Debian packages: ${missing[*]}"
+for arch in arm64 s390x; do
+  dpkg --print-foreign-architectures | grep -qx "$arch" || $SUDO dpkg --add-architecture "$arch"
+done
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
