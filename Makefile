@@ -55,12 +55,13 @@ ctest: cbuild
 	$(VENV)/bin/ctest --test-dir $(BUILD)/c --output-on-failure
 
 ## The C library and its tests cross-built for 64-bit ARM (the portable
-## kernels, no x86 SIMD) and s390x (big-endian), each run under qemu-user.
-CROSS_TARGETS := aarch64 s390x
+## kernels, no x86 SIMD), 32-bit ARM (32-bit size_t) and s390x
+## (big-endian), each run under qemu-user.
+CROSS_TARGETS := aarch64-linux-gnu arm-linux-gnueabihf s390x-linux-gnu
 cross-check: venv
 	bash scripts/install-cross-deps.sh
 	set -e; for t in $(CROSS_TARGETS); do \
-	  $(CMAKE) -S . -B $(BUILD)/cross-$$t -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/$$t-linux-gnu.cmake \
+	  $(CMAKE) -S . -B $(BUILD)/cross-$$t -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/$$t.cmake \
 	    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMARKUP_BUILD_TESTS=ON -DMARKUP_WERROR=ON; \
 	  $(CMAKE) --build $(BUILD)/cross-$$t -j $(JOBS); \
 	  $(VENV)/bin/ctest --test-dir $(BUILD)/cross-$$t --output-on-failure; \

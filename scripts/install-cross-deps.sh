@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what `make cross-check` needs: Debian's cross compilers for
-# 64-bit ARM and s390x, qemu-user to run their programs, and the target
+# 64-bit ARM, 32-bit ARM (hard-float) and s390x, qemu-user to run their programs, and the target
 # architectures' cmocka and utf8proc (multiarch, which also brings each
 # architecture's C library into /lib/<triple>). Runs apt-get only when
 # something is missing.
@@ -8,9 +8,10 @@ set -euo pipefail
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 packages=(qemu-user)
-for arch in arm64 s390x; do
+for arch in arm64 armhf s390x; do
   case "$arch" in
     arm64) triple=aarch64-linux-gnu ;;
+    armhf) triple=arm-linux-gnueabihf ;;
     s390x) triple=s390x-linux-gnu ;;
   esac
   packages+=("gcc-$triple" "g++-$triple" "libcmocka-dev:$arch" "libutf8proc-dev:$arch"
@@ -24,7 +25,7 @@ if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
 echo "installing Debian packages: ${missing[*]}"
-for arch in arm64 s390x; do
+for arch in arm64 armhf s390x; do
   dpkg --print-foreign-architectures | grep -qx "$arch" || $SUDO dpkg --add-architecture "$arch"
 done
 $SUDO apt-get update -qq
