@@ -371,13 +371,13 @@ static inline markup_status append_short(markup_buf *out, const char *s, size_t 
    lengths of other kinds are not read (the header lets callers leave them
    unset). */
 static bool short_values_room(const markup_value *values, size_t n, size_t *room) {
-    if (n > SIZE_MAX / (CLASSIFY_MAX * MARKUP_ESCAPE_MAX_EXPANSION)) return false;
-    size_t bytes = 0;
+    uint64_t bytes = 0; /* at most 64 a value: cannot wrap for any array in memory */
     for (size_t i = 0; i < n; i++) {
         bool has_text = values[i].kind == MARKUP_VALUE_TEXT || values[i].kind == MARKUP_VALUE_HTML;
         bytes += has_text && values[i].n <= CLASSIFY_MAX ? values[i].n : 0;
     }
-    *room = bytes * MARKUP_ESCAPE_MAX_EXPANSION;
+    if (bytes > SIZE_MAX / MARKUP_ESCAPE_MAX_EXPANSION) return false;
+    *room = (size_t)bytes * MARKUP_ESCAPE_MAX_EXPANSION;
     return true;
 }
 

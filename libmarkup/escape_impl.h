@@ -31,8 +31,8 @@
 #define MARKUP_ESCAPE_SLACK 128
 
 /* Long input is escaped in pieces of this many bytes, each reserving room
-   for its worst case (5x): the buffer grows by what is written plus at
-   most 80 KiB, never by five times the input. Each piece costs a reserve,
+   for its worst case (5x, plus MARKUP_ESCAPE_SLACK) past the write
+   position, never five times the whole input. Each piece costs a reserve,
    a kernel call and its first and last partial blocks; at 4 KiB that was a
    tenth of the time on clean 16 KiB text. */
 #define MARKUP_ESCAPE_CHUNK 16384

@@ -24,9 +24,15 @@ done
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
+# Debian's archive holds every architecture on one mirror; Ubuntu's keeps
+# foreign ones elsewhere, and other hosts would need other cross compilers.
+if [ "$(dpkg --print-architecture)" != amd64 ] || ! grep -qx 'ID=debian' /etc/os-release; then
+  echo "install-cross-deps.sh: written for Debian on amd64; install by hand: ${missing[*]}" >&2
+  exit 1
+fi
 echo "installing Debian packages: ${missing[*]}"
 for arch in arm64 armhf s390x; do
   dpkg --print-foreign-architectures | grep -qx "$arch" || $SUDO dpkg --add-architecture "$arch"
 done
 $SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -240,9 +240,10 @@ MARKUP_API size_t markup_escape_count(const char *s, size_t n);
    On failure (NOMEM, TOO_LARGE) the buffer is rolled back to its length
    before the call. The escaped text never holds more than
    n * MARKUP_ESCAPE_MAX_EXPANSION bytes, but the input is escaped in 16 KiB
-   pieces, each reserving room for its worst case: the buffer grows by what
-   is written plus at most about 80 KiB, so escaping a large clean string
-   does not reserve five times its size. */
+   pieces, each reserving room for its worst case (5 x 16 KiB plus 128
+   bytes past the write position): with the buffer's 1.5x growth on top,
+   the capacity stays under about 1.5 x (what is written + 80 KiB), never
+   five times the input. */
 MARKUP_API markup_status markup_escape(markup_buf *buf, const char *s, size_t n);
 
 /* As markup_escape with an explicit implementation. An implementation the
@@ -530,13 +531,15 @@ MARKUP_API markup_status markup_node_render(const markup_node *node, markup_buf 
 /* ------------------------------------------------------------------------ */
 
 /* A baked template is a sequence of static HTML segments and slots,
-   flattened into one contiguous static buffer plus a slot table. Rendering
-   makes room once for the static text, every attribute slot's name and
-   every value of at most 64 bytes escaped (5 bytes a byte, plus a small
-   fixed slack for the escaper's wide stores), copies each static segment
-   and writes each slot's value; longer values make room as they are
-   written. A template is immutable after markup_baked_builder_finish and
-   may be rendered from many threads at once.
+   flattened into one contiguous static buffer plus a slot table.
+   markup_baked_render makes room once for the static text, every attribute
+   slot's name and every value of at most 64 bytes escaped (5 bytes a byte,
+   plus a small fixed slack for the escaper's wide stores), copies each
+   static segment and writes each slot's value; longer values make room as
+   they are written. markup_baked_render_with reserves the static text and
+   leaves the rest to its writer. A template is immutable after
+   markup_baked_builder_finish and may be rendered from many threads at
+   once.
 
    Slots:
      CHILD  a child position: text is escaped, HTML verbatim, OMIT writes
