@@ -56,13 +56,15 @@ ctest: cbuild
 
 ## The C library and its tests cross-built for 64-bit ARM (the portable
 ## kernels, no x86 SIMD), 32-bit ARM (32-bit size_t) and s390x
-## (big-endian), each run under qemu-user.
+## (big-endian), each run under qemu-user. The fuzz harnesses replay their
+## seeds there, and the corpora of the last `make fuzz-ci` when present.
 CROSS_TARGETS := aarch64-linux-gnu arm-linux-gnueabihf s390x-linux-gnu
 cross-check: venv
 	bash scripts/install-cross-deps.sh
 	set -e; for t in $(CROSS_TARGETS); do \
 	  $(CMAKE) -S . -B $(BUILD)/cross-$$t -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/$$t.cmake \
-	    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMARKUP_BUILD_TESTS=ON -DMARKUP_WERROR=ON; \
+	    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMARKUP_BUILD_TESTS=ON -DMARKUP_WERROR=ON \
+	    -DMARKUP_REPLAY_CORPORA=$(abspath $(BUILD))/fuzz-runs; \
 	  $(CMAKE) --build $(BUILD)/cross-$$t -j $(JOBS); \
 	  $(VENV)/bin/ctest --test-dir $(BUILD)/cross-$$t --output-on-failure; \
 	done
@@ -103,6 +105,11 @@ valgrind: cbuild
 	  echo "valgrind $$(basename $$t)"; \
 	  valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect \
 	    "$$t" >/dev/null; \
+	done; \
+	for h in fuzz_escape fuzz_escape_wide fuzz_utf8 fuzz_serialize fuzz_baked; do \
+	  echo "valgrind replay_$$h (seeds)"; \
+	  valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+	    $(BUILD)/c/tests/replay_$$h fuzz/corpus/$$h >/dev/null; \
 	done; echo "valgrind: every C test clean"
 .PHONY: valgrind
 

@@ -107,7 +107,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
     /* The input ends exactly at the end of its block, at every alignment;
        the bytes before it are poisoned, so a read on either side is caught. */
-    char *block = malloc(offset + n ? offset + n : 1);
+    char *block = calloc(1, offset + n ? offset + n : 1);
     FUZZ_CHECK(block != NULL);
     char *input = block + offset;
     if (n) memcpy(input, r.p, n);

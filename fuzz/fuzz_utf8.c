@@ -109,7 +109,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const size_t offset = opt.offset % 64;
     const size_t n = r.n;
 
-    char *block = malloc(offset + n ? offset + n : 1);
+    char *block = calloc(1, offset + n ? offset + n : 1);
     FUZZ_CHECK(block != NULL);
     char *input = block + offset;
     if (n) memcpy(input, r.p, n);
