@@ -240,6 +240,16 @@ static markup_status escape_run(markup_buf *buf, const char *s, size_t n,
     return MARKUP_OK;
 }
 
+size_t markup_escape_room(size_t n, size_t specials) {
+    /* A piece of c bytes starts at most (escaped length - c) in and
+       reserves 5c + SLACK from there: the escaped length + 4c + SLACK. */
+    size_t piece = n < MARKUP_ESCAPE_CHUNK ? n : MARKUP_ESCAPE_CHUNK;
+    size_t after = (MARKUP_ESCAPE_MAX_EXPANSION - 1) * piece + MARKUP_ESCAPE_SLACK;
+    if (specials > (SIZE_MAX - n) / 4) return SIZE_MAX;
+    size_t escaped = n + 4 * specials;
+    return escaped > SIZE_MAX - after ? SIZE_MAX : escaped + after;
+}
+
 markup_status markup_escape_with(markup_buf *buf, const char *s, size_t n,
                                  markup_escape_impl impl) {
     if (buf == NULL || (s == NULL && n != 0)) return MARKUP_ERR_INVALID_ARG;

@@ -282,13 +282,13 @@ static PyObject *escape_ucs1(pm_state *safe, PyObject *s, const char *data, size
 #ifdef PM_DIRECT_SAFESTRING
     if (safe != NULL && n >= 1024 && !PyType_IS_GC(safe->safestring_type)) {
         /* Long text for escape() is escaped straight into the SafeString's
-           storage, reserved once from the count (an entity is at most 4
-           bytes longer), then trimmed: no second buffer, no copy. */
+           storage, reserved once from the count (room for the escaper and
+           the terminating zero), then trimmed: no second buffer, no copy. */
         markup_buf out;
         markup_buf_init(&out, &str_alloc);
         markup_status status = MARKUP_ERR_TOO_LARGE;
-        if (specials <= (SIZE_MAX - n) / 8)
-            status = markup_buf_reserve(&out, n + 4 * specials + 4096 * 5 + 256);
+        size_t room = markup_escape_room(n, specials);
+        if (room != SIZE_MAX) status = markup_buf_reserve(&out, room + 1);
         if (status == MARKUP_OK) status = markup_escape(&out, data, n);
         if (status == MARKUP_OK) status = markup_buf_putc(&out, '\0');
         if (status != MARKUP_OK) {

@@ -512,6 +512,48 @@ static void test_count(void **state) {
     assert_int_equal(markup_escape_count("", 0), 0);
 }
 
+/* markup_escape_room is enough: escaping after reserving it allocates
+   nothing, across pieces, at every density and for every implementation. */
+static void test_room_needs_no_growth(void **state) {
+    (void)state;
+    enum { CHUNK = MARKUP_ESCAPE_CHUNK };
+    static char s[3 * CHUNK + 100];
+    const size_t lengths[] = {1, 15, 64, 65, 1000, CHUNK - 1, CHUNK, CHUNK + 1,
+                              2 * CHUNK + 7, sizeof s};
+    const unsigned every[] = {0, 64, 8, 2, 1}; /* one special in k bytes; 0: none */
+    rng_state = UINT64_C(4242);
+    for (size_t e = 0; e < sizeof every / sizeof every[0]; e++) {
+        for (size_t k = 0; k < sizeof s; k++)
+            s[k] = every[e] && rng_next() % every[e] == 0 ? "&<>\"'"[rng_next() % 5]
+                                                         : (char)('a' + k % 26);
+        for (size_t i = 0; i < N_IMPLS; i++) {
+            if (!markup_escape_impl_available(all_impls[i])) continue;
+            for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
+                size_t n = lengths[l], specials = markup_escape_count(s, n);
+                test_alloc ta;
+                test_alloc_init(&ta, TEST_ALLOC_NEVER);
+                markup_buf buf;
+                markup_buf_init(&buf, &ta.alc);
+                assert_int_equal(markup_buf_append(&buf, "pre", 3), MARKUP_OK);
+                assert_int_equal(markup_buf_reserve(&buf, markup_escape_room(n, specials)),
+                                 MARKUP_OK);
+                size_t calls = ta.calls;
+                assert_int_equal(markup_escape_with(&buf, s, n, all_impls[i]), MARKUP_OK);
+                if (ta.calls != calls) {
+                    print_error("%s grew the buffer: n=%zu, one special in %u\n",
+                                markup_escape_impl_name(all_impls[i]), n, every[e]);
+                    fail();
+                }
+                markup_buf_free(&buf);
+            }
+        }
+    }
+    assert_int_equal(markup_escape_room(0, 0), MARKUP_ESCAPE_SLACK);
+    assert_int_equal(markup_escape_room(SIZE_MAX, 0), SIZE_MAX);
+    assert_int_equal(markup_escape_room(SIZE_MAX / 4, SIZE_MAX / 4), SIZE_MAX);
+    assert_int_equal(markup_escape_room(SIZE_MAX - 4 * MARKUP_ESCAPE_CHUNK, 0), SIZE_MAX);
+}
+
 static void test_null_arguments(void **state) {
     (void)state;
     markup_buf buf;
@@ -612,6 +654,7 @@ int main(void) {
         cmocka_unit_test(test_escape_short_kernels),
         cmocka_unit_test(test_chunk_boundaries),
         cmocka_unit_test(test_count),
+        cmocka_unit_test(test_room_needs_no_growth),
         cmocka_unit_test(test_null_arguments),
         cmocka_unit_test(test_large_clean_string_grows_by_what_is_written),
         cmocka_unit_test(test_allocation_failure_rolls_back),
