@@ -247,12 +247,13 @@ MARKUP_API size_t markup_escape_count(const char *s, size_t n);
 MARKUP_API markup_status markup_escape(markup_buf *buf, const char *s, size_t n);
 
 /* The room past buf->len that lets markup_escape (or markup_escape_with)
-   write n bytes holding `specials` bytes to escape (markup_escape_count)
-   without growing the buffer: the escaped length, at most n + 4 * specials,
-   plus what the last piece reserves beyond it. Reserve it first to write
-   straight into memory of the caller's choosing (a binding's string
-   storage, say) and trim afterwards. SIZE_MAX when the sum does not fit in
-   a size_t. */
+   write n bytes holding `specials` bytes to escape without growing the
+   buffer: the escaped length, at most n + 4 * specials, plus the most one
+   piece reserves beyond what it writes, 4 * min(n, 16 KiB) + 128. Reserve
+   it first to escape straight into memory of the caller's choosing (a
+   binding's string storage, say) and trim afterwards. `specials` must be
+   at least markup_escape_count(s, n); a smaller count is still safe but
+   lets the buffer grow. SIZE_MAX when the sum does not fit in a size_t. */
 MARKUP_API size_t markup_escape_room(size_t n, size_t specials);
 
 /* As markup_escape with an explicit implementation. An implementation the

@@ -2,6 +2,7 @@
    byte-at-a-time reference, plus counting, growth and allocation failure. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -512,42 +513,72 @@ static void test_count(void **state) {
     assert_int_equal(markup_escape_count("", 0), 0);
 }
 
+/* Escapes s[0..n) with `impl` (AUTO: through markup_escape, which has its
+   own paths for short input) after reserving `room` past a 3-byte prefix,
+   and returns whether the escape had to allocate. */
+static bool escape_grows(markup_escape_impl impl, const char *s, size_t n, size_t room) {
+    test_alloc ta;
+    test_alloc_init(&ta, TEST_ALLOC_NEVER);
+    markup_buf buf;
+    markup_buf_init(&buf, &ta.alc);
+    assert_int_equal(markup_buf_append(&buf, "pre", 3), MARKUP_OK);
+    assert_int_equal(markup_buf_reserve(&buf, room), MARKUP_OK);
+    assert_int_equal(buf.cap, 3 + room); /* exactly: growth must not hide a short room */
+    size_t calls = ta.calls;
+    if (impl == MARKUP_ESCAPE_AUTO)
+        assert_int_equal(markup_escape(&buf, s, n), MARKUP_OK);
+    else
+        assert_int_equal(markup_escape_with(&buf, s, n, impl), MARKUP_OK);
+    bool grew = ta.calls != calls;
+    markup_buf_free(&buf);
+    return grew;
+}
+
 /* markup_escape_room is enough: escaping after reserving it allocates
-   nothing, across pieces, at every density and for every implementation. */
+   nothing, for every implementation and piece boundary, at even densities
+   and with the specials packed before clean text (the worst case: a full
+   piece reserved 5x late in the output). */
 static void test_room_needs_no_growth(void **state) {
     (void)state;
     enum { CHUNK = MARKUP_ESCAPE_CHUNK };
     static char s[3 * CHUNK + 100];
     const size_t lengths[] = {1, 15, 64, 65, 1000, CHUNK - 1, CHUNK, CHUNK + 1,
-                              2 * CHUNK + 7, sizeof s};
-    const unsigned every[] = {0, 64, 8, 2, 1}; /* one special in k bytes; 0: none */
+                              2 * CHUNK - 1, 2 * CHUNK + 7, sizeof s};
+    /* even: one special in k bytes at random (0: none); packed: the first
+       k bytes special, the rest clean */
+    const size_t even[] = {0, 64, 8, 2, 1};
+    const size_t packed[] = {1, CHUNK - 1, CHUNK, 2 * CHUNK};
+    const size_t cases = sizeof even / sizeof even[0] + 2 * (sizeof packed / sizeof packed[0]);
     rng_state = UINT64_C(4242);
-    for (size_t e = 0; e < sizeof every / sizeof every[0]; e++) {
-        for (size_t k = 0; k < sizeof s; k++)
-            s[k] = every[e] && rng_next() % every[e] == 0 ? "&<>\"'"[rng_next() % 5]
-                                                         : (char)('a' + k % 26);
+    for (size_t c = 0; c < cases; c++) {
+        size_t e = c < sizeof even / sizeof even[0] ? even[c] : 0;
+        size_t p = c - sizeof even / sizeof even[0];
+        for (size_t k = 0; k < sizeof s; k++) {
+            if (c < sizeof even / sizeof even[0])
+                s[k] = e && rng_next() % e == 0 ? "&<>\"'"[rng_next() % 5] : (char)('a' + k % 26);
+            else /* '&' (5 bytes) in the first half of the packed cases, '<' (4) after */
+                s[k] = k < packed[p % 4] ? (p < 4 ? '&' : '<') : (char)('a' + k % 26);
+        }
         for (size_t i = 0; i < N_IMPLS; i++) {
             if (!markup_escape_impl_available(all_impls[i])) continue;
             for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
-                size_t n = lengths[l], specials = markup_escape_count(s, n);
-                test_alloc ta;
-                test_alloc_init(&ta, TEST_ALLOC_NEVER);
-                markup_buf buf;
-                markup_buf_init(&buf, &ta.alc);
-                assert_int_equal(markup_buf_append(&buf, "pre", 3), MARKUP_OK);
-                assert_int_equal(markup_buf_reserve(&buf, markup_escape_room(n, specials)),
-                                 MARKUP_OK);
-                size_t calls = ta.calls;
-                assert_int_equal(markup_escape_with(&buf, s, n, all_impls[i]), MARKUP_OK);
-                if (ta.calls != calls) {
-                    print_error("%s grew the buffer: n=%zu, one special in %u\n",
-                                markup_escape_impl_name(all_impls[i]), n, every[e]);
+                size_t n = lengths[l];
+                if (escape_grows(all_impls[i], s, n,
+                                 markup_escape_room(n, markup_escape_count(s, n)))) {
+                    print_error("%s grew the buffer: n=%zu, case %zu\n",
+                                markup_escape_impl_name(all_impls[i]), n, c);
                     fail();
                 }
-                markup_buf_free(&buf);
             }
         }
     }
+    /* And it is no more than that: a byte less grows the buffer. */
+    memset(s, 'a', sizeof s);
+    assert_true(escape_grows(MARKUP_ESCAPE_AUTO, s, CHUNK, markup_escape_room(CHUNK, 0) - 1));
+    memset(s, '&', CHUNK);
+    assert_true(escape_grows(MARKUP_ESCAPE_AUTO, s, 2 * CHUNK,
+                             markup_escape_room(2 * CHUNK, CHUNK) - 1));
+
     assert_int_equal(markup_escape_room(0, 0), MARKUP_ESCAPE_SLACK);
     assert_int_equal(markup_escape_room(SIZE_MAX, 0), SIZE_MAX);
     assert_int_equal(markup_escape_room(SIZE_MAX / 4, SIZE_MAX / 4), SIZE_MAX);
