@@ -110,9 +110,10 @@ static inline char *expand_block(char *d, __m256i v, __m256i special) {
 }
 
 /* One special byte: the bytes before it, its entity, the rest. Reads
-   src[0..64). */
-static MARKUP_NOINLINE char *escape_one_special(char *d, const char *src, __m256i v,
-                                                 uint32_t mask) {
+   src[0..64). Inline: a third of the blocks take it at one special in 21
+   to 32 bytes, where the call cost 4-8% (25% at one in 32, in one run). */
+static inline char *escape_one_special(char *d, const char *src, __m256i v,
+                                        uint32_t mask) {
     unsigned i = (unsigned)__builtin_ctz(mask);
     unsigned char c = (unsigned char)src[i];
     _mm256_storeu_si256((__m256i *)(void *)d, v);
