@@ -14,7 +14,8 @@
  *     is also escaped in two appends, an allocation can be made to fail
  *     (the buffer must then be rolled back), and the buffer does not
  *     reserve far more than it writes;
- *   - markup_escape_count equals the number of special bytes;
+ *   - markup_escape_count equals the number of special bytes, and after
+ *     reserving markup_escape_room for it no implementation allocates;
  *   - an implementation the CPU lacks is refused with INVALID_ARG.
  */
 #include "fuzz_common.h"
@@ -144,6 +145,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (st == MARKUP_OK) {
             check_escaped_form(fuzz_tail(&buf, prefix_len), buf.len - prefix_len, input, n);
         }
+        markup_buf_free(&buf);
+
+        /* After reserving markup_escape_room the escape allocates nothing. */
+        start_buffer(&buf, &alc, prefix_len);
+        size_t room = markup_escape_room(n, markup_escape_count(input, n));
+        FUZZ_CHECK(room != SIZE_MAX && markup_buf_reserve(&buf, room) == MARKUP_OK);
+        size_t calls = alc.calls;
+        st = via_default ? markup_escape(&buf, input, n) : markup_escape_with(&buf, input, n, impl);
+        FUZZ_CHECK(st == MARKUP_OK && alc.calls == calls);
         markup_buf_free(&buf);
     }
     FUZZ_CHECK(markup_escape_impl_available(markup_escape_impl_best()));
