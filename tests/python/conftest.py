@@ -2,11 +2,23 @@
 autoescape on (the reference every parity test compares against) and the
 hostile values those tests feed through both engines."""
 
+import os
+import shlex
+import sys
+
 import jinja2
 import markupsafe
 import pytest
 
 import markup
+
+# Under an emulator (`make cross-pytest`) sys.executable is a program for
+# another CPU, which this machine cannot start: MARKUP_TEST_PYTHON is then
+# the command that runs the interpreter under test, and
+# MARKUP_TEST_TIME_SCALE how many times slower it runs.
+PYTHON = shlex.split(os.environ.get("MARKUP_TEST_PYTHON", "")) or [sys.executable]
+TIME_SCALE = float(os.environ.get("MARKUP_TEST_TIME_SCALE", "1"))
+EMULATED = "MARKUP_TEST_PYTHON" in os.environ
 
 
 def pytest_report_header(config):

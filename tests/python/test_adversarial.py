@@ -20,10 +20,12 @@ import pytest
 
 from markup import MAX_DEPTH, Comment, SafeString, Tag, baked, escape, h, render, render_bytes
 
+import conftest
+
 # Sanitizer builds run several times slower; the limits are about hangs
 # and quadratic blow-ups, not speed.
 UNDER_ASAN = "libasan" in os.environ.get("LD_PRELOAD", "")
-TIME_SCALE = 10 if UNDER_ASAN else 1
+TIME_SCALE = (10 if UNDER_ASAN else 1) * conftest.TIME_SCALE
 
 
 @contextlib.contextmanager
@@ -189,7 +191,7 @@ def test_endless_nested_renders_raise_recursion_error(stack_kib):
 
     names = ["baked", "render", "attribute", "format", "percent", "escape", "iter_render",
              "str subclass", "int subclass", "baked iterator", "element iterator"]
-    proc = subprocess.run([sys.executable, "-c", _ENDLESS_RENDERS, str(stack_kib)],
+    proc = subprocess.run([*conftest.PYTHON, "-c", _ENDLESS_RENDERS, str(stack_kib)],
                           capture_output=True, text=True, timeout=120 * TIME_SCALE)
     assert proc.returncode == 0, f"exit {proc.returncode}: {proc.stdout}{proc.stderr[-2000:]}"
     assert proc.stdout.splitlines() == [f"{name} RecursionError" for name in names]

@@ -12,8 +12,9 @@ memory in a quarantine, which is switched off for this process.
 import json
 import os
 import subprocess
-import sys
 import textwrap
+
+import conftest
 
 LIMIT = 5 * 1024 * 1024
 UNDER_ASAN = "libasan" in os.environ.get("LD_PRELOAD", "")
@@ -81,7 +82,7 @@ def test_a_million_renders_do_not_grow_memory():
         env["ASAN_OPTIONS"] = ",".join(
             filter(None, [env.get("ASAN_OPTIONS", ""), "quarantine_size_mb=0", "detect_leaks=0"]))
     proc = subprocess.run(
-        [sys.executable, "-c", f"N = {ITERATIONS}\n" + SCRIPT],
+        [*conftest.PYTHON, "-c", f"N = {ITERATIONS}\n" + SCRIPT],
         env=env, capture_output=True, text=True, timeout=600,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]

@@ -16,6 +16,8 @@ import pytest
 import markup
 from markup import _core
 
+import conftest
+
 
 def _fresh_core():
     """Executes markup._core again from its spec, as a new module object."""
@@ -176,7 +178,7 @@ def test_stubs_type_check_with_mypy(tmp_path):
     env = dict(os.environ)
     if package_root not in site.getsitepackages():  # e.g. PYTHONPATH=build/asan-py/python
         env["MYPYPATH"] = package_root
-    cmd = [sys.executable, "-m", "mypy", "--no-incremental", "--strict", "--follow-imports=silent",
+    cmd = [*conftest.PYTHON, "-m", "mypy", "--no-incremental", "--strict", "--follow-imports=silent",
            "--cache-dir", str(tmp_path / "cache")]
     ok = subprocess.run(cmd + [str(good)], capture_output=True, text=True, env=env, cwd=tmp_path)
     assert ok.returncode == 0, ok.stdout + ok.stderr

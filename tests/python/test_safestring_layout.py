@@ -26,6 +26,8 @@ import pytest
 
 from markup import SafeString, baked, escape, h, render
 
+import conftest
+
 # One of each storage CPython uses: ASCII, Latin-1, two bytes, four bytes.
 TEXTS = ["plain ascii", "", "caf\xe9 cr\xe8me", "\u20ac 12 \u2013 \u65e5\u672c", "\U0001f600 smile \u20ac"]
 
@@ -124,6 +126,6 @@ def test_layout_under_the_debug_allocator():
         """
     )
     env = dict(os.environ, PYTHONMALLOC="debug")
-    proc = subprocess.run([sys.executable, "-X", "dev", "-c", script], capture_output=True, text=True, env=env)
+    proc = subprocess.run([*conftest.PYTHON, "-X", "dev", "-c", script], capture_output=True, text=True, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.strip() == "ok"

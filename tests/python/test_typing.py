@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+import conftest
+
 pytest.importorskip("mypy", reason="mypy is in requirements-dev.txt")
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,7 +31,7 @@ CACHE_DIR = ROOT / "build" / "mypy-cache" / f"py{sys.version_info[0]}.{sys.versi
 def run_mypy(*args, cwd=ROOT):
     env = dict(os.environ, MYPYPATH=str(ROOT / "pymarkup"))
     proc = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(CACHE_DIR),
+        [*conftest.PYTHON, "-m", "mypy", "--strict", "--cache-dir", str(CACHE_DIR),
          "--show-error-codes", "--no-color-output", *args],
         cwd=cwd, env=env, capture_output=True, text=True, timeout=600,
     )
@@ -155,7 +157,7 @@ def test_stubs_match_the_extension(tmp_path):
         [str(Path(markup.__file__).parents[1])] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
     )
     proc = subprocess.run(
-        [sys.executable, "-m", "mypy.stubtest", "markup",
+        [*conftest.PYTHON, "-m", "mypy.stubtest", "markup",
          "--allowlist", str(TYPING_DIR / "stubtest-allowlist.txt"),
          "--mypy-config-file", str(tmp_path / "none.ini"), "--ignore-unused-allowlist"],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
