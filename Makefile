@@ -73,7 +73,7 @@ cross-check: venv
 ## and s390x (big-endian): Debian's CPython 3.11 for each, unpacked by
 ## scripts/cross-python.sh and run under qemu-user, with the extension
 ## cross-built against it. The mypy checks of the stubs, which no CPU
-## changes, run on the host only. About 8 minutes a target.
+## changes, run on the host only. About 5 minutes a target.
 CROSS_PY_TARGETS := aarch64-linux-gnu s390x-linux-gnu
 cross-pytest: venv
 	bash scripts/install-cross-deps.sh
