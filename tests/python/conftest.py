@@ -18,7 +18,6 @@ import markup
 # MARKUP_TEST_TIME_SCALE how many times slower it runs.
 PYTHON = shlex.split(os.environ.get("MARKUP_TEST_PYTHON", "")) or [sys.executable]
 TIME_SCALE = float(os.environ.get("MARKUP_TEST_TIME_SCALE", "1"))
-EMULATED = "MARKUP_TEST_PYTHON" in os.environ
 
 
 def pytest_report_header(config):

@@ -22,8 +22,8 @@ from markup import MAX_DEPTH, Comment, SafeString, Tag, baked, escape, h, render
 
 import conftest
 
-# Sanitizer builds run several times slower; the limits are about hangs
-# and quadratic blow-ups, not speed.
+# Sanitizer builds and emulated CPUs (conftest.TIME_SCALE) run several
+# times slower; the limits are about hangs and quadratic blow-ups, not speed.
 UNDER_ASAN = "libasan" in os.environ.get("LD_PRELOAD", "")
 TIME_SCALE = (10 if UNDER_ASAN else 1) * conftest.TIME_SCALE
 
@@ -31,9 +31,9 @@ TIME_SCALE = (10 if UNDER_ASAN else 1) * conftest.TIME_SCALE
 @contextlib.contextmanager
 def time_limit(seconds):
     """Fails the block when it runs longer than `seconds` (scaled under
-    ASan). SIGALRM interrupts Python code; a block stuck in C, where no
-    signal handler runs, is ended by faulthandler with every thread's
-    traceback."""
+    ASan and emulation). SIGALRM interrupts Python code; a block stuck in
+    C, where no signal handler runs, is ended by faulthandler with every
+    thread's traceback."""
     limit = seconds * TIME_SCALE
 
     def expired(signum, frame):

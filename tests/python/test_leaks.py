@@ -83,7 +83,7 @@ def test_a_million_renders_do_not_grow_memory():
             filter(None, [env.get("ASAN_OPTIONS", ""), "quarantine_size_mb=0", "detect_leaks=0"]))
     proc = subprocess.run(
         [*conftest.PYTHON, "-c", f"N = {ITERATIONS}\n" + SCRIPT],
-        env=env, capture_output=True, text=True, timeout=600,
+        env=env, capture_output=True, text=True, timeout=600 * conftest.TIME_SCALE,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     growth = json.loads(proc.stdout.strip().splitlines()[-1])
