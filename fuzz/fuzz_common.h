@@ -328,6 +328,12 @@ static inline FUZZ_NO_COVERAGE size_t fuzz_ref_escape_count(const char *s, size_
     return count;
 }
 
+static inline FUZZ_NO_COVERAGE size_t fuzz_ref_escape_span(const char *s, size_t n) {
+    size_t i = 0;
+    while (i < n && fuzz_ref_entity((unsigned char)s[i]) == NULL) i++;
+    return i;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Reference UTF-8 decoder (Unicode 15, table 3-7, written out by hand)     */
 /* ------------------------------------------------------------------------ */

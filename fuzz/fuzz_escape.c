@@ -14,8 +14,10 @@
  *     is also escaped in two appends, an allocation can be made to fail
  *     (the buffer must then be rolled back), and the buffer does not
  *     reserve far more than it writes;
- *   - markup_escape_count equals the number of special bytes, and after
- *     reserving markup_escape_room for it no implementation allocates;
+ *   - markup_escape_count equals the number of special bytes,
+ *     markup_escape_span the offset of the first, and after reserving
+ *     markup_escape_room for the count (or for n, uncounted) no
+ *     implementation allocates;
  *   - an implementation the CPU lacks is refused with INVALID_ARG.
  */
 #include "fuzz_common.h"
@@ -119,6 +121,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     check_escaped_form(expected.data, expected.len, input, n); /* the reference itself */
 
     FUZZ_CHECK(markup_escape_count(input, n) == fuzz_ref_escape_count(input, n));
+    FUZZ_CHECK(markup_escape_span(input, n) == fuzz_ref_escape_span(input, n));
 
     fuzz_alloc alc;
     fuzz_alloc_init(&alc);
@@ -147,14 +150,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         markup_buf_free(&buf);
 
-        /* After reserving markup_escape_room the escape allocates nothing. */
-        start_buffer(&buf, &alc, prefix_len);
-        size_t room = markup_escape_room(n, markup_escape_count(input, n));
-        FUZZ_CHECK(room != SIZE_MAX && markup_buf_reserve(&buf, room) == MARKUP_OK);
-        size_t calls = alc.calls;
-        st = via_default ? markup_escape(&buf, input, n) : markup_escape_with(&buf, input, n, impl);
-        FUZZ_CHECK(st == MARKUP_OK && alc.calls == calls);
-        markup_buf_free(&buf);
+        /* After reserving markup_escape_room, for the count or for the
+           uncounted worst case, the escape allocates nothing. */
+        for (int counted = 0; counted < 2; counted++) {
+            start_buffer(&buf, &alc, prefix_len);
+            size_t room = markup_escape_room(n, counted ? markup_escape_count(input, n) : n);
+            FUZZ_CHECK(room != SIZE_MAX && markup_buf_reserve(&buf, room) == MARKUP_OK);
+            size_t calls = alc.calls;
+            st = via_default ? markup_escape(&buf, input, n)
+                             : markup_escape_with(&buf, input, n, impl);
+            FUZZ_CHECK(st == MARKUP_OK && alc.calls == calls);
+            markup_buf_free(&buf);
+        }
     }
     FUZZ_CHECK(markup_escape_impl_available(markup_escape_impl_best()));
     FUZZ_CHECK(markup_escape_impl_best() != MARKUP_ESCAPE_AUTO);

@@ -50,6 +50,12 @@ const uint8_t markup_escape_entity_len_[256] = {LEN64(0), LEN64(64), LEN64(128),
    zero (borrow), which only matters for locating, not for detecting. */
 static inline uint64_t swar_has_zero(uint64_t v) { return (v - ONES) & ~v & HIGHS; }
 
+static inline uint64_t load_word(const char *p) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+}
+
 /* Non-zero when some byte of w is one of & < > " '. '<' and '>' differ only
    in bit 1 and '&' and '\'' only in bit 0, so three tests cover five bytes. */
 static inline uint64_t swar_special(uint64_t w) {
@@ -127,6 +133,15 @@ static size_t scalar_count(const char *src, size_t n) {
     return count;
 }
 
+static size_t scalar_span(const char *src, size_t n) {
+    size_t i = 0;
+    for (; n - i >= 8; i += 8)
+        if (swar_special(load_word(src + i)) != 0) break;
+    for (; i < n; i++)
+        if (markup_escape_entity_len_[(unsigned char)src[i]] != 1) return i;
+    return n;
+}
+
 size_t markup_escape_table_(char *dst, const char *src, size_t n) {
     char *d = dst;
     size_t i = 0;
@@ -140,8 +155,10 @@ size_t markup_escape_table_(char *dst, const char *src, size_t n) {
     return (size_t)(d - dst);
 }
 
-static const markup_escape_kernels scalar_kernels = {scalar_escape, scalar_count,
+static const markup_escape_kernels scalar_kernels = {scalar_escape, scalar_count, scalar_span,
                                                      markup_escape_table_};
+
+const markup_escape_kernels *markup_escape_scalar_kernels_(void) { return &scalar_kernels; }
 
 /* ---- dispatch ---------------------------------------------------------- */
 
@@ -222,6 +239,11 @@ size_t markup_escape_count(const char *s, size_t n) {
     return best_kernels()->count(s, n);
 }
 
+size_t markup_escape_span(const char *s, size_t n) {
+    if (s == NULL || n == 0) return 0;
+    return best_kernels()->span(s, n);
+}
+
 static markup_status escape_run(markup_buf *buf, const char *s, size_t n,
                                 const markup_escape_kernels *k) {
     size_t start = buf->len;
@@ -241,13 +263,20 @@ static markup_status escape_run(markup_buf *buf, const char *s, size_t n,
 }
 
 size_t markup_escape_room(size_t n, size_t specials) {
-    /* A piece of c bytes starts at most (escaped length - c) in and
-       reserves 5c + SLACK from there: the escaped length + 4c + SLACK. */
+    /* A piece of c bytes starts at most 5 times the bytes before it in
+       and reserves 5c + SLACK from there: no piece reaches past 5n + SLACK,
+       whatever the count. */
+    size_t worst = n > (SIZE_MAX - MARKUP_ESCAPE_SLACK) / MARKUP_ESCAPE_MAX_EXPANSION
+                       ? SIZE_MAX
+                       : n * MARKUP_ESCAPE_MAX_EXPANSION + MARKUP_ESCAPE_SLACK;
+    /* With the count: a piece starts at most (escaped length - c) in and
+       reserves 5c + SLACK from there, the escaped length + 4c + SLACK. */
     size_t piece = n < MARKUP_ESCAPE_CHUNK ? n : MARKUP_ESCAPE_CHUNK;
     size_t after = (MARKUP_ESCAPE_MAX_EXPANSION - 1) * piece + MARKUP_ESCAPE_SLACK;
-    if (specials > (SIZE_MAX - n) / 4) return SIZE_MAX;
+    if (specials > (SIZE_MAX - n) / 4) return worst;
     size_t escaped = n + 4 * specials;
-    return escaped > SIZE_MAX - after ? SIZE_MAX : escaped + after;
+    if (escaped > SIZE_MAX - after) return worst;
+    return escaped + after < worst ? escaped + after : worst;
 }
 
 markup_status markup_escape_with(markup_buf *buf, const char *s, size_t n,
@@ -272,12 +301,6 @@ static inline bool block_has_special(const char *p) {
     return _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(lt_gt, amp_apos), quot)) != 0;
 }
 #endif
-
-static inline uint64_t load_word(const char *p) {
-    uint64_t w;
-    memcpy(&w, p, 8);
-    return w;
-}
 
 /* Whether s[0..n) holds none of the five bytes. Reads only inside the
    input: the last block or word overlaps the one before it. */

@@ -60,6 +60,8 @@ typedef struct markup_escape_kernels {
     size_t (*escape)(char *dst, const char *src, size_t n, size_t readable);
     /* Number of bytes in src[0..n) that need escaping. */
     size_t (*count)(const char *src, size_t n);
+    /* Offset of the first byte of src[0..n) that needs escaping, else n. */
+    size_t (*span)(const char *src, size_t n);
     /* escape for a short value (a template slot, an attribute) already
        found to hold a byte to escape: reads nothing outside src[0..n) and
        takes no branch on where the special bytes are (but for a group of
@@ -108,6 +110,9 @@ size_t markup_escape_table_(char *dst, const char *src, size_t n);
    SSSE3; a 32-byte block costs more than two 16-byte ones at these
    lengths). Only call it once the CPU said it has SSSE3. */
 size_t markup_escape_short_ssse3_(char *dst, const char *src, size_t n);
+
+/* The portable kernels (for the tests; AUTO picks them off x86). */
+const markup_escape_kernels *markup_escape_scalar_kernels_(void);
 
 /* The kernels of one instruction set, or NULL when this build has none
    (non-x86). The caller checks the CPU before using AVX2. The SSE2 kernels

@@ -152,25 +152,70 @@ static size_t sse2_escape(char *dst, const char *src, size_t n, size_t readable)
     return (size_t)(d - dst);
 }
 
+static inline __m128i load_block(const char *p) {
+    return _mm_loadu_si128((const __m128i *)(const void *)p);
+}
+
+static inline unsigned special_mask(const char *p) {
+    return (unsigned)_mm_movemask_epi8(special_bytes(load_block(p)));
+}
+
 static size_t sse2_count(const char *src, size_t n) {
     size_t count = 0, i = 0;
-    while (n - i >= BLOCK) {
-        /* Per-lane byte counters (each special lane subtracts -1), summed
-           before they can wrap. */
+    while (n - i >= 4 * BLOCK) {
+        /* Per-lane byte counters, up to 4 a step (a special lane is -1),
+           summed before they can wrap. */
+        size_t steps = (n - i) / (4 * BLOCK);
+        if (steps > 63) steps = 63;
         __m128i acc = _mm_setzero_si128();
-        for (int k = 0; k < 255 && n - i >= BLOCK; k++, i += BLOCK) {
-            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(src + i));
-            acc = _mm_sub_epi8(acc, special_bytes(v));
+        for (size_t k = 0; k < steps; k++, i += 4 * BLOCK) {
+            __m128i s0 = special_bytes(load_block(src + i));
+            __m128i s1 = special_bytes(load_block(src + i + BLOCK));
+            __m128i s2 = special_bytes(load_block(src + i + 2 * BLOCK));
+            __m128i s3 = special_bytes(load_block(src + i + 3 * BLOCK));
+            acc = _mm_sub_epi8(acc, _mm_add_epi8(_mm_add_epi8(s0, s1), _mm_add_epi8(s2, s3)));
         }
         __m128i sums = _mm_sad_epu8(acc, _mm_setzero_si128());
         count += (size_t)_mm_cvtsi128_si64(sums) +
                  (size_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums));
     }
+    for (; n - i >= BLOCK; i += BLOCK) count += popcount16(special_mask(src + i));
+    if (i < n && n >= BLOCK) /* the last block, without the bytes already counted */
+        return count + popcount16(special_mask(src + n - BLOCK) >> (BLOCK - (n - i)));
     for (; i < n; i++) count += markup_escape_entity_len_[(unsigned char)src[i]] != 1;
     return count;
 }
 
-static const markup_escape_kernels sse2_kernels = {sse2_escape, sse2_count,
+static size_t sse2_span(const char *src, size_t n) {
+    size_t i = 0;
+    for (; n - i >= 4 * BLOCK; i += 4 * BLOCK) {
+        __m128i s0 = special_bytes(load_block(src + i));
+        __m128i s1 = special_bytes(load_block(src + i + BLOCK));
+        __m128i s2 = special_bytes(load_block(src + i + 2 * BLOCK));
+        __m128i s3 = special_bytes(load_block(src + i + 3 * BLOCK));
+        __m128i any = _mm_or_si128(_mm_or_si128(s0, s1), _mm_or_si128(s2, s3));
+        if (_mm_movemask_epi8(any) != 0) {
+            uint64_t mask = (uint64_t)(unsigned)_mm_movemask_epi8(s0) |
+                            (uint64_t)(unsigned)_mm_movemask_epi8(s1) << 16 |
+                            (uint64_t)(unsigned)_mm_movemask_epi8(s2) << 32 |
+                            (uint64_t)(unsigned)_mm_movemask_epi8(s3) << 48;
+            return i + (size_t)__builtin_ctzll(mask);
+        }
+    }
+    for (; n - i >= BLOCK; i += BLOCK) {
+        unsigned mask = special_mask(src + i);
+        if (mask != 0) return i + (size_t)__builtin_ctz(mask);
+    }
+    if (i < n && n >= BLOCK) { /* the last block, without the bytes already seen */
+        unsigned mask = special_mask(src + n - BLOCK) >> (BLOCK - (n - i));
+        return mask != 0 ? i + (size_t)__builtin_ctz(mask) : n;
+    }
+    for (; i < n; i++)
+        if (markup_escape_entity_len_[(unsigned char)src[i]] != 1) return i;
+    return n;
+}
+
+static const markup_escape_kernels sse2_kernels = {sse2_escape, sse2_count, sse2_span,
                                                    markup_escape_table_};
 
 /* ---- SSSE3 kernel -------------------------------------------------------- */
@@ -361,7 +406,7 @@ SSSE3_FN size_t markup_escape_short_ssse3_(char *dst, const char *src, size_t n)
     return (size_t)(d - dst);
 }
 
-static const markup_escape_kernels ssse3_kernels = {ssse3_escape, sse2_count,
+static const markup_escape_kernels ssse3_kernels = {ssse3_escape, sse2_count, sse2_span,
                                                     markup_escape_short_ssse3_};
 
 const markup_escape_kernels *markup_escape_sse2_kernels_(void) {

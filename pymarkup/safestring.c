@@ -277,17 +277,23 @@ static PyObject *escape_failed(PyObject *r, markup_status status) {
    specials are ASCII and bytes >= 0x80 pass through unchanged. */
 static PyObject *escape_ucs1(pm_state *safe, PyObject *s, const char *data, size_t n,
                              Py_UCS4 maxchar) {
-    size_t specials = markup_escape_count(data, n);
-    if (specials == 0) return Py_NewRef(s);
+    /* Stops at the first byte to escape: escaped text is not read twice. */
+    size_t clean = markup_escape_span(data, n);
+    if (clean == n) return Py_NewRef(s);
 #ifdef PM_DIRECT_SAFESTRING
     if (safe != NULL && n >= 1024 && !PyType_IS_GC(safe->safestring_type)) {
         /* Long text for escape() is escaped straight into the SafeString's
-           storage, reserved once from the count (room for the escaper and
-           the terminating zero), then trimmed: no second buffer, no copy. */
+           storage, reserved once (room for the escaper and the terminating
+           zero), then trimmed: no second buffer, no copy. The room is the
+           worst case unless a count would make it smaller, which it only
+           does for text longer than the escaper's pieces: a count is a
+           pass over the text. */
         markup_buf out;
         markup_buf_init(&out, &str_alloc);
         markup_status status = MARKUP_ERR_TOO_LARGE;
-        size_t room = markup_escape_room(n, specials);
+        size_t room = markup_escape_room(n, n);
+        if (room != markup_escape_room(n, 0))
+            room = markup_escape_room(n, markup_escape_count(data + clean, n - clean));
         if (room != SIZE_MAX) status = markup_buf_reserve(&out, room + 1);
         if (status == MARKUP_OK) status = markup_escape(&out, data, n);
         if (status == MARKUP_OK) status = markup_buf_putc(&out, '\0');

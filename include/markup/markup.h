@@ -236,6 +236,11 @@ MARKUP_API const char *markup_escape_impl_name(markup_escape_impl impl);
    as it is). */
 MARKUP_API size_t markup_escape_count(const char *s, size_t n);
 
+/* Length of the longest prefix of `s` with nothing to escape: n when
+   markup_escape would copy `s` as it is. It stops at the first byte to
+   escape, so it answers "anything to escape?" without reading the rest. */
+MARKUP_API size_t markup_escape_span(const char *s, size_t n);
+
 /* Appends the escaped form of `s` to `buf` with the best implementation.
    On failure (NOMEM, TOO_LARGE) the buffer is rolled back to its length
    before the call. The escaped text never holds more than
@@ -249,11 +254,16 @@ MARKUP_API markup_status markup_escape(markup_buf *buf, const char *s, size_t n)
 /* The room past buf->len that lets markup_escape (or markup_escape_with)
    write n bytes holding `specials` bytes to escape without growing the
    buffer: the escaped length, at most n + 4 * specials, plus the most one
-   piece reserves beyond what it writes, 4 * min(n, 16 KiB) + 128. Reserve
-   it first to escape straight into memory of the caller's choosing (a
-   binding's string storage, say) and trim afterwards. `specials` must be
-   at least markup_escape_count(s, n); a smaller count is still safe but
-   lets the buffer grow. SIZE_MAX when the sum does not fit in a size_t. */
+   piece reserves beyond what it writes, 4 * min(n, 16 KiB) + 128, and
+   never more than the worst case, 5 * n + 128. Reserve it first to escape
+   straight into memory of the caller's choosing (a binding's string
+   storage, say) and trim afterwards. `specials` must be at least
+   markup_escape_count(s, n); a smaller count is still safe but lets the
+   buffer grow. Passing n needs no count: the worst case, which is also
+   the room for any count when n <= 16 KiB (one piece), so that
+   markup_escape_room(n, n) == markup_escape_room(n, 0) tells when
+   counting would change nothing. SIZE_MAX when the worst case does not fit
+   in a size_t. */
 MARKUP_API size_t markup_escape_room(size_t n, size_t specials);
 
 /* As markup_escape with an explicit implementation. An implementation the

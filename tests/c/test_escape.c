@@ -513,6 +513,94 @@ static void test_count(void **state) {
     assert_int_equal(markup_escape_count("", 0), 0);
 }
 
+static size_t reference_span(const char *s, size_t n) {
+    size_t i = 0;
+    while (i < n && reference_entity((unsigned char)s[i]) == NULL) i++;
+    return i;
+}
+
+/* count and span of kernel set k on s[0..n), against the references. */
+static void check_count_span(const char *name, const markup_escape_kernels *k, const char *s,
+                             size_t n) {
+    size_t count = k->count(s, n), span = k->span(s, n);
+    if (count != reference_count(s, n) || span != reference_span(s, n)) {
+        print_error("%s: count %zu (reference %zu), span %zu (reference %zu) for n=%zu\n", name,
+                    count, reference_count(s, n), span, reference_span(s, n), n);
+        fail();
+    }
+}
+
+static void test_count_and_span_kernels(void **state) {
+    (void)state;
+    /* Every kernel set: every length up to ten AVX2 steps at every
+       alignment and density, the input ending where its allocation ends
+       (the sanitizer builds catch a read past it); then one special at
+       every position of clean text, which is what span looks for. */
+    struct {
+        const char *name;
+        const markup_escape_kernels *k;
+    } sets[4];
+    size_t nsets = 0;
+    sets[nsets].name = "scalar";
+    sets[nsets++].k = markup_escape_scalar_kernels_();
+    if (markup_escape_sse2_plain_kernels_() != NULL) {
+        sets[nsets].name = "sse2";
+        sets[nsets++].k = markup_escape_sse2_plain_kernels_();
+        sets[nsets].name = "sse2 (ssse3 where the CPU has it)";
+        sets[nsets++].k = markup_escape_sse2_kernels_();
+    }
+    if (markup_escape_impl_available(MARKUP_ESCAPE_AVX2)) {
+        sets[nsets].name = "avx2";
+        sets[nsets++].k = markup_escape_avx2_kernels_();
+    }
+    enum { LONGEST = 1300 };
+    rng_state = UINT64_C(1618033988);
+    static const unsigned densities[] = {0, 1, 12, 100};
+    for (size_t d = 0; d < sizeof densities / sizeof densities[0]; d++) {
+        for (size_t n = 0; n <= LONGEST; n += n < 300 ? 1 : 37) {
+            for (size_t align = 0; align < 8; align++) {
+                char *storage = malloc(align + n + 1);
+                assert_non_null(storage);
+                char *s = storage + 1 + align;
+                fill_density(s, n, densities[d]);
+                for (size_t k = 0; k < nsets; k++) check_count_span(sets[k].name, sets[k].k, s, n);
+                free(storage);
+            }
+        }
+    }
+    char *s = malloc(LONGEST);
+    assert_non_null(s);
+    for (size_t n = 1; n <= LONGEST; n += n < 300 ? 1 : 113) {
+        for (size_t at = 0; at < n; at++) {
+            memset(s + LONGEST - n, 'x', n);
+            s[LONGEST - n + at] = "&<>\"'"[at % 5];
+            for (size_t k = 0; k < nsets; k++)
+                check_count_span(sets[k].name, sets[k].k, s + LONGEST - n, n);
+        }
+    }
+    free(s);
+}
+
+static void test_span(void **state) {
+    (void)state;
+    static char s[70000];
+    memset(s, 'x', sizeof s);
+    assert_int_equal(markup_escape_span(s, sizeof s), sizeof s);
+    const size_t positions[] = {0, 1, 31, 32, 127, 128, 16383, 16384, sizeof s - 1};
+    for (size_t p = 0; p < sizeof positions / sizeof positions[0]; p++) {
+        s[positions[p]] = '>';
+        assert_int_equal(markup_escape_span(s, sizeof s), positions[p]);
+        /* Only the first counts; a byte to escape past n is not seen. */
+        assert_int_equal(markup_escape_span(s, positions[p]), positions[p]);
+        s[positions[p]] = 'x';
+    }
+    s[5] = (char)0xE9; /* a high byte is not escaped */
+    assert_int_equal(markup_escape_span(s, 10), 10);
+    assert_int_equal(markup_escape_span(NULL, 0), 0);
+    assert_int_equal(markup_escape_span("", 0), 0);
+    assert_int_equal(markup_escape_span("'", 1), 0);
+}
+
 /* Escapes s[0..n) with `impl` (AUTO: through markup_escape, which has its
    own paths for short input) after reserving `room` past a 3-byte prefix,
    and returns whether the escape had to allocate. */
@@ -579,6 +667,19 @@ static void test_room_needs_no_growth(void **state) {
     assert_true(escape_grows(MARKUP_ESCAPE_AUTO, s, 2 * CHUNK,
                              markup_escape_room(2 * CHUNK, CHUNK) - 1));
 
+    /* Passing n needs no count: it is the worst case, 5n + SLACK, which
+       is the room for every count of a single piece and never grows. */
+    memset(s, '&', sizeof s);
+    for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
+        size_t n = lengths[l], worst = 5 * n + MARKUP_ESCAPE_SLACK;
+        assert_int_equal(markup_escape_room(n, n), worst);
+        assert_int_equal(markup_escape_room(n, 0) == worst, n <= CHUNK);
+        assert_true(markup_escape_room(n, n / 3) <= worst);
+        for (size_t i = 0; i < N_IMPLS; i++)
+            if (markup_escape_impl_available(all_impls[i]))
+                assert_false(escape_grows(all_impls[i], s, n, markup_escape_room(n, n)));
+    }
+    assert_true(escape_grows(MARKUP_ESCAPE_AUTO, s, 3 * CHUNK, markup_escape_room(3 * CHUNK, 0)));
     assert_int_equal(markup_escape_room(0, 0), MARKUP_ESCAPE_SLACK);
     assert_int_equal(markup_escape_room(SIZE_MAX, 0), SIZE_MAX);
     assert_int_equal(markup_escape_room(SIZE_MAX / 4, SIZE_MAX / 4), SIZE_MAX);
@@ -685,6 +786,8 @@ int main(void) {
         cmocka_unit_test(test_escape_short_kernels),
         cmocka_unit_test(test_chunk_boundaries),
         cmocka_unit_test(test_count),
+        cmocka_unit_test(test_count_and_span_kernels),
+        cmocka_unit_test(test_span),
         cmocka_unit_test(test_room_needs_no_growth),
         cmocka_unit_test(test_null_arguments),
         cmocka_unit_test(test_large_clean_string_grows_by_what_is_written),

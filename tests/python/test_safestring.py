@@ -95,6 +95,23 @@ def test_escape_each_width_equals_markupsafe(width):
         check_like_markupsafe(sparse)
 
 
+@pytest.mark.parametrize("n", [1023, 1024, 16383, 16384, 16385, 40000, 100000])
+@pytest.mark.parametrize("ascii_only", [True, False], ids=["ascii", "latin1"])
+def test_escape_one_byte_text_with_a_long_clean_prefix(n, ascii_only):
+    # escape() looks for the first character to escape, then sizes the
+    # result for the worst case or, past one piece of the escaper, counts
+    # from there: the first special anywhere, at either side of a piece.
+    top = 0x7F if ascii_only else 0x100
+    clean = "".join(chr(c) for c in range(0x20, top) if chr(c) not in SPECIALS)
+    body = (clean * (n // len(clean) + 1))[:n]
+    assert str(escape(body)) == body
+    for first in sorted({0, 1, n // 2, 16383, 16384, n - 2, n - 1} & set(range(n))):
+        for tail in ("", "&<>\"'" * 3):
+            text = body[:first] + "<" + body[first + 1 :]
+            text = text[: n - len(tail)] + tail if first < n - len(tail) else text
+            check_like_markupsafe(text)
+
+
 @pytest.mark.parametrize("width", WIDTHS)
 def test_escape_each_width_returns_clean_text_itself(width):
     clean = "".join(c for c in WIDTHS[width] if c not in SPECIALS) * 40
