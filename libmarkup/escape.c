@@ -170,7 +170,8 @@ static markup_escape_impl probe_best(void) {
 #if MARKUP_ESCAPE_X86
     if (markup_escape_avx2_kernels_() != NULL) {
         __builtin_cpu_init();
-        /* The 2- and 4-byte writers use BMI1 and BMI2 beside AVX2. */
+        /* The AVX2 kernels use BMI2 beside AVX2 (pdep), the 2- and 4-byte
+           writers BMI1 and BMI2. */
         if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
             __builtin_cpu_supports("bmi2"))
             return MARKUP_ESCAPE_AVX2;
