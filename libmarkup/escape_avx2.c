@@ -18,7 +18,11 @@
  */
 #include "escape_impl.h"
 
-#if MARKUP_ESCAPE_X86 && defined(__AVX2__) && defined(__BMI2__)
+#if MARKUP_ESCAPE_X86 && defined(__AVX2__) && !defined(__BMI2__)
+#error "escape_avx2.c is built with -mavx2 -mbmi2 (libmarkup/CMakeLists.txt)"
+#endif
+
+#if MARKUP_ESCAPE_X86 && defined(__AVX2__)
 
 #include <immintrin.h>
 #include <string.h>

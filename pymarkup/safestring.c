@@ -277,7 +277,8 @@ static PyObject *escape_failed(PyObject *r, markup_status status) {
    specials are ASCII and bytes >= 0x80 pass through unchanged. */
 static PyObject *escape_ucs1(pm_state *safe, PyObject *s, const char *data, size_t n,
                              Py_UCS4 maxchar) {
-    /* Stops at the first byte to escape: escaped text is not read twice. */
+    /* Stops at the first byte to escape: text with something to escape
+       is not read in full before it is escaped. */
     size_t clean = markup_escape_span(data, n);
     if (clean == n) return Py_NewRef(s);
 #ifdef PM_DIRECT_SAFESTRING

@@ -237,8 +237,9 @@ MARKUP_API const char *markup_escape_impl_name(markup_escape_impl impl);
 MARKUP_API size_t markup_escape_count(const char *s, size_t n);
 
 /* Length of the longest prefix of `s` with nothing to escape: n when
-   markup_escape would copy `s` as it is. It stops at the first byte to
-   escape, so it answers "anything to escape?" without reading the rest. */
+   markup_escape would copy `s` as it is (0 for NULL). It stops within a
+   few blocks of the first byte to escape, so it answers "anything to
+   escape?" without reading the rest of the text. */
 MARKUP_API size_t markup_escape_span(const char *s, size_t n);
 
 /* Appends the escaped form of `s` to `buf` with the best implementation.
@@ -262,8 +263,8 @@ MARKUP_API markup_status markup_escape(markup_buf *buf, const char *s, size_t n)
    buffer grow. Passing n needs no count: the worst case, which is also
    the room for any count when n <= 16 KiB (one piece), so that
    markup_escape_room(n, n) == markup_escape_room(n, 0) tells when
-   counting would change nothing. SIZE_MAX when the worst case does not fit
-   in a size_t. */
+   counting would change nothing. SIZE_MAX only when neither the room for
+   the count nor the worst case fits in a size_t. */
 MARKUP_API size_t markup_escape_room(size_t n, size_t specials);
 
 /* As markup_escape with an explicit implementation. An implementation the

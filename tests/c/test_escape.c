@@ -532,10 +532,13 @@ static void check_count_span(const char *name, const markup_escape_kernels *k, c
 
 static void test_count_and_span_kernels(void **state) {
     (void)state;
-    /* Every kernel set: every length up to ten AVX2 steps at every
-       alignment and density, the input ending where its allocation ends
-       (the sanitizer builds catch a read past it); then one special at
-       every position of clean text, which is what span looks for. */
+    /* Every kernel set: every length up to 300 and one in 37 up to 1300
+       (ten AVX2 steps), at every alignment and density, the input ending
+       where its allocation ends (the sanitizer builds catch a read past
+       it); one special at every position of clean text, which is what
+       span looks for; and long all-special and clean text around the
+       point where each kernel sums its per-lane counters (63 steps of
+       four blocks), where a counter would wrap. */
     struct {
         const char *name;
         const markup_escape_kernels *k;
@@ -579,6 +582,18 @@ static void test_count_and_span_kernels(void **state) {
         }
     }
     free(s);
+    const size_t long_lengths[] = {63 * 64 - 1, 63 * 64, 63 * 64 + 1, 4096,
+                                   63 * 128,    63 * 128 + 1, 300000};
+    for (size_t l = 0; l < sizeof long_lengths / sizeof long_lengths[0]; l++) {
+        size_t n = long_lengths[l];
+        s = malloc(n);
+        assert_non_null(s);
+        for (int special = 0; special < 2; special++) {
+            memset(s, special ? '<' : 'x', n);
+            for (size_t k = 0; k < nsets; k++) check_count_span(sets[k].name, sets[k].k, s, n);
+        }
+        free(s);
+    }
 }
 
 static void test_span(void **state) {
@@ -683,6 +698,9 @@ static void test_room_needs_no_growth(void **state) {
     assert_int_equal(markup_escape_room(0, 0), MARKUP_ESCAPE_SLACK);
     assert_int_equal(markup_escape_room(SIZE_MAX, 0), SIZE_MAX);
     assert_int_equal(markup_escape_room(SIZE_MAX / 4, SIZE_MAX / 4), SIZE_MAX);
+    /* The worst case does not fit, the room for the count does. */
+    assert_int_equal(markup_escape_room(SIZE_MAX / 4, 0),
+                     SIZE_MAX / 4 + 4 * MARKUP_ESCAPE_CHUNK + MARKUP_ESCAPE_SLACK);
     assert_int_equal(markup_escape_room(SIZE_MAX - 4 * MARKUP_ESCAPE_CHUNK, 0), SIZE_MAX);
 }
 

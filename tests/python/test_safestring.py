@@ -101,6 +101,8 @@ def test_escape_one_byte_text_with_a_long_clean_prefix(n, ascii_only):
     # escape() looks for the first character to escape, then sizes the
     # result for the worst case or, past one piece of the escaper, counts
     # from there: the first special anywhere, at either side of a piece.
+    # (That the room is then enough, with no growth, is asserted in C:
+    # test_room_needs_no_growth and fuzz_escape.)
     top = 0x7F if ascii_only else 0x100
     clean = "".join(chr(c) for c in range(0x20, top) if chr(c) not in SPECIALS)
     body = (clean * (n // len(clean) + 1))[:n]
