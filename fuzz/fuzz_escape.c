@@ -18,6 +18,8 @@
  *     markup_escape_span the offset of the first, and after reserving
  *     markup_escape_room for the count (or for n, uncounted) no
  *     implementation allocates;
+ *   - markup_escape_exact writes the same text with at most one
+ *     allocation of no more than n + 4 * count + 128 bytes;
  *   - an implementation the CPU lacks is refused with INVALID_ARG.
  */
 #include "fuzz_common.h"
@@ -162,6 +164,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             FUZZ_CHECK(st == MARKUP_OK && alc.calls == calls);
             markup_buf_free(&buf);
         }
+    }
+    /* markup_escape_exact: the same text, at most one allocation, and a
+       capacity of no more than n + 4 * count + SLACK past the prefix (or
+       the buffer's own growth step, or its smallest capacity); rolled back
+       when that allocation fails. */
+    {
+        markup_buf buf;
+        start_buffer(&buf, &alc, prefix_len);
+        size_t cap = buf.cap, calls = alc.calls, failures = alc.failures;
+        size_t count = fuzz_ref_escape_count(input, n);
+        fuzz_alloc_fail_in(&alc, opt.fail_at);
+        markup_status st = markup_escape_exact(&buf, input, n);
+        fuzz_alloc_fail_in(&alc, 0);
+        check_buffer(&buf, st, failures, &alc, prefix_len, &expected);
+        FUZZ_CHECK(alc.calls - calls <= 1);
+        size_t room = count ? n + 4 * count + MARKUP_ESCAPE_SLACK : n;
+        /* (64: the smallest capacity a buffer takes) */
+        FUZZ_CHECK(buf.cap == cap || buf.cap <= prefix_len + room || buf.cap <= cap + cap / 2 ||
+                   buf.cap <= 64);
+        markup_buf_free(&buf);
     }
     FUZZ_CHECK(markup_escape_impl_available(markup_escape_impl_best()));
     FUZZ_CHECK(markup_escape_impl_best() != MARKUP_ESCAPE_AUTO);

@@ -280,6 +280,22 @@ size_t markup_escape_room(size_t n, size_t specials) {
     return escaped + after < worst ? escaped + after : worst;
 }
 
+markup_status markup_escape_exact(markup_buf *buf, const char *s, size_t n) {
+    if (buf == NULL || (s == NULL && n != 0)) return MARKUP_ERR_INVALID_ARG;
+    if (n == 0) return MARKUP_OK;
+    const markup_escape_kernels *k = best_kernels();
+    size_t specials = k->count(s, n);
+    if (specials == 0) return markup_buf_append(buf, s, n);
+    /* The kernels store at most 64 bytes past the escaped text, which is
+       at most n + 4 * specials bytes: the slack covers the rest. One call
+       over the whole input, so no piece reserves its worst case. */
+    if (specials > (SIZE_MAX - n - MARKUP_ESCAPE_SLACK) / 4) return MARKUP_ERR_TOO_LARGE;
+    markup_status st = markup_buf_reserve(buf, n + 4 * specials + MARKUP_ESCAPE_SLACK);
+    if (st != MARKUP_OK) return st;
+    buf->len += k->escape(buf->data + buf->len, s, n, n);
+    return MARKUP_OK;
+}
+
 markup_status markup_escape_with(markup_buf *buf, const char *s, size_t n,
                                  markup_escape_impl impl) {
     if (buf == NULL || (s == NULL && n != 0)) return MARKUP_ERR_INVALID_ARG;

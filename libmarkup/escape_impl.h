@@ -53,8 +53,10 @@ extern const uint8_t markup_escape_group_shuffle_[256][32];
 
 typedef struct markup_escape_kernels {
     /* Writes the escaped form of src[0..n) to dst and returns its length.
-       dst has room for n * 5 + MARKUP_ESCAPE_SLACK bytes (bytes past the
-       returned length may be scribbled on). src may be read up to
+       dst has room for that length (at most n + 4 * the specials) plus
+       MARKUP_ESCAPE_SLACK bytes: kernels store whole blocks and entities,
+       up to 64 bytes past the escaped text, and those bytes may be
+       scribbled on. src may be read up to
        src + readable, readable >= n, which lets block kernels load past
        the end of a chunk when more input follows. */
     size_t (*escape)(char *dst, const char *src, size_t n, size_t readable);

@@ -596,6 +596,141 @@ static void test_count_and_span_kernels(void **state) {
     }
 }
 
+/* Kernel set k escapes s[0..n) into exactly the room markup_escape_exact
+   gives it, the escaped length plus MARKUP_ESCAPE_SLACK: the bytes after
+   that room (a canary) stay untouched and the output is the reference. */
+static void check_exact_room(const char *name, const markup_escape_kernels *k, const char *s,
+                             size_t n) {
+    enum { CANARY = 64 };
+    char *expected = malloc(5 * n + 1);
+    assert_non_null(expected);
+    size_t expected_len = reference_escape(expected, s, n);
+    char *out = malloc(expected_len + MARKUP_ESCAPE_SLACK + CANARY);
+    assert_non_null(out);
+    memset(out, 0x5A, expected_len + MARKUP_ESCAPE_SLACK + CANARY);
+    size_t len = k->escape(out, s, n, n);
+    if (len != expected_len || memcmp(out, expected, expected_len) != 0) {
+        print_error("%s differs from the reference for n=%zu\n", name, n);
+        fail();
+    }
+    for (size_t i = expected_len + MARKUP_ESCAPE_SLACK; i < expected_len + MARKUP_ESCAPE_SLACK + CANARY; i++) {
+        if (out[i] != 0x5A) {
+            print_error("%s stored past the escaped length + slack for n=%zu\n", name, n);
+            fail();
+        }
+    }
+    free(out);
+    free(expected);
+}
+
+static void test_kernels_stay_within_the_exact_room(void **state) {
+    (void)state;
+    /* markup_escape_exact gives a kernel the escaped length plus the slack,
+       not five times the input: every kernel set, every length up to 300
+       at every alignment and density, and long inputs in one call. */
+    struct {
+        const char *name;
+        const markup_escape_kernels *k;
+    } sets[4];
+    size_t nsets = 0;
+    sets[nsets].name = "scalar";
+    sets[nsets++].k = markup_escape_scalar_kernels_();
+    if (markup_escape_sse2_plain_kernels_() != NULL) {
+        sets[nsets].name = "sse2";
+        sets[nsets++].k = markup_escape_sse2_plain_kernels_();
+        sets[nsets].name = "sse2 (ssse3 where the CPU has it)";
+        sets[nsets++].k = markup_escape_sse2_kernels_();
+    }
+    if (markup_escape_impl_available(MARKUP_ESCAPE_AVX2)) {
+        sets[nsets].name = "avx2";
+        sets[nsets++].k = markup_escape_avx2_kernels_();
+    }
+    rng_state = UINT64_C(5772156649);
+    static const unsigned densities[] = {0, 3, 12, 50, 100};
+    for (size_t d = 0; d < sizeof densities / sizeof densities[0]; d++) {
+        for (size_t n = 0; n <= 300; n++) {
+            for (size_t align = 0; align < 4; align++) {
+                char *storage = malloc(align + n + 1);
+                assert_non_null(storage);
+                char *s = storage + 1 + align;
+                fill_density(s, n, densities[d]);
+                for (size_t k = 0; k < nsets; k++) check_exact_room(sets[k].name, sets[k].k, s, n);
+                free(storage);
+            }
+        }
+        const size_t long_lengths[] = {2047, 2048, 2049, 16417, 100003};
+        for (size_t l = 0; l < sizeof long_lengths / sizeof long_lengths[0]; l++) {
+            char *s = malloc(long_lengths[l]);
+            assert_non_null(s);
+            fill_density(s, long_lengths[l], densities[d]);
+            for (size_t k = 0; k < nsets; k++)
+                check_exact_room(sets[k].name, sets[k].k, s, long_lengths[l]);
+            free(s);
+        }
+    }
+}
+
+/* markup_escape_exact appends what markup_escape appends, growing the
+   buffer at most once and by no more than n + 4 * count + SLACK. */
+static void test_escape_exact(void **state) {
+    (void)state;
+    enum { CHUNK = MARKUP_ESCAPE_CHUNK };
+    static char s[3 * CHUNK + 100];
+    const size_t lengths[] = {0, 1, 63, 64, 65, 1000, CHUNK, CHUNK + 1, sizeof s};
+    rng_state = UINT64_C(1414213562);
+    static const unsigned densities[] = {0, 2, 12, 50, 100};
+    for (size_t d = 0; d < sizeof densities / sizeof densities[0]; d++) {
+        fill_density(s, sizeof s, densities[d]);
+        for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
+            size_t n = lengths[l], count = reference_count(s, n);
+            markup_buf expected;
+            markup_buf_init(&expected, NULL);
+            assert_int_equal(markup_escape(&expected, s, n), MARKUP_OK);
+            test_alloc ta;
+            test_alloc_init(&ta, TEST_ALLOC_NEVER);
+            markup_buf buf;
+            markup_buf_init(&buf, &ta.alc);
+            assert_int_equal(markup_buf_append(&buf, "pre", 3), MARKUP_OK);
+            size_t calls = ta.calls, cap = buf.cap;
+            assert_int_equal(markup_escape_exact(&buf, s, n), MARKUP_OK);
+            assert_int_equal(buf.len, 3 + expected.len);
+            assert_memory_equal(buf.data + 3, expected.data, expected.len);
+            assert_true(ta.calls - calls <= 1);
+            size_t room = count ? n + 4 * count + MARKUP_ESCAPE_SLACK : n;
+            assert_true(buf.cap == cap || buf.cap <= 3 + room || buf.cap <= cap + cap / 2);
+            markup_buf_free(&buf);
+            markup_buf_free(&expected);
+        }
+    }
+    /* Where markup_escape keeps a piece's worst case of headroom, it
+       keeps none: 48 KiB of clean text take 48 KiB. */
+    memset(s, 'a', sizeof s);
+    markup_buf buf;
+    markup_buf_init(&buf, NULL);
+    assert_int_equal(markup_escape_exact(&buf, s, sizeof s), MARKUP_OK);
+    assert_int_equal(buf.cap, sizeof s);
+    markup_buf_free(&buf);
+    /* An allocation failure leaves the buffer as it was. */
+    memset(s, '<', 1000);
+    test_alloc ta;
+    test_alloc_init(&ta, TEST_ALLOC_NEVER);
+    markup_buf_init(&buf, &ta.alc);
+    assert_int_equal(markup_buf_append(&buf, "pre", 3), MARKUP_OK);
+    ta.fail_at = ta.calls;
+    assert_int_equal(markup_escape_exact(&buf, s, 1000), MARKUP_ERR_NOMEM);
+    assert_int_equal(buf.len, 3);
+    assert_memory_equal(buf.data, "pre", 3);
+    markup_buf_free(&buf);
+    assert_int_equal(ta.live_bytes, 0);
+    /* Arguments. */
+    markup_buf_init(&buf, NULL);
+    assert_int_equal(markup_escape_exact(&buf, NULL, 0), MARKUP_OK);
+    assert_int_equal(markup_escape_exact(&buf, NULL, 3), MARKUP_ERR_INVALID_ARG);
+    assert_int_equal(markup_escape_exact(NULL, "a", 1), MARKUP_ERR_INVALID_ARG);
+    assert_int_equal(buf.len, 0);
+    markup_buf_free(&buf);
+}
+
 static void test_span(void **state) {
     (void)state;
     static char s[70000];
@@ -806,6 +941,8 @@ int main(void) {
         cmocka_unit_test(test_count),
         cmocka_unit_test(test_count_and_span_kernels),
         cmocka_unit_test(test_span),
+        cmocka_unit_test(test_kernels_stay_within_the_exact_room),
+        cmocka_unit_test(test_escape_exact),
         cmocka_unit_test(test_room_needs_no_growth),
         cmocka_unit_test(test_null_arguments),
         cmocka_unit_test(test_large_clean_string_grows_by_what_is_written),

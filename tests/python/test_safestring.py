@@ -114,6 +114,16 @@ def test_escape_one_byte_text_with_a_long_clean_prefix(n, ascii_only):
             check_like_markupsafe(text)
 
 
+@pytest.mark.parametrize("n", [16384, 16385, 40000, 300000])
+def test_escape_long_text_dense_with_specials(n):
+    # Past one piece of the escaper the result is counted and sized
+    # exactly, with the headroom given back only when it is large: every
+    # density from one special in 64 to all special, ASCII and Latin-1.
+    for unit in ("a" * 63 + "<", 'a<b & "c" > \'d\' ', "&", "<>", "é<" * 3 + "ü"):
+        text = (unit * (n // len(unit) + 1))[:n]
+        check_like_markupsafe(text)
+
+
 @pytest.mark.parametrize("width", WIDTHS)
 def test_escape_each_width_returns_clean_text_itself(width):
     clean = "".join(c for c in WIDTHS[width] if c not in SPECIALS) * 40
