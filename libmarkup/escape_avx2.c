@@ -5,13 +5,16 @@
  * nibble, the special byte with that nibble (& < > " ' all differ there),
  * and a byte is special when the lookup gives it back.
  *
- * A block that holds special bytes is expanded with shuffles, in groups of
- * four bytes. For each byte a 4-byte record is built: the byte itself (or
- * '&' when special), then bytes 1..3 of its entity; a clean byte's slot 1
- * holds ';' for the 5-byte entities of its group. A group's 8 key bits
- * (special, and bit 4, which tells < > from & " ') select a row of
- * markup_escape_group_shuffle_ that picks the group's output from its
- * records. No branch depends on where the special bytes are.
+ * A block with one or two special bytes is written run by run: a 32-byte
+ * store of the bytes from each run's start and an 8-byte store of each
+ * entity, each overwriting the tail of the one before. A block with more
+ * is expanded with shuffles, in groups of four bytes. For each byte a
+ * 4-byte record is built: the byte itself (or '&' when special), then
+ * bytes 1..3 of its entity; a clean byte's slot 1 holds ';' for the
+ * 5-byte entities of its group. A group's 8 key bits (special, and bit 4,
+ * which tells < > from & " ') select a row of markup_escape_group_shuffle_
+ * that picks the group's output from its records. No branch depends on
+ * where the special bytes are.
  *
  * This file alone is compiled with -mavx2 -mbmi2; escape.c calls into it
  * only after __builtin_cpu_supports said yes to both.
@@ -130,6 +133,28 @@ static inline char *escape_one_special(char *d, const char *src, __m256i v,
     return d + (BLOCK - 1 - i);
 }
 
+/* Two special bytes: the bytes before the first, its entity, the bytes
+   up to the second, its entity, the rest; three 32-byte stores and two
+   entities. Reads src[0..64). At one special in 64 to one in 21 a third
+   of the dirty blocks have two, where the shuffle expansion cost 1.2x-1.3x
+   as much; on Latin-1 prose with a special every 22 bytes, 1.4x-1.6x. */
+static inline char *escape_two_specials(char *d, const char *src, __m256i v, uint32_t mask) {
+    unsigned i = (unsigned)__builtin_ctz(mask);
+    unsigned j = (unsigned)__builtin_ctz(mask & (mask - 1));
+    unsigned char first = (unsigned char)src[i], second = (unsigned char)src[j];
+    _mm256_storeu_si256((__m256i *)(void *)d, v);
+    memcpy(d + i, markup_escape_entity_[first], 8);
+    char *after_first = d + i + markup_escape_entity_len_[first]; /* where src[i + 1] goes */
+    _mm256_storeu_si256((__m256i *)(void *)after_first,
+                        _mm256_loadu_si256((const __m256i *)(const void *)(src + i + 1)));
+    char *at_second = after_first + (j - i - 1);
+    memcpy(at_second, markup_escape_entity_[second], 8);
+    char *after_second = at_second + markup_escape_entity_len_[second];
+    _mm256_storeu_si256((__m256i *)(void *)after_second,
+                        _mm256_loadu_si256((const __m256i *)(const void *)(src + j + 1)));
+    return after_second + (BLOCK - 1 - j);
+}
+
 /* Escapes the 32 bytes v at src, whose special bytes are `special`. With
    may_read_on, src[0..64) may be read; without, src is not read. */
 static inline char *escape_block(char *d, const char *src, __m256i v, __m256i special,
@@ -139,7 +164,11 @@ static inline char *escape_block(char *d, const char *src, __m256i v, __m256i sp
         _mm256_storeu_si256((__m256i *)(void *)d, v);
         return d + BLOCK;
     }
-    if ((mask & (mask - 1)) == 0 && may_read_on) return escape_one_special(d, src, v, mask);
+    if (may_read_on) {
+        uint32_t rest = mask & (mask - 1);
+        if (rest == 0) return escape_one_special(d, src, v, mask);
+        if ((rest & (rest - 1)) == 0) return escape_two_specials(d, src, v, mask);
+    }
     return expand_block(d, v, special);
 }
 

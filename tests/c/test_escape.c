@@ -241,6 +241,37 @@ static void check_quick(markup_buf *buf, markup_escape_impl impl, const char *s,
     }
 }
 
+static void test_every_pair_of_specials(void **state) {
+    (void)state;
+    /* Blocks with one or two special bytes are written run by run, each
+       run's store overwriting the tail of the one before: every pair of
+       positions in three 32-byte blocks, the specials of every length in
+       both orders, in clean text that runs on past them (so the block
+       may read the next one) and that ends right after them. */
+    enum { LEN = 96 };
+    static const char pairs[][2] = {{'&', '<'}, {'>', '"'}, {'\'', '&'}, {'<', '>'}, {'"', '\''}};
+    for (size_t i = 0; i < N_IMPLS; i++) {
+        markup_escape_impl impl = all_impls[i];
+        if (!markup_escape_impl_available(impl) || impl == MARKUP_ESCAPE_AUTO) continue;
+        markup_buf buf;
+        markup_buf_init(&buf, NULL);
+        char s[LEN];
+        memset(s, 'x', LEN);
+        for (size_t first = 0; first < LEN; first++) {
+            for (size_t second = first; second < LEN; second++) {
+                for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
+                    s[first] = pairs[k][0];
+                    s[second] = pairs[k][1];
+                    check_quick(&buf, impl, s, LEN, 0, "pair", first * LEN + second);
+                    check_quick(&buf, impl, s, second + 1, 0, "pair at the end", first * LEN + second);
+                    s[first] = s[second] = 'x';
+                }
+            }
+        }
+        markup_buf_free(&buf);
+    }
+}
+
 static void test_every_group_of_four(void **state) {
     (void)state;
     /* The block kernels expand 4 bytes at a time, by a table row chosen
@@ -932,6 +963,7 @@ int main(void) {
         cmocka_unit_test(test_entity_spellings),
         cmocka_unit_test(test_every_byte_value),
         cmocka_unit_test(test_all_lengths_and_alignments),
+        cmocka_unit_test(test_every_pair_of_specials),
         cmocka_unit_test(test_every_group_of_four),
         cmocka_unit_test(test_densities),
         cmocka_unit_test(test_chunks_at_every_output_offset),
