@@ -289,7 +289,8 @@ markup_status markup_escape_exact(markup_buf *buf, const char *s, size_t n) {
     /* The kernels store at most 64 bytes past the escaped text, which is
        at most n + 4 * specials bytes: the slack covers the rest. One call
        over the whole input, so no piece reserves its worst case. */
-    if (specials > (SIZE_MAX - n - MARKUP_ESCAPE_SLACK) / 4) return MARKUP_ERR_TOO_LARGE;
+    if (n > SIZE_MAX - MARKUP_ESCAPE_SLACK || specials > (SIZE_MAX - MARKUP_ESCAPE_SLACK - n) / 4)
+        return MARKUP_ERR_TOO_LARGE;
     markup_status st = markup_buf_reserve(buf, n + 4 * specials + MARKUP_ESCAPE_SLACK);
     if (st != MARKUP_OK) return st;
     buf->len += k->escape(buf->data + buf->len, s, n, n);

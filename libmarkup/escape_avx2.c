@@ -5,10 +5,11 @@
  * nibble, the special byte with that nibble (& < > " ' all differ there),
  * and a byte is special when the lookup gives it back.
  *
- * A block with one or two special bytes is written run by run: a 32-byte
- * store of the bytes from each run's start and an 8-byte store of each
- * entity, each overwriting the tail of the one before. A block with more
- * is expanded with shuffles, in groups of four bytes. For each byte a
+ * A block with one or two special bytes, followed by 32 more bytes of
+ * input, is written run by run: a 32-byte store of the bytes from each
+ * run's start and an 8-byte store of each entity, each overwriting the
+ * tail of the one before. Any other dirty block is expanded with
+ * shuffles, in groups of four bytes. For each byte a
  * 4-byte record is built: the byte itself (or '&' when special), then
  * bytes 1..3 of its entity; a clean byte's slot 1 holds ';' for the
  * 5-byte entities of its group. A group's 8 key bits (special, and bit 4,

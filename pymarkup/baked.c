@@ -738,10 +738,8 @@ static PyObject *baked_vectorcall(PyObject *callable, PyObject *const *args, siz
     size_t hint = hint_load(self);
     if (hint > SCRATCH_SIZE) {
         hint += hint / 8;
-        if (markup_buf_reserve(&buf, hint < MAX_RESERVE ? hint : MAX_RESERVE) != MARKUP_OK) {
-            PyErr_NoMemory();
-            goto done;
-        }
+        /* Only a hint: when it cannot be had, the buffer grows as needed. */
+        (void)markup_buf_reserve(&buf, hint < MAX_RESERVE ? hint : MAX_RESERVE);
     }
     markup_status st = MARKUP_ERR_SLOT_VALUE;
     int ascii = 0;

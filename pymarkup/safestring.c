@@ -285,7 +285,8 @@ static PyObject *escape_ucs1(pm_state *safe, PyObject *s, const char *data, size
     if (safe != NULL && n >= 1024 && !PyType_IS_GC(safe->safestring_type)) {
         /* Long text for escape() is escaped straight into the SafeString's
            storage, reserved once (room for the escaper and the terminating
-           zero), then trimmed: no second buffer, no copy. Up to one piece
+           zero), then trimmed when the headroom is large: no second
+           buffer, no copy. Up to one piece
            of the escaper, the room is the worst case (5n + 128 bytes, at
            most 80 KiB): no count, a pass over the text, is needed. Longer
            text is counted and reserved exactly: the headroom of a piece's
@@ -300,7 +301,9 @@ static PyObject *escape_ucs1(pm_state *safe, PyObject *s, const char *data, size
             status = room == SIZE_MAX ? MARKUP_ERR_TOO_LARGE : markup_buf_reserve(&out, room + 1);
             if (status == MARKUP_OK) status = markup_escape(&out, data, n);
         } else {
-            status = markup_escape_exact(&out, data, n); /* leaves room for the zero */
+            /* Text with something to escape (clean text returned above):
+               its reservation leaves the slack, room for the zero. */
+            status = markup_escape_exact(&out, data, n);
         }
         if (status == MARKUP_OK) status = markup_buf_putc(&out, '\0');
         if (status != MARKUP_OK) {
@@ -311,12 +314,14 @@ static PyObject *escape_ucs1(pm_state *safe, PyObject *s, const char *data, size
         size_t len, cap;
         char *chars = markup_buf_detach(&out, &len, &cap);
         len--; /* the zero */
-        /* Give back headroom of more than an eighth. A block trimmed by a
-           little is freed smaller than the next call asks for, and glibc
-           raises its mmap threshold only to the size it frees: results
-           over 128 KiB were then mapped and faulted in afresh at every
-           call (5x the time at 1 MB). */
-        if (cap - (len + 1) > (len + 1) / 8 + 256) {
+        /* Give back the headroom of the worst case (up to 16 KiB), not
+           that of a count, which is at most a quarter (a < or > takes 4
+           bytes of the 5 reserved). A block trimmed by a little is freed
+           smaller than the next call asks for, and glibc raises its mmap
+           threshold only to the size it frees: results over 128 KiB were
+           then mapped and faulted in afresh at every call (5x the time at
+           1 MB). */
+        if (cap - (len + 1) > (len + 1) / 4 + 256) {
             char *fitted = pm_str_realloc(chars, len + 1);
             if (fitted != NULL) chars = fitted;
         }

@@ -252,11 +252,13 @@ MARKUP_API size_t markup_escape_span(const char *s, size_t n);
    five times the input. */
 MARKUP_API markup_status markup_escape(markup_buf *buf, const char *s, size_t n);
 
-/* As markup_escape, with the capacity grown once and only by what the
-   escaped text can need: it counts the bytes to escape first (a second
-   pass over the text), then reserves n + 4 * count + 128 bytes, where
-   markup_escape reserves 5 x 16 KiB + 128 past the write position for
-   each piece whatever the piece holds. For text kept as it is written (a
+/* As markup_escape, with one allocation sized by what the escaped text
+   can need: it counts the bytes to escape first (a second pass over the
+   text), then reserves at most n + 4 * count + 128 bytes past buf->len
+   (n alone for text with nothing to escape; the buffer's 1.5x growth may
+   round a small reservation up), where markup_escape reserves
+   5 x 16 KiB + 128 past the write position for each piece whatever the
+   piece holds. For text kept as it is written (a
    string's storage), where that headroom would cost memory, or for
    allocators that hand out fresh pages above a size (glibc's mmap
    threshold, 128 KiB by default), where it would cost page faults. On
