@@ -286,13 +286,13 @@ static PyObject *escape_ucs1(pm_state *safe, PyObject *s, const char *data, size
         /* Long text for escape() is escaped straight into the SafeString's
            storage, reserved once (room for the escaper and the terminating
            zero), then trimmed when the headroom is large: no second
-           buffer, no copy. Up to one piece
-           of the escaper, the room is the worst case (5n + 128 bytes, at
-           most 80 KiB): no count, a pass over the text, is needed. Longer
-           text is counted and reserved exactly: the headroom of a piece's
-           worst case on top took results of a few tens of KB over
-           glibc's mmap threshold, into fresh pages at every call (a
-           fault per page written; 12x the time at 40 KB). */
+           buffer, no copy. Up to one piece of the escaper (16 KiB) the
+           room is the worst case, 5n + 128 bytes: no count, which is a
+           pass over the text, is needed. Longer text is counted and
+           reserved for at most n + 4 * count + 128 bytes: a piece's
+           headroom on top (64 KiB) took inputs of a few tens of KB over
+           glibc's mmap threshold, into fresh pages at every call (a fault
+           per page written; 4x the time at 40 KB). */
         markup_buf out;
         markup_buf_init(&out, &str_alloc);
         markup_status status;
