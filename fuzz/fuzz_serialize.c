@@ -85,9 +85,14 @@ typedef struct model {
     size_t node_height; /* nodes on that path, fragments counted too */
     bool frozen;
     bool unpredictable; /* holds something whose rendering the contract leaves open */
-    bool may_refuse;    /* holds raw text inside a <title>, <noscript>...: rendering
-                           may refuse it (markup_html_check_text_inside) */
+    bool may_refuse;    /* rendering may refuse it: raw text or trusted HTML inside a
+                           <title>, <noscript>... (markup_html_check_text_inside),
+                           or elements whose place the writer's context rules
+                           judge (MARKUP_ERR_CONTEXT): inside svg or math, or
+                           inside a text element */
     bool raw_inside;    /* holds <script>/<style> text, which <svg>/<math> escape */
+    bool html_inside;   /* holds trusted HTML */
+    bool elements_inside; /* holds an element below it */
 } model;
 
 typedef struct harness {
@@ -222,8 +227,8 @@ static void render_and_compare(harness *h, const model *m, size_t fail_at) {
     } else {
         if (st == MARKUP_ERR_NOMEM) {
             FUZZ_CHECK(h->alc.failures > failures);
-        } else if (st == MARKUP_ERR_RAW_TEXT) {
-            FUZZ_CHECK(m->may_refuse && err.code == MARKUP_ERR_RAW_TEXT && err.msg != NULL);
+        } else if (st == MARKUP_ERR_RAW_TEXT || st == MARKUP_ERR_CONTEXT) {
+            FUZZ_CHECK(m->may_refuse && err.code == st && err.msg != NULL);
         } else {
             FUZZ_CHECK(st == MARKUP_ERR_TOO_DEEP && !must_fit);
             FUZZ_CHECK(err.code == MARKUP_ERR_TOO_DEEP && err.msg != NULL);
@@ -333,9 +338,14 @@ static bool append_child(harness *h, markup_node *child, const model *c, const f
         (tag_is_ci(p, "svg") || tag_is_ci(p, "math") || tag_is_ci(p, "mglyph") ||
          tag_is_ci(p, "malignmark")))
         p->unpredictable = true;
-    p->may_refuse |= c->may_refuse ||
-                     (c->raw_inside && !p->fragment && markup_html_reads_as_text(p->tag, p->tag_len));
+    const bool text_element = !p->fragment && markup_html_reads_as_text(p->tag, p->tag_len);
+    const bool foreign = !p->fragment && (tag_is_ci(p, "svg") || tag_is_ci(p, "math"));
+    const bool holds_element = !c->fragment || c->elements_inside;
+    p->may_refuse |= c->may_refuse || (text_element && (c->raw_inside || c->html_inside)) ||
+                     ((text_element || foreign) && holds_element);
     p->raw_inside |= c->raw_inside;
+    p->html_inside |= c->html_inside;
+    p->elements_inside |= holds_element;
     const size_t el = c->el_height + (p->fragment ? 0 : 1);
     if (el > p->el_height) p->el_height = el;
     if (c->node_height + 1 > p->node_height) p->node_height = c->node_height + 1;
@@ -438,6 +448,10 @@ static void op_content(harness *h, int op, const char *s, size_t n) {
     } else if (raw || op == OP_HTML) {
         fuzz_buf_add(&m->content, s, n);
         if (raw && op == OP_TEXT) m->raw_inside = true;
+        if (op == OP_HTML) {
+            m->html_inside = true;
+            if (!m->fragment && markup_html_reads_as_text(m->tag, m->tag_len)) m->may_refuse = true;
+        }
     } else {
         fuzz_ref_escape(&m->content, s, n);
     }

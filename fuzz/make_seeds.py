@@ -301,10 +301,71 @@ def baked_seeds():
     }
 
 
+# --------------------------------------------------------------------------
+# fuzz_writer: flags, fail_at, prefix, spare, then operations
+# --------------------------------------------------------------------------
+
+WRITER_TAGS = c_table("fuzz_writer.c", "known_tags")
+WRITER_ATTRS = c_table("fuzz_writer.c", "known_attrs")
+WRITER_VALUES = c_table("fuzz_writer.c", "known_values")
+WRITER_TEXTS = c_table("fuzz_writer.c", "known_texts")
+(W_OPEN, W_ATTR, W_ATTR_HTML, W_ATTR_BARE, W_TEXT, W_HTML, W_COMMENT, W_DOCTYPE, W_CLOSE,
+ W_FLUSH, W_SLOT) = range(11)
+
+
+class WriterProgram:
+    def __init__(self, flags=0, fail_at=0, prefix=0):
+        self.out = bytearray([flags, fail_at, prefix, 0])
+
+    def open(self, tag):
+        self.out += bytes([W_OPEN, WRITER_TAGS.index(tag)])
+        return self
+
+    def close(self, n=1):
+        self.out += bytes([W_CLOSE]) * n
+        return self
+
+    def text(self, t, op=W_TEXT):
+        self.out += bytes([op, WRITER_TEXTS.index(t)])
+        return self
+
+    def attr(self, name, value):
+        self.out += bytes([W_ATTR, WRITER_ATTRS.index(name), WRITER_VALUES.index(value)])
+        return self
+
+    def slot(self, tag, t):
+        self.out += bytes([W_SLOT, WRITER_TAGS.index(tag), WRITER_TEXTS.index(t)])
+        return self
+
+    def bytes(self):
+        return bytes(self.out)
+
+
+def writer_seeds():
+    W = WriterProgram
+    return {
+        "select_style": W().open("select").open("style").text("</select>").text("<img src=x>").close(2).bytes(),
+        "svg_p_title": W().open("svg").open("p").open("title").open("style").text("</title>").close(4).bytes(),
+        "math_mi_mglyph": W().open("math").open("mi").open("mglyph").open("script").text("<img src=x>").close(4).bytes(),
+        "annotation_html": W().open("math").open("annotation-xml").attr("encoding", "text/html")
+        .open("script").text("a < b").close(3).bytes(),
+        "desc_td": W().open("table").open("tr").open("td").open("svg").open("desc").open("td").close(6).bytes(),
+        "title_in_title": W().open("title").open("svg").open("title").close(3).bytes(),
+        "seam_in_script": W().open("script").text("</scr").text("ipt>").close().bytes(),
+        "noscript_style": W().open("noscript").open("style").text("</noscript>").close(2).bytes(),
+        "font_color": W().open("svg").open("font").attr("color", "red").close(2).bytes(),
+        "slot_in_svg": W().open("svg").slot("style", "<img src=x>").close().bytes(),
+        "slot_in_select": W().open("select").slot("style", "a < b").close().bytes(),
+        "alloc_failure": W(flags=1, fail_at=2).open("div").open("svg").open("desc").open("script")
+        .text("a < b").close(4).bytes(),
+    }
+
+
 def main():
     for harness, seeds in [("fuzz_escape", escape_seeds()), ("fuzz_escape_wide", escape_wide_seeds()),
                            ("fuzz_utf8", utf8_seeds()),
-                           ("fuzz_serialize", serialize_seeds()), ("fuzz_baked", baked_seeds())]:
+                           ("fuzz_serialize", serialize_seeds()), ("fuzz_baked", baked_seeds()),
+                           ("fuzz_writer", writer_seeds())]:
         d = HERE / "corpus" / harness
         # Keep regression inputs (regress_*), regenerate the rest.
         if d.exists():

@@ -33,15 +33,11 @@ static bool equals_ignore_case(const char *s, size_t n, const char *lower) {
 
 /* ---- tags -------------------------------------------------------------- */
 
-static const char *const void_tags[] = {"area", "base",  "br",   "col",   "embed", "hr",   "img",
-                                        "input", "link", "meta", "source", "track", "wbr"};
-
 static markup_tag_kind tag_kind(const char *name, size_t n) {
-    if (n > 6) return MARKUP_TAG_NORMAL; /* the longest listed tag is 6 bytes */
-    if (equals_ignore_case(name, n, "script")) return MARKUP_TAG_SCRIPT;
-    if (equals_ignore_case(name, n, "style")) return MARKUP_TAG_STYLE;
-    for (size_t i = 0; i < sizeof void_tags / sizeof void_tags[0]; i++)
-        if (equals_ignore_case(name, n, void_tags[i])) return MARKUP_TAG_VOID;
+    markup_tag_class cls = markup_html_tag_class(name, n);
+    if (cls & MARKUP_TAG_IS_SCRIPT) return MARKUP_TAG_SCRIPT;
+    if (cls & MARKUP_TAG_IS_STYLE) return MARKUP_TAG_STYLE;
+    if (cls & MARKUP_TAG_IS_VOID) return MARKUP_TAG_VOID;
     return MARKUP_TAG_NORMAL;
 }
 
@@ -159,17 +155,15 @@ markup_status markup_html_check_raw_text(markup_tag_kind kind, const char *s, si
 /* The elements whose whole content a parser reads as text, up to their
    end tag (with JavaScript on, for noscript), as end tags. */
 static const char *const TEXT_ELEMENT_END_TAGS[] = {
-    "</title", "</textarea", "</noscript", "</iframe", "</xmp", "</noembed", "</noframes",
+    "</title", "</textarea", "</iframe", "</xmp", "</noembed", "</noframes", "</noscript",
 };
 #define TEXT_ELEMENTS (sizeof TEXT_ELEMENT_END_TAGS / sizeof TEXT_ELEMENT_END_TAGS[0])
-
-static bool tag_equals(const char *tag, size_t n, const char *lower);
 
 bool markup_html_reads_as_text(const char *tag, size_t n) {
     if (tag == NULL) return false;
     for (size_t i = 0; i < TEXT_ELEMENTS; i++) {
         const char *name = TEXT_ELEMENT_END_TAGS[i] + 2;
-        if (tag_equals(tag, n, name)) return true;
+        if (equals_ignore_case(tag, n, name)) return true;
     }
     return false;
 }
@@ -177,8 +171,9 @@ bool markup_html_reads_as_text(const char *tag, size_t n) {
 markup_status markup_html_check_text_inside(const char *s, size_t n, markup_error *err) {
     if (s == NULL && n != 0)
         return fail(err, MARKUP_ERR_INVALID_ARG, 0, "NULL text with non-zero length");
+    if (n == 0) return MARKUP_OK;
     const char *p = s, *end = s + n;
-    while (n != 0 && p < end && (p = memchr(p, '<', (size_t)(end - p))) != NULL) {
+    while (p < end && (p = memchr(p, '<', (size_t)(end - p))) != NULL) {
         size_t left = (size_t)(end - p);
         for (size_t i = 0; i < TEXT_ELEMENTS; i++) {
             const char *end_tag = TEXT_ELEMENT_END_TAGS[i];
@@ -276,40 +271,68 @@ markup_status markup_html_write_comment(markup_buf *buf, const char *s, size_t n
     return st;
 }
 
-/* ---- foreign content -------------------------------------------------- */
+/* ---- tag classes ------------------------------------------------------ */
 
-static bool tag_equals(const char *tag, size_t n, const char *lower) {
-    size_t i = 0;
-    for (; i < n && lower[i] != '\0'; i++) {
-        char c = tag[i];
-        if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
-        if (c != lower[i]) return false;
-    }
-    return i == n && lower[i] == '\0';
-}
+static const struct {
+    const char *name;
+    markup_tag_class cls;
+} TAG_CLASSES[] = { /* lower case; looked up by length first */
+    /* Void, and the ones the parser reads as empty. */
+    {"area", MARKUP_TAG_IS_VOID}, {"base", MARKUP_TAG_IS_VOID},
+    {"br", MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_BREAKOUT}, {"col", MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_TABLE_PART},
+    {"embed", MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_BREAKOUT}, {"hr", MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_BREAKOUT},
+    {"img", MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_BREAKOUT}, {"input", MARKUP_TAG_IS_VOID},
+    {"link", MARKUP_TAG_IS_VOID}, {"meta", MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_BREAKOUT},
+    {"source", MARKUP_TAG_IS_VOID}, {"track", MARKUP_TAG_IS_VOID}, {"wbr", MARKUP_TAG_IS_VOID},
+    {"keygen", MARKUP_TAG_IS_VOID}, {"param", MARKUP_TAG_IS_VOID}, {"basefont", MARKUP_TAG_IS_VOID},
+    {"bgsound", MARKUP_TAG_IS_VOID}, {"frame", MARKUP_TAG_IS_VOID}, {"image", MARKUP_TAG_IS_VOID},
+    /* Raw text, and the elements whose content the parser reads as text,
+       numbered 1-7 (MARKUP_TAG_TEXT_MASK) in
+       the order of TEXT_ELEMENT_END_TAGS. */
+    {"script", MARKUP_TAG_IS_SCRIPT}, {"style", MARKUP_TAG_IS_STYLE},
+    {"title", 1 | MARKUP_TAG_IS_SVG_POINT}, {"textarea", 2}, {"iframe", 3}, {"xmp", 4},
+    {"noembed", 5}, {"noframes", 6}, {"noscript", 7},
+    {"plaintext", MARKUP_TAG_IS_PLAINTEXT}, {"select", MARKUP_TAG_IS_SELECT},
+    {"frameset", MARKUP_TAG_IS_FRAMESET},
+    /* Foreign content. */
+    {"svg", MARKUP_TAG_IS_SVG}, {"math", MARKUP_TAG_IS_MATH},
+    {"foreignobject", MARKUP_TAG_IS_SVG_POINT}, {"desc", MARKUP_TAG_IS_SVG_POINT},
+    {"mi", MARKUP_TAG_IS_MATH_TEXT}, {"mo", MARKUP_TAG_IS_MATH_TEXT}, {"mn", MARKUP_TAG_IS_MATH_TEXT},
+    {"ms", MARKUP_TAG_IS_MATH_TEXT}, {"mtext", MARKUP_TAG_IS_MATH_TEXT},
+    {"annotation-xml", MARKUP_TAG_IS_ANNOTATION},
+    {"mglyph", MARKUP_TAG_IS_MGLYPH}, {"malignmark", MARKUP_TAG_IS_MGLYPH},
+    {"font", MARKUP_TAG_IS_FONT},
+    /* The rest of the elements that end foreign content. */
+    {"b", MARKUP_TAG_IS_BREAKOUT}, {"big", MARKUP_TAG_IS_BREAKOUT},
+    {"blockquote", MARKUP_TAG_IS_BREAKOUT}, {"body", MARKUP_TAG_IS_BREAKOUT},
+    {"center", MARKUP_TAG_IS_BREAKOUT}, {"code", MARKUP_TAG_IS_BREAKOUT},
+    {"dd", MARKUP_TAG_IS_BREAKOUT}, {"div", MARKUP_TAG_IS_BREAKOUT}, {"dl", MARKUP_TAG_IS_BREAKOUT},
+    {"dt", MARKUP_TAG_IS_BREAKOUT}, {"em", MARKUP_TAG_IS_BREAKOUT}, {"h1", MARKUP_TAG_IS_BREAKOUT},
+    {"h2", MARKUP_TAG_IS_BREAKOUT}, {"h3", MARKUP_TAG_IS_BREAKOUT}, {"h4", MARKUP_TAG_IS_BREAKOUT},
+    {"h5", MARKUP_TAG_IS_BREAKOUT}, {"h6", MARKUP_TAG_IS_BREAKOUT}, {"head", MARKUP_TAG_IS_BREAKOUT},
+    {"i", MARKUP_TAG_IS_BREAKOUT}, {"li", MARKUP_TAG_IS_BREAKOUT}, {"listing", MARKUP_TAG_IS_BREAKOUT},
+    {"menu", MARKUP_TAG_IS_BREAKOUT}, {"nobr", MARKUP_TAG_IS_BREAKOUT}, {"ol", MARKUP_TAG_IS_BREAKOUT},
+    {"p", MARKUP_TAG_IS_BREAKOUT}, {"pre", MARKUP_TAG_IS_BREAKOUT}, {"ruby", MARKUP_TAG_IS_BREAKOUT},
+    {"s", MARKUP_TAG_IS_BREAKOUT}, {"small", MARKUP_TAG_IS_BREAKOUT},
+    {"span", MARKUP_TAG_IS_BREAKOUT}, {"strong", MARKUP_TAG_IS_BREAKOUT},
+    {"strike", MARKUP_TAG_IS_BREAKOUT}, {"sub", MARKUP_TAG_IS_BREAKOUT},
+    {"sup", MARKUP_TAG_IS_BREAKOUT}, {"tt", MARKUP_TAG_IS_BREAKOUT}, {"u", MARKUP_TAG_IS_BREAKOUT},
+    {"ul", MARKUP_TAG_IS_BREAKOUT}, {"var", MARKUP_TAG_IS_BREAKOUT},
+    {"table", MARKUP_TAG_IS_BREAKOUT | MARKUP_TAG_IS_TABLE_PART},
+    /* Table parts: the parser may close elements up to a table for them. */
+    {"caption", MARKUP_TAG_IS_TABLE_PART}, {"colgroup", MARKUP_TAG_IS_TABLE_PART},
+    {"tbody", MARKUP_TAG_IS_TABLE_PART}, {"thead", MARKUP_TAG_IS_TABLE_PART},
+    {"tfoot", MARKUP_TAG_IS_TABLE_PART}, {"tr", MARKUP_TAG_IS_TABLE_PART},
+    {"td", MARKUP_TAG_IS_TABLE_PART}, {"th", MARKUP_TAG_IS_TABLE_PART},
+};
 
-markup_content markup_html_content_inside(markup_content outer, const char *tag, size_t n) {
-    if (tag == NULL || n > 13) return outer; /* "foreignobject" is the longest */
-    switch (outer) {
-    case MARKUP_CONTENT_HTML:
-        if (tag_equals(tag, n, "svg")) return MARKUP_CONTENT_SVG;
-        if (tag_equals(tag, n, "math")) return MARKUP_CONTENT_MATH;
-        /* MathML again when straight inside mi, mo, mn, ms or mtext, and
-           meaningless anywhere else in HTML: taken as MathML everywhere,
-           so their script text is escaped (never unsafe). */
-        if (tag_equals(tag, n, "mglyph") || tag_equals(tag, n, "malignmark"))
-            return MARKUP_CONTENT_MATH;
-        return outer;
-    case MARKUP_CONTENT_SVG:
-        if (tag_equals(tag, n, "foreignobject") || tag_equals(tag, n, "desc") ||
-            tag_equals(tag, n, "title"))
-            return MARKUP_CONTENT_HTML;
-        return outer;
-    case MARKUP_CONTENT_MATH:
-        if (tag_equals(tag, n, "mi") || tag_equals(tag, n, "mo") || tag_equals(tag, n, "mn") ||
-            tag_equals(tag, n, "ms") || tag_equals(tag, n, "mtext"))
-            return MARKUP_CONTENT_HTML;
-        return outer;
+markup_tag_class markup_html_tag_class(const char *tag, size_t n) {
+    if (tag == NULL || n == 0 || n > 14) return 0; /* "annotation-xml" is the longest */
+    unsigned char first = ascii_lower((unsigned char)tag[0]);
+    for (size_t i = 0; i < sizeof TAG_CLASSES / sizeof TAG_CLASSES[0]; i++) {
+        const char *name = TAG_CLASSES[i].name;
+        if ((unsigned char)name[0] == first && equals_ignore_case(tag, n, name))
+            return TAG_CLASSES[i].cls;
     }
-    return outer;
+    return 0;
 }

@@ -53,6 +53,7 @@ struct markup_node {
     atomic_bool frozen;
     bool is_element;
     markup_tag_kind kind;
+    markup_tag_class cls;
     const markup_alloc *alc;
     markup_buf strings;
     node_attr *attrs;
@@ -84,6 +85,7 @@ static markup_status node_new(const char *tag, size_t tag_len, bool is_element,
     atomic_init(&node->frozen, false);
     node->is_element = is_element;
     node->kind = kind;
+    node->cls = is_element ? markup_html_tag_class(tag, tag_len) : 0;
     node->alc = alc;
     markup_buf_init(&node->strings, alc);
     node->attrs = NULL;
@@ -367,12 +369,12 @@ markup_status markup_node_append_child(markup_node *node, markup_node *child, ma
 
 /* ---- rendering --------------------------------------------------------- */
 
+/* The walk keeps a stack of the nodes being rendered and where it is in
+   each; the writer keeps the elements open and decides how each piece is
+   written where it stands. */
 typedef struct render_frame {
     const markup_node *node;
     size_t next_child;
-    markup_content content; /* inside this node: HTML, or svg/math content */
-    bool in_text;           /* inside a <title>, <noscript>... (HTML content) */
-    size_t content_start;   /* where this node's content starts in the output */
 } render_frame;
 
 typedef struct render_stack {
@@ -382,7 +384,7 @@ typedef struct render_stack {
     bool on_heap;
 } render_stack;
 
-static markup_status stack_push(render_stack *st, const markup_node *node, size_t at) {
+static markup_status stack_push(render_stack *st, const markup_node *node) {
     if (st->len == st->cap) {
         size_t cap = markup_grow_capacity(st->cap, st->len + 1, 64, sizeof(render_frame));
         if (cap == 0) return MARKUP_ERR_TOO_LARGE;
@@ -399,113 +401,84 @@ static markup_status stack_push(render_stack *st, const markup_node *node, size_
         st->cap = cap;
         st->on_heap = true;
     }
-    const render_frame *up = st->len ? &st->frames[st->len - 1] : NULL;
-    markup_content outer = up ? up->content : MARKUP_CONTENT_HTML;
-    markup_content inside =
-        node->is_element ? markup_html_content_inside(outer, node->tag, node->tag_len) : outer;
-    /* An HTML <title>: svg's is an element of its own. */
-    bool in_text = (up && up->in_text) ||
-                   (node->is_element && outer == MARKUP_CONTENT_HTML &&
-                    markup_html_reads_as_text(node->tag, node->tag_len));
-    st->frames[st->len++] = (render_frame){node, 0, inside, in_text, at};
+    st->frames[st->len++] = (render_frame){node, 0};
     return MARKUP_OK;
 }
 
-static markup_status write_start_tag(const markup_node *node, markup_buf *out) {
-    markup_status st = markup_html_write_open(out, node->tag, node->tag_len);
+static markup_status write_start_tag(markup_writer *w, const markup_node *node,
+                                     markup_error *err) {
+    markup_status st = markup_writer_open_class(w, node->tag, node->tag_len, node->cls, err);
     const char *strings = node->strings.data;
     for (size_t i = 0; st == MARKUP_OK && i < node->nattrs; i++) {
         const node_attr *a = &node->attrs[i];
         const char *name = strings + a->name_off, *value = strings + a->value_off;
         switch (a->kind) {
-        case ATTR_TEXT: st = markup_html_write_attr(out, name, a->name_len, value, a->value_len); break;
+        case ATTR_TEXT: st = markup_writer_attr(w, name, a->name_len, value, a->value_len, err); break;
         case ATTR_HTML:
-            st = markup_html_write_attr_html(out, name, a->name_len, value, a->value_len);
+            st = markup_writer_attr_html(w, name, a->name_len, value, a->value_len, err);
             break;
-        case ATTR_BARE: st = markup_html_write_attr_bare(out, name, a->name_len); break;
+        case ATTR_BARE: st = markup_writer_attr_bare(w, name, a->name_len, err); break;
         }
     }
-    if (st == MARKUP_OK) st = markup_buf_putc(out, '>');
     return st;
 }
 
-static markup_status write_string_child(const render_frame *frame, const node_child *c,
-                                        markup_buf *out) {
-    const markup_node *parent = frame->node;
+static markup_status write_string_child(markup_writer *w, const markup_node *parent,
+                                        const node_child *c, markup_error *err) {
     const char *s = child_string(parent, c);
     size_t n = c->u.str.len;
     switch (c->kind) {
-    case CHILD_TEXT:
-        /* Raw text only where the parser reads it raw: not in svg/math. */
-        return is_raw_text(parent) && frame->content == MARKUP_CONTENT_HTML
-                   ? markup_buf_append(out, s, n)
-                   : markup_escape(out, s, n);
-    case CHILD_HTML: return markup_buf_append(out, s, n);
-    case CHILD_COMMENT: return markup_html_write_comment(out, s, n);
-    case CHILD_DOCTYPE: return markup_html_write_doctype(out);
+    case CHILD_TEXT: return markup_writer_text(w, s, n, err);
+    case CHILD_HTML: return markup_writer_html(w, s, n, err);
+    case CHILD_COMMENT: return markup_writer_comment(w, s, n, err);
+    case CHILD_DOCTYPE: return markup_writer_doctype(w, err);
     case CHILD_NODE: break;
     }
-    return MARKUP_ERR_INVALID_ARG;
+    return fail_status(err, MARKUP_ERR_INVALID_ARG);
 }
 
-/* Enters `node`: writes its start tag and pushes it unless it is a void
-   element (which has neither content nor end tag). */
-static markup_status enter_node(render_stack *stack, size_t *depth, const markup_node *node,
-                                markup_buf *out) {
+/* Enters `node`: opens it (an element) and pushes it to have its children
+   written. */
+static markup_status enter_node(render_stack *stack, markup_writer *w, const markup_node *node,
+                                markup_error *err) {
     if (node->is_element) {
-        if (*depth >= MARKUP_MAX_DEPTH) return MARKUP_ERR_TOO_DEEP;
-        markup_status st = write_start_tag(node, out);
-        if (st != MARKUP_OK || node->kind == MARKUP_TAG_VOID) return st;
-        ++*depth;
+        markup_status st = write_start_tag(w, node, err);
+        if (st != MARKUP_OK) return st;
     }
-    return stack_push(stack, node, out->len);
-}
-
-/* A <script>/<style> inside a <title>, <noscript>... is that element's
-   text to a parser: its raw text, all of it now written, must not end the
-   element around it. */
-static markup_status check_raw_in_text(const render_frame *frame, const markup_buf *out,
-                                       markup_error *err) {
-    if (!frame->in_text || frame->content != MARKUP_CONTENT_HTML || !is_raw_text(frame->node))
-        return MARKUP_OK;
-    return markup_html_check_text_inside(out->data + frame->content_start,
-                                         out->len - frame->content_start, err);
+    markup_status st = stack_push(stack, node);
+    return st == MARKUP_OK ? st : fail_status(err, st);
 }
 
 markup_status markup_node_render(const markup_node *node, markup_buf *out, markup_error *err) {
+    return markup_node_render_in(node, out, MARKUP_CONTEXT_HTML, err);
+}
+
+markup_status markup_node_render_in(const markup_node *node, markup_buf *out,
+                                    markup_context where, markup_error *err) {
     if (node == NULL || out == NULL) return fail_status(err, MARKUP_ERR_INVALID_ARG);
     size_t start = out->len;
     render_frame inline_frames[32];
     render_stack stack = {inline_frames, 0, sizeof inline_frames / sizeof inline_frames[0],
                           out->alc, false};
-    size_t depth = 0; /* elements currently open */
-    markup_error raw_err = {MARKUP_OK, 0, NULL};
-    markup_status st = enter_node(&stack, &depth, node, out);
+    markup_writer w;
+    markup_writer_init(&w, out, where);
+    markup_status st = enter_node(&stack, &w, node, err);
     while (st == MARKUP_OK && stack.len > 0) {
         render_frame *top = &stack.frames[stack.len - 1];
         const markup_node *parent = top->node;
         if (top->next_child == parent->nchildren) {
-            if (parent->is_element) {
-                st = check_raw_in_text(top, out, &raw_err);
-                if (st == MARKUP_OK) st = markup_html_write_close(out, parent->tag, parent->tag_len);
-                depth--;
-            }
+            if (parent->is_element) st = markup_writer_close(&w, err);
             stack.len--;
             continue;
         }
         const node_child *c = &parent->children[top->next_child++];
         if (c->kind == CHILD_NODE)
-            st = enter_node(&stack, &depth, c->u.node, out);
+            st = enter_node(&stack, &w, c->u.node, err);
         else
-            st = write_string_child(top, c, out);
+            st = write_string_child(&w, parent, c, err);
     }
+    markup_writer_dispose(&w);
     if (stack.on_heap) markup_alc_free(stack.alc, stack.frames, stack.cap * sizeof(render_frame));
-    if (st != MARKUP_OK) {
-        markup_buf_truncate(out, start);
-        if (st == MARKUP_ERR_TOO_DEEP)
-            return fail(err, st, 0, "tree nested deeper than MARKUP_MAX_DEPTH elements");
-        if (st == MARKUP_ERR_RAW_TEXT) return fail(err, st, 0, raw_err.msg);
-        return fail_status(err, st);
-    }
-    return MARKUP_OK;
+    if (st != MARKUP_OK) markup_buf_truncate(out, start);
+    return st;
 }

@@ -20,6 +20,7 @@ const char *markup_status_str(markup_status status) {
     case MARKUP_ERR_TOO_DEEP: return "tree nested too deeply";
     case MARKUP_ERR_SLOT_COUNT: return "wrong number of slot values";
     case MARKUP_ERR_SLOT_VALUE: return "slot value not allowed in this slot";
+    case MARKUP_ERR_CONTEXT: return "the HTML parser would read this otherwise where it stands";
     }
     return "unknown status";
 }

@@ -328,13 +328,13 @@ typedef struct pm_baked {
     Py_ssize_t npositional; /* the first npositional may be passed positionally */
     Py_ssize_t *slot_param; /* per slot: the parameter that fills it */
     unsigned short *slot_depth; /* per slot: the depth a child value there renders at */
-    unsigned char *slot_content; /* per slot: MARKUP_CONTENT_* where it stands,
-                                    | SLOT_IN_TEXT inside a <title>... */
+    markup_context *slot_context; /* per slot: where it stands (child slots) */
     unsigned char *multi;   /* per parameter: fills more than one slot */
     int any_multi;
     size_t nslots;
     unsigned char *slot_kind; /* per slot: MARKUP_SLOT_* */
-    int slots_in_html;      /* every slot stands in HTML content (no raw text) */
+    int slots_plain;        /* every slot takes text and HTML unchecked (no
+                               raw text, no text element around) */
     int static_ascii;       /* the static HTML is ASCII */
 #ifdef PM_HAVE_ATOMICS
     _Atomic size_t size_hint; /* the last output's size, to reserve at once */
@@ -405,10 +405,6 @@ static void scratch_free(void *ctx, void *ptr, size_t size) {
     if (ptr != ((scratch_alloc *)ctx)->mem) PyMem_Free(ptr);
 }
 
-/* In pm_baked.slot_content, beside the MARKUP_CONTENT_* value: the slot
-   stands inside a <title>, <noscript>... (pm_render_ctx.in_text). */
-#define SLOT_IN_TEXT 0x80
-
 typedef struct call_ctx {
     pm_render_ctx rctx;
     pm_baked *self;
@@ -443,8 +439,6 @@ static markup_status write_slot(void *ctx, size_t slot, markup_slot_kind kind, c
     call_ctx *c = ctx;
     (void)out; /* the same buffer as c->rctx.buf */
     PyObject *value = c->values[c->self->slot_param[slot]];
-    c->rctx.content = (markup_content)(c->self->slot_content[slot] & ~SLOT_IN_TEXT);
-    c->rctx.in_text = (c->self->slot_content[slot] & SLOT_IN_TEXT) != 0;
     if (kind != MARKUP_SLOT_ATTR && PyDict_Check(value)) {
         /* In the plain tree a leading dict is the element's attributes;
            here the parameter was baked as a child. */
@@ -456,11 +450,21 @@ static markup_status write_slot(void *ctx, size_t slot, markup_slot_kind kind, c
         c->failed_slot = slot;
         return MARKUP_ERR_SLOT_VALUE;
     }
-    /* A child slot's value renders at the depth of the slot's place, so
-       MAX_DEPTH counts the template's levels too, as in the plain tree. */
-    int rc = kind == MARKUP_SLOT_ATTR
-                 ? pm_render_attr_value(&c->rctx, name, (Py_ssize_t)name_len, value)
-                 : pm_render_child(&c->rctx, value, c->self->slot_depth[slot]);
+    int rc;
+    if (kind == MARKUP_SLOT_ATTR) {
+        c->rctx.w = NULL; /* inside the template's start tag */
+        rc = pm_render_attr_value(&c->rctx, name, (Py_ssize_t)name_len, value);
+    } else {
+        /* A child slot's value is written where the slot stands (inside
+           <svg>, say, a <style> element's text is escaped), at the depth of
+           the slot's place, so MAX_DEPTH counts the template's levels too,
+           as in the plain tree. */
+        markup_writer w;
+        markup_writer_init(&w, c->rctx.buf, c->self->slot_context[slot]);
+        c->rctx.w = &w;
+        rc = pm_render_child(&c->rctx, value, c->self->slot_depth[slot]);
+        markup_writer_dispose(&w);
+    }
     if (rc == 0) return MARKUP_OK;
     c->failed_slot = slot;
     return MARKUP_ERR_SLOT_VALUE;
@@ -743,9 +747,9 @@ static PyObject *baked_vectorcall(PyObject *callable, PyObject *const *args, siz
     }
     markup_status st = MARKUP_ERR_SLOT_VALUE;
     int ascii = 0;
-    if (self->slots_in_html && self->nslots <= FAST_SLOTS)
+    if (self->slots_plain && self->nslots <= FAST_SLOTS)
         st = render_fast(self, values, &buf, &ascii);
-    call_ctx c = {{self->st, &buf, call_on_placeholder, NULL, MARKUP_CONTENT_HTML, 0}, self, values, 0, 0};
+    call_ctx c = {{self->st, &buf, call_on_placeholder, NULL, NULL}, self, values, 0, 0};
     if (st == MARKUP_ERR_SLOT_VALUE) {
         ascii = 0;
         st = markup_baked_render_with(self->tpl, write_slot, &c, &buf);
@@ -796,7 +800,7 @@ static void baked_dealloc(PyObject *op) {
     Py_CLEAR(self->params);
     PyMem_Free(self->defaults);
     PyMem_Free(self->slot_param);
-    PyMem_Free(self->slot_content);
+    PyMem_Free(self->slot_context);
     PyMem_Free(self->slot_depth);
     PyMem_Free(self->slot_kind);
     PyMem_Free(self->multi);
@@ -886,7 +890,7 @@ typedef struct flatten_ctx {
     PyObject *placeholders;  /* tuple: this decoration's stand-ins */
     PyObject *func_name;
     Py_ssize_t *slot_param;  /* grows with the slots */
-    unsigned char *slot_content; /* grows with the slots: MARKUP_CONTENT_* */
+    markup_context *slot_context; /* grows with the slots */
     unsigned short *slot_depth;  /* grows with the slots */
     size_t nslots, slots_cap;
     Py_ssize_t *uses;        /* per parameter: slots it fills */
@@ -915,6 +919,16 @@ static int flatten_on_placeholder(pm_render_ctx *ctx, PyObject *placeholder,
         return -1;
     }
     markup_buf *buf = ctx->buf;
+    markup_error err = {MARKUP_OK, 0, NULL};
+    markup_status status = attr_name ? markup_writer_check_attr_slot(ctx->w, attr_name,
+                                                                     (size_t)attr_name_len, &err)
+                                     : markup_writer_flush_tag(ctx->w, &err);
+    if (status != MARKUP_OK) {
+        if (status == MARKUP_ERR_NOMEM) return builder_status(status);
+        PyErr_Format(PyExc_TypeError, "@baked %U(): parameter '%U' cannot be a slot here: %s",
+                     f->func_name, ph->name, err.msg);
+        return -1;
+    }
     if (builder_status(markup_baked_builder_add_static(f->builder, buf->data + f->flushed,
                                                        buf->len - f->flushed)) < 0)
         return -1;
@@ -927,12 +941,12 @@ static int flatten_on_placeholder(pm_render_ctx *ctx, PyObject *placeholder,
             return -1;
         }
         f->slot_param = grown;
-        unsigned char *content = PyMem_Realloc(f->slot_content, cap);
-        if (!content) {
+        markup_context *contexts = PyMem_Realloc(f->slot_context, cap * sizeof *contexts);
+        if (!contexts) {
             PyErr_NoMemory();
             return -1;
         }
-        f->slot_content = content;
+        f->slot_context = contexts;
         unsigned short *depths = PyMem_Realloc(f->slot_depth, cap * sizeof *depths);
         if (!depths) {
             PyErr_NoMemory();
@@ -945,16 +959,14 @@ static int flatten_on_placeholder(pm_render_ctx *ctx, PyObject *placeholder,
     if (attr_name) {
         for (Py_ssize_t i = 0; i < attr_name_len; i++)
             f->names_ascii &= (unsigned char)attr_name[i] < 0x80;
-        markup_error err = {MARKUP_OK, 0, NULL};
         st = markup_baked_builder_add_attr_slot(f->builder, attr_name, (size_t)attr_name_len,
                                                 &err);
     } else {
         st = markup_baked_builder_add_child_slot(f->builder);
     }
     if (builder_status(st) < 0) return -1;
-    /* A value filled in later renders as it would here: inside <svg>,
-       say, a <style> element's text is escaped. */
-    f->slot_content[f->nslots] = (unsigned char)(ctx->content | (ctx->in_text ? SLOT_IN_TEXT : 0));
+    /* A value filled in later is written as it would be here. */
+    f->slot_context[f->nslots] = attr_name ? MARKUP_CONTEXT_HTML : markup_writer_context(ctx->w);
     f->slot_depth[f->nslots] = (unsigned short)depth; /* below MARKUP_MAX_DEPTH */
     f->slot_param[f->nslots++] = ph->index;
     f->uses[ph->index]++;
@@ -1087,7 +1099,12 @@ static int flatten(pm_state *st, pm_baked *self, PyObject *tree, PyObject *place
         goto done;
     }
     if (builder_status(markup_baked_builder_new(&pm_pymem_alloc, &f.builder)) < 0) goto done;
-    if (pm_render_child(&f.rctx, tree, 0) < 0) goto done;
+    markup_writer w;
+    markup_writer_init(&w, &buf, MARKUP_CONTEXT_HTML);
+    f.rctx.w = &w;
+    int walked = pm_render_child(&f.rctx, tree, 0);
+    markup_writer_dispose(&w);
+    if (walked < 0) goto done;
     if (builder_status(markup_baked_builder_add_static(f.builder, buf.data + f.flushed,
                                                        buf.len - f.flushed)) < 0)
         goto done;
@@ -1119,8 +1136,8 @@ static int flatten(pm_state *st, pm_baked *self, PyObject *tree, PyObject *place
     if (builder_status(markup_baked_builder_finish(b, &self->tpl)) < 0) goto done;
     self->slot_param = f.slot_param;
     f.slot_param = NULL;
-    self->slot_content = f.slot_content;
-    f.slot_content = NULL;
+    self->slot_context = f.slot_context;
+    f.slot_context = NULL;
     self->slot_depth = f.slot_depth;
     f.slot_depth = NULL;
     self->nslots = markup_baked_slot_count(self->tpl);
@@ -1129,10 +1146,10 @@ static int flatten(pm_state *st, pm_baked *self, PyObject *tree, PyObject *place
         PyErr_NoMemory();
         goto done;
     }
-    self->slots_in_html = 1;
+    self->slots_plain = 1;
     for (size_t i = 0; i < self->nslots; i++) {
         self->slot_kind[i] = (unsigned char)markup_baked_slot_kind(self->tpl, i);
-        self->slots_in_html &= (self->slot_content[i] & ~SLOT_IN_TEXT) == MARKUP_CONTENT_HTML;
+        self->slots_plain &= markup_context_is_plain(self->slot_context[i]);
     }
     self->static_ascii = f.names_ascii;
     for (size_t i = 0; i < buf.len; i++) self->static_ascii &= (unsigned char)buf.data[i] < 0x80;
@@ -1141,7 +1158,7 @@ static int flatten(pm_state *st, pm_baked *self, PyObject *tree, PyObject *place
 done:
     markup_baked_builder_free(f.builder);
     PyMem_Free(f.slot_param);
-    PyMem_Free(f.slot_content);
+    PyMem_Free(f.slot_context);
     PyMem_Free(f.slot_depth);
     PyMem_Free(f.uses);
     markup_buf_free(&buf);
@@ -1182,13 +1199,13 @@ static PyObject *baked_compile(PyObject *module, PyObject *args) {
     self->nparams = nparams;
     self->npositional = npositional;
     self->slot_param = NULL;
-    self->slot_content = NULL;
+    self->slot_context = NULL;
     self->slot_depth = NULL;
     self->slot_kind = NULL;
     self->multi = NULL;
     self->any_multi = 0;
     self->nslots = 0;
-    self->slots_in_html = 0;
+    self->slots_plain = 0;
     self->static_ascii = 0;
     hint_store(self, 0);
     /* Tracked only once compiled (below): the builder is Python code, and

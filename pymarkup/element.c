@@ -198,6 +198,7 @@ typedef struct pm_tag {
     PyObject *label; /* repr: "h.Div", "Tag('my-widget')"                     */
     uint8_t kind;
     uint8_t flags;
+    markup_tag_class cls;
 } pm_tag;
 
 /* --- attributes --------------------------------------------------------- */
@@ -836,6 +837,7 @@ static PyObject *tag_vectorcall(PyObject *callable, PyObject *const *args, size_
     el->nattrs = attrs.len / 2;
     el->kind = tag->kind;
     el->flags = tag->flags;
+    el->cls = tag->cls;
     /* The element takes over the vectors' references. */
     move_refs(el->items, attrs.items, attrs.len);
     move_refs(el->items + attrs.len, kids.items, kids.len);
@@ -877,9 +879,7 @@ static PyObject *tag_create(pm_state *st, PyTypeObject *type, PyObject *name, Py
     tag->label = Py_XNewRef(label);
     tag->kind = (uint8_t)kind;
     tag->flags = flags;
-    if (markup_html_content_inside(MARKUP_CONTENT_HTML, s, (size_t)n) != MARKUP_CONTENT_HTML)
-        tag->flags |= PM_ELEMENT_FOREIGN;
-    if (markup_html_reads_as_text(s, (size_t)n)) tag->flags |= PM_ELEMENT_TEXT;
+    tag->cls = markup_html_tag_class(s, (size_t)n);
     PyObject_GC_Track(tag);
     if (tag->name == NULL) {
         Py_DECREF(tag);

@@ -87,11 +87,36 @@ static inline int check(markup_status status) {
 /* Leaves                                                                     */
 /* ------------------------------------------------------------------------ */
 
+/* A failed writer call: the exception for its status. `s[0..n)` is the
+   text it refused, if any, to quote the refused sequence. The element named
+   is the one open in the writer (the one the writer refused to open is
+   named by open_error). */
+static PM_NOINLINE int writer_error(pm_render_ctx *ctx, markup_status st, const markup_error *err,
+                                    const char *what, const char *s, size_t n) {
+    if (st == MARKUP_ERR_NOMEM || st == MARKUP_ERR_TOO_LARGE) return check(st);
+    const markup_writer *w = ctx->w;
+    PyObject *tag = w && w->depth ? PyUnicode_DecodeASCII(w->frames[w->depth - 1].tag,
+                                                          (Py_ssize_t)w->frames[w->depth - 1].tag_len,
+                                                          "replace")
+                                  : PyUnicode_FromString("render()");
+    if (tag == NULL) return -1;
+    if (st == MARKUP_ERR_RAW_TEXT && s != NULL && err->pos < n && s[err->pos] == '<')
+        pm_raw_text_error(tag, what, s, n, err->pos);
+    else
+        PyErr_Format(PyExc_ValueError, "<%U>: %s", tag,
+                     err->msg ? err->msg : markup_status_str(st));
+    Py_DECREF(tag);
+    return -1;
+}
+
+/* Text, escaped or raw as the writer decides where it stands. */
 static inline int write_text(pm_render_ctx *ctx, PyObject *str) {
     Py_ssize_t n;
     const char *s = pm_utf8(str, &n, NULL, "render()");
     if (s == NULL) return -1;
-    return check(markup_escape(ctx->buf, s, (size_t)n));
+    markup_error err;
+    markup_status st = markup_writer_text(ctx->w, s, (size_t)n, &err);
+    return st == MARKUP_OK ? 0 : writer_error(ctx, st, &err, "text contains", s, (size_t)n);
 }
 
 /* A str subclass with its own __str__: the escaped text of str(obj). */
@@ -103,11 +128,18 @@ static PM_NOINLINE int write_text_of_str(pm_render_ctx *ctx, PyObject *obj) {
     return r;
 }
 
+/* Trusted HTML (or number digits), verbatim. */
+static int write_html(pm_render_ctx *ctx, const char *s, size_t n) {
+    markup_error err;
+    markup_status st = markup_writer_html(ctx->w, s, n, &err);
+    return st == MARKUP_OK ? 0 : writer_error(ctx, st, &err, "__html__() text contains", s, n);
+}
+
 static int write_verbatim(pm_render_ctx *ctx, PyObject *str) {
     Py_ssize_t n;
     const char *s = pm_utf8(str, &n, NULL, "render()");
     if (s == NULL) return -1;
-    return check(markup_buf_append(ctx->buf, s, (size_t)n));
+    return write_html(ctx, s, (size_t)n);
 }
 
 /* Writes the digits of `u` ending at `end`; returns where they start. */
@@ -217,7 +249,7 @@ static PM_NOINLINE int write_number(pm_render_ctx *ctx, PyObject *num) {
         char digits[PM_NUMBER_MAX];
         Py_ssize_t len = pm_format_number(num, digits);
         if (len < 0) return -1;
-        if (len > 0) return check(markup_buf_append(ctx->buf, digits, (size_t)len));
+        if (len > 0) return write_html(ctx, digits, (size_t)len);
     }
     PyObject *s = PyObject_Str(num);
     if (s == NULL) return -1;
@@ -239,31 +271,53 @@ static PM_NOINLINE int placeholder_error(PyObject *placeholder) {
 /* Attributes                                                                 */
 /* ------------------------------------------------------------------------ */
 
+/* The three ways to write an attribute: through the writer while walking,
+   straight into the buffer when filling a baked slot (ctx->w NULL). */
+static int attr_write(pm_render_ctx *ctx, const char *name, Py_ssize_t name_len, const char *s,
+                      size_t n, int trusted) {
+    markup_status st;
+    markup_error err = {MARKUP_OK, 0, NULL};
+    if (ctx->w == NULL)
+        st = trusted ? markup_html_write_attr_html(ctx->buf, name, (size_t)name_len, s, n)
+                     : markup_html_write_attr(ctx->buf, name, (size_t)name_len, s, n);
+    else
+        st = trusted ? markup_writer_attr_html(ctx->w, name, (size_t)name_len, s, n, &err)
+                     : markup_writer_attr(ctx->w, name, (size_t)name_len, s, n, &err);
+    return st == MARKUP_OK ? 0 : writer_error(ctx, st, &err, NULL, NULL, 0);
+}
+
+static int attr_write_bare(pm_render_ctx *ctx, const char *name, Py_ssize_t name_len) {
+    markup_status st;
+    markup_error err = {MARKUP_OK, 0, NULL};
+    if (ctx->w == NULL)
+        st = markup_html_write_attr_bare(ctx->buf, name, (size_t)name_len);
+    else
+        st = markup_writer_attr_bare(ctx->w, name, (size_t)name_len, &err);
+    return st == MARKUP_OK ? 0 : writer_error(ctx, st, &err, NULL, NULL, 0);
+}
+
 static PM_NOINLINE int attr_value_rare(pm_render_ctx *ctx, const char *name, Py_ssize_t name_len,
                                        PyObject *value) {
     pm_state *st = ctx->st;
-    markup_buf *buf = ctx->buf;
     if (Py_TYPE(value) == st->safestring_type) {
         Py_ssize_t n;
         const char *s = pm_utf8(value, &n, NULL, "render()");
         if (s == NULL) return -1;
-        return check(markup_html_write_attr_html(buf, name, (size_t)name_len, s, (size_t)n));
+        return attr_write(ctx, name, name_len, s, (size_t)n, 1);
     }
     if (pm_is_placeholder(st, value)) {
         if (ctx->on_placeholder == NULL) return placeholder_error(value);
         return ctx->on_placeholder(ctx, value, name, name_len, 0);
     }
     if (PyBool_Check(value)) {
-        if (value == Py_True) return check(markup_html_write_attr_bare(buf, name, (size_t)name_len));
+        if (value == Py_True) return attr_write_bare(ctx, name, name_len);
         return 0;
     }
     if (PyLong_CheckExact(value) || PyFloat_CheckExact(value)) {
         char digits[PM_NUMBER_MAX];
         Py_ssize_t len = pm_format_number(value, digits);
         if (len < 0) return -1;
-        if (len > 0)
-            return check(markup_html_write_attr_html(buf, name, (size_t)name_len, digits,
-                                                     (size_t)len));
+        if (len > 0) return attr_write(ctx, name, name_len, digits, (size_t)len, 1);
     }
     if (Py_TYPE(value) == st->element_type || Py_TYPE(value) == st->comment_type) {
         /* Reached through a baked attribute slot: refuse as h.* does. */
@@ -306,10 +360,7 @@ static PM_NOINLINE int attr_value_rare(pm_render_ctx *ctx, const char *name, Py_
     Py_ssize_t n;
     const char *s = pm_utf8(text, &n, NULL, "render()");
     int r = -1;
-    if (s != NULL) {
-        r = check(trusted ? markup_html_write_attr_html(buf, name, (size_t)name_len, s, (size_t)n)
-                          : markup_html_write_attr(buf, name, (size_t)name_len, s, (size_t)n));
-    }
+    if (s != NULL) r = attr_write(ctx, name, name_len, s, (size_t)n, trusted);
     Py_DECREF(text);
     return r;
 }
@@ -320,10 +371,10 @@ int pm_render_attr_value(pm_render_ctx *ctx, const char *name, Py_ssize_t name_l
         Py_ssize_t n;
         const char *s = pm_utf8(value, &n, NULL, "render()");
         if (s == NULL) return -1;
-        return check(markup_html_write_attr(ctx->buf, name, (size_t)name_len, s, (size_t)n));
+        return attr_write(ctx, name, name_len, s, (size_t)n, 0);
     }
     if (value == Py_None || value == Py_False) return 0;
-    if (value == Py_True) return check(markup_html_write_attr_bare(ctx->buf, name, (size_t)name_len));
+    if (value == Py_True) return attr_write_bare(ctx, name, name_len);
     return attr_value_rare(ctx, name, name_len, value);
 }
 
@@ -340,66 +391,21 @@ static PM_NOINLINE int too_deep(pm_element *el) {
 }
 
 
-/* Children of <script>/<style>: text is written raw (checked for breakout
-   at construction; __html__ results are checked here). */
-static PM_NOINLINE int render_raw_children(pm_render_ctx *ctx, pm_element *el) {
-    pm_state *st = ctx->st;
-    size_t start = ctx->buf->len;
-    PyObject *const *children = pm_element_children(el);
-    for (Py_ssize_t i = 0; i < pm_element_nchildren(el); i++) {
-        PyObject *child = children[i];
-        if (PyUnicode_CheckExact(child) || Py_TYPE(child) == st->safestring_type) {
-            if (write_verbatim(ctx, child) < 0) return -1;
-            continue;
-        }
-        if (PyLong_CheckExact(child) || PyFloat_CheckExact(child)) {
-            if (write_number(ctx, child) < 0) return -1;
-            continue;
-        }
-        PyObject *method;
-        int r = pm_lookup_html(st, child, &method);
-        if (r < 0) return -1;
-        if (r == 0) {
-            /* A str subclass: its characters were checked at construction;
-               str() of one with its own __str__, and of an int or float
-               subclass, is raw text too, checked with the whole below. */
-            PyObject *text = !PyUnicode_Check(child) || pm_str_has_own_str(child)
-                                 ? PyObject_Str(child)
-                                 : Py_NewRef(child);
-            if (text == NULL) return -1;
-            r = write_verbatim(ctx, text);
-            Py_DECREF(text);
-            if (r < 0) return -1;
-            continue;
-        }
-        PyObject *html = pm_call_html(method, child);
-        Py_DECREF(method);
-        if (html == NULL) return -1;
-        Py_ssize_t n;
-        const char *s = pm_utf8(html, &n, el->tag, NULL);
-        markup_error err = {MARKUP_OK, 0, NULL};
-        r = -1;
-        if (s != NULL) {
-            if (markup_html_check_raw_text((markup_tag_kind)el->kind, s, (size_t)n, &err) != MARKUP_OK) {
-                pm_raw_text_error(el->tag, "__html__() text contains", s, (size_t)n, err.pos);
-            } else {
-                r = check(markup_buf_append(ctx->buf, s, (size_t)n));
-            }
-        }
-        Py_DECREF(html);
-        if (r < 0) return -1;
+/* The writer refused to open `el` where it stands. */
+static PM_NOINLINE int open_error(pm_render_ctx *ctx, pm_element *el, markup_status st,
+                                  const markup_error *err) {
+    if (st == MARKUP_ERR_NOMEM || st == MARKUP_ERR_TOO_LARGE) return check(st);
+    const markup_writer *w = ctx->w;
+    if (w->depth == 0) {
+        PyErr_Format(PyExc_ValueError, "<%U>: %s", el->tag, err->msg);
+    } else {
+        const markup_writer_frame *up = &w->frames[w->depth - 1];
+        PyObject *outer = PyUnicode_DecodeASCII(up->tag, (Py_ssize_t)up->tag_len, "replace");
+        if (outer == NULL) return -1;
+        PyErr_Format(PyExc_ValueError, "<%U> inside <%U>: %s", el->tag, outer, err->msg);
+        Py_DECREF(outer);
     }
-    /* The pieces are written back to back: a breakout split across them
-       (text, numbers, __html__ results) shows only in the whole. Inside a
-       <title>, <noscript>... the whole must not end that element either. */
-    markup_error err = {MARKUP_OK, 0, NULL};
-    const char *text = ctx->buf->data + start;
-    size_t n = ctx->buf->len - start;
-    if (markup_html_check_raw_text((markup_tag_kind)el->kind, text, n, &err) != MARKUP_OK ||
-        (ctx->in_text && markup_html_check_text_inside(text, n, &err) != MARKUP_OK)) {
-        return pm_raw_text_error(el->tag, "its text, written whole, contains", text, n, err.pos);
-    }
-    return 0;
+    return -1;
 }
 
 static int render_element(pm_render_ctx *ctx, pm_element *el, int depth) {
@@ -410,15 +416,22 @@ static int render_element(pm_render_ctx *ctx, pm_element *el, int depth) {
     int guarded = depth % PM_RECURSION_STRIDE == PM_RECURSION_STRIDE - 1;
     if (guarded && Py_EnterRecursiveCall(" while rendering markup")) return -1;
 
-    markup_buf *buf = ctx->buf;
+    markup_writer *w = ctx->w;
+    markup_error err;
+    markup_status st;
     int r = -1;
-    markup_content outer_content = ctx->content;
-    int outer_in_text = ctx->in_text;
     Py_ssize_t tag_len;
     const char *tag = pm_utf8(el->tag, &tag_len, NULL, "render()"); /* ASCII: no copy */
     if (tag == NULL) goto done;
-    if ((el->flags & PM_ELEMENT_DOCTYPE) && check(markup_html_write_doctype(buf)) < 0) goto done;
-    if (check(markup_html_write_open(buf, tag, (size_t)tag_len)) < 0) goto done;
+    if ((el->flags & PM_ELEMENT_DOCTYPE) &&
+        (st = markup_writer_doctype(w, &err)) != MARKUP_OK) {
+        writer_error(ctx, st, &err, NULL, NULL, 0);
+        goto done;
+    }
+    if ((st = markup_writer_open_class(w, tag, (size_t)tag_len, el->cls, &err)) != MARKUP_OK) {
+        open_error(ctx, el, st, &err);
+        goto done;
+    }
     for (Py_ssize_t i = 0; i < 2 * el->nattrs; i += 2) {
         Py_ssize_t name_len;
         const char *name = pm_utf8(el->items[i], &name_len, el->tag, NULL);
@@ -426,29 +439,18 @@ static int render_element(pm_render_ctx *ctx, pm_element *el, int depth) {
             goto done;
         }
     }
-    if (check(markup_buf_putc(buf, '>')) < 0) goto done;
-    if (el->kind == MARKUP_TAG_VOID) {
-        r = 0;
+    PyObject *const *children = pm_element_children(el);
+    Py_ssize_t n = pm_element_nchildren(el);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (pm_render_child(ctx, children[i], depth + 1) < 0) goto done;
+    }
+    if ((st = markup_writer_close(w, &err)) != MARKUP_OK) {
+        writer_error(ctx, st, &err, NULL, NULL, 0);
         goto done;
     }
-    if ((el->flags & PM_ELEMENT_TEXT) && outer_content == MARKUP_CONTENT_HTML) ctx->in_text = 1;
-    if (outer_content != MARKUP_CONTENT_HTML || (el->flags & PM_ELEMENT_FOREIGN))
-        ctx->content = markup_html_content_inside(outer_content, tag, (size_t)tag_len);
-    if ((el->kind == MARKUP_TAG_SCRIPT || el->kind == MARKUP_TAG_STYLE) &&
-        ctx->content == MARKUP_CONTENT_HTML) {
-        if (render_raw_children(ctx, el) < 0) goto done;
-    } else {
-        PyObject *const *children = pm_element_children(el);
-        Py_ssize_t n = pm_element_nchildren(el);
-        for (Py_ssize_t i = 0; i < n; i++) {
-            if (pm_render_child(ctx, children[i], depth + 1) < 0) goto done;
-        }
-    }
-    r = check(markup_html_write_close(buf, tag, (size_t)tag_len));
+    r = 0;
 
 done:
-    ctx->content = outer_content;
-    ctx->in_text = outer_in_text;
     if (guarded) Py_LeaveRecursiveCall();
     return r;
 }
@@ -472,8 +474,15 @@ static PM_NOINLINE int render_sequence(pm_render_ctx *ctx, PyObject *seq, int de
             Py_ssize_t n;
             const char *text = pm_ascii_chars(item, &n);
             if (text != NULL) {
-                r = check(type == &PyUnicode_Type ? markup_escape(ctx->buf, text, (size_t)n)
-                                                  : markup_buf_append(ctx->buf, text, (size_t)n));
+                markup_error err;
+                markup_status st = type == &PyUnicode_Type
+                                       ? markup_writer_text(ctx->w, text, (size_t)n, &err)
+                                       : markup_writer_html(ctx->w, text, (size_t)n, &err);
+                if (st != MARKUP_OK)
+                    r = writer_error(ctx, st, &err,
+                                     type == &PyUnicode_Type ? "text contains"
+                                                             : "__html__() text contains",
+                                     text, (size_t)n);
                 continue;
             }
         }
@@ -508,7 +517,9 @@ static PM_NOINLINE int render_child_rare(pm_render_ctx *ctx, PyObject *child, in
         Py_ssize_t n;
         const char *s = pm_utf8(((pm_comment *)child)->text, &n, NULL, "Comment");
         if (s == NULL) return -1;
-        return check(markup_html_write_comment(ctx->buf, s, (size_t)n));
+        markup_error err;
+        markup_status status = markup_writer_comment(ctx->w, s, (size_t)n, &err);
+        return status == MARKUP_OK ? 0 : writer_error(ctx, status, &err, NULL, NULL, 0);
     }
     if (pm_is_placeholder(st, child)) {
         if (ctx->on_placeholder == NULL) return placeholder_error(child);
@@ -569,11 +580,14 @@ int pm_render_child(pm_render_ctx *ctx, PyObject *child, int depth) {
 /* Entry points                                                               */
 /* ------------------------------------------------------------------------ */
 
-/* Renders `obj` into `buf` (initialized by the caller). */
-static int render_into(pm_state *st, markup_buf *buf, PyObject *obj) {
+int pm_render_into(pm_state *st, markup_buf *buf, PyObject *obj) {
     if (check(markup_buf_reserve(buf, PM_RENDER_INITIAL_CAP)) < 0) return -1;
-    pm_render_ctx ctx = {st, buf, NULL, NULL, MARKUP_CONTENT_HTML, 0};
-    return pm_render_child(&ctx, obj, 0);
+    markup_writer w;
+    markup_writer_init(&w, buf, MARKUP_CONTEXT_HTML);
+    pm_render_ctx ctx = {st, buf, NULL, NULL, &w};
+    int r = pm_render_child(&ctx, obj, 0);
+    markup_writer_dispose(&w);
+    return r;
 }
 
 PyObject *pm_render(PyObject *module, PyObject *obj) {
@@ -586,7 +600,7 @@ PyObject *pm_render(PyObject *module, PyObject *obj) {
     markup_buf buf;
     markup_buf_init(&buf, &pm_pymem_alloc);
     PyObject *result = NULL;
-    if (render_into(st, &buf, obj) == 0) {
+    if (pm_render_into(st, &buf, obj) == 0) {
         result = pm_str_from_utf8(buf.data, (Py_ssize_t)buf.len);
     }
     markup_buf_free(&buf);
@@ -598,7 +612,7 @@ PyObject *pm_render_bytes(PyObject *module, PyObject *obj) {
     markup_buf buf;
     markup_buf_init(&buf, &pm_pymem_alloc);
     PyObject *result = NULL;
-    if (render_into(st, &buf, obj) == 0) {
+    if (pm_render_into(st, &buf, obj) == 0) {
         result = PyBytes_FromStringAndSize(buf.data, (Py_ssize_t)buf.len);
     }
     markup_buf_free(&buf);
@@ -609,7 +623,7 @@ PyObject *pm_render_to_safestring(pm_state *st, PyObject *obj) {
     markup_buf buf;
     markup_buf_init(&buf, &pm_pymem_alloc);
     PyObject *result = NULL;
-    if (render_into(st, &buf, obj) == 0) {
+    if (pm_render_into(st, &buf, obj) == 0) {
         result = pm_safestring_from_utf8(st, buf.data, (Py_ssize_t)buf.len);
     }
     markup_buf_free(&buf);

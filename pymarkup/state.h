@@ -89,9 +89,6 @@ static inline pm_state *pm_state_from_module(PyObject *module) {
 
 /* Element.flags */
 #define PM_ELEMENT_DOCTYPE 0x01 /* write "<!doctype html>" before the element */
-#define PM_ELEMENT_FOREIGN 0x02 /* <svg>, <math>: starts foreign content in HTML */
-#define PM_ELEMENT_TEXT 0x04    /* <title>, <noscript>...: read as text by a parser
-                                   (markup_html_reads_as_text) */
 
 /* An element: immutable once built, in one allocation. `tag` is a
    validated ASCII str. `items` holds 2 * nattrs attribute items, name,
@@ -107,6 +104,7 @@ typedef struct pm_element {
     Py_ssize_t nattrs; /* attribute pairs at the start of items */
     uint8_t kind;      /* markup_tag_kind */
     uint8_t flags;     /* PM_ELEMENT_* */
+    markup_tag_class cls; /* what the tag is to the HTML parser */
     PyObject *items[];
 } pm_element;
 
@@ -140,13 +138,10 @@ typedef struct pm_render_ctx {
     int (*on_placeholder)(struct pm_render_ctx *ctx, PyObject *placeholder,
                           const char *attr_name, Py_ssize_t attr_name_len, int depth);
     void *user;
-    /* Where the walker is: HTML, or inside <svg> / <math> (foreign content),
-       where the parser reads <script>/<style> text as markup, so it is
-       escaped there instead of written raw (markup_html_content_inside). */
-    markup_content content;
-    /* Inside an HTML <title>, <noscript>... (PM_ELEMENT_TEXT): raw text
-       there must not end that element (markup_html_check_text_inside). */
-    int in_text;
+    /* The HTML writer on `buf`: it decides how each piece is written where
+       it stands. NULL while a baked attribute slot is filled (the value is
+       written straight into `buf`, inside a start tag the template holds). */
+    markup_writer *w;
 } pm_render_ctx;
 
 /* Our own Element or Comment given as an attribute value: raises the
@@ -195,6 +190,10 @@ int pm_raise_status(markup_status status, const char *what);
 
 /* Renders `obj` (any child value) and returns a new SafeString. */
 PyObject *pm_render_to_safestring(pm_state *st, PyObject *obj);
+
+/* Renders `obj` at the start of a body into `buf` (initialized by the
+   caller) through one HTML writer. Returns 0, or -1 with an exception. */
+int pm_render_into(pm_state *st, markup_buf *buf, PyObject *obj);
 
 const char *pm_utf8_slow(PyObject *str, Py_ssize_t *n, PyObject *tag, const char *func);
 

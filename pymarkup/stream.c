@@ -144,8 +144,7 @@ static PyObject *pm_iter_render(PyObject *module, PyObject *args, PyObject *kwar
         Py_DECREF(self);
         return NULL;
     }
-    pm_render_ctx ctx = {st, &self->buf, NULL, NULL, MARKUP_CONTENT_HTML, 0};
-    if (pm_render_child(&ctx, node, 0) < 0) {
+    if (pm_render_into(st, &self->buf, node) < 0) {
         Py_DECREF(self);
         return NULL;
     }

@@ -69,7 +69,10 @@ typedef enum markup_status {
     MARKUP_ERR_FROZEN,           /* node already adopted by a parent         */
     MARKUP_ERR_TOO_DEEP,         /* tree nested deeper than MARKUP_MAX_DEPTH */
     MARKUP_ERR_SLOT_COUNT,       /* wrong number of baked slot values        */
-    MARKUP_ERR_SLOT_VALUE        /* slot value kind not allowed in that slot */
+    MARKUP_ERR_SLOT_VALUE,       /* slot value kind not allowed in that slot */
+    MARKUP_ERR_CONTEXT           /* an element, text or attribute the HTML
+                                    parser would read otherwise where it
+                                    stands (see markup_writer)               */
 } markup_status;
 
 /* Details of a failure. `msg` points to a static string (never freed);
@@ -357,12 +360,14 @@ MARKUP_API markup_status markup_utf8_validate(const char *s, size_t n, markup_er
 typedef enum markup_tag_kind {
     MARKUP_TAG_NORMAL = 0, /* <p>children</p>                               */
     MARKUP_TAG_VOID,       /* area base br col embed hr img input link meta
-                              source track wbr: <br>, no children, no end tag */
+                              source track wbr, and the ones the parser
+                              reads as empty (keygen param basefont bgsound
+                              frame image): <br>, no children, no end tag */
     MARKUP_TAG_SCRIPT,     /* raw text: no escaping; "</script" and "<!--"
                               (any case) are rejected, and inside <title>,
                               <noscript>... their end tags too
                               (markup_html_check_text_inside). In foreign
-                              content the text is escaped (markup_content) */
+                              content the text is escaped (markup_writer) */
     MARKUP_TAG_STYLE       /* raw text: no escaping; "</style" is rejected,
                               and the same end tags inside <title>...;
                               escaped in foreign content                    */
@@ -408,29 +413,6 @@ MARKUP_API bool markup_html_reads_as_text(const char *tag, size_t n);
 MARKUP_API markup_status markup_html_check_text_inside(const char *s, size_t n,
                                                        markup_error *err);
 
-/* Where an element stands, as far as raw text is concerned. The HTML
-   parser reads <script> and <style> content as raw text only in HTML
-   content; inside <svg> and <math> (foreign content) it reads that text as
-   markup, so there it must be escaped like any other text. */
-typedef enum markup_content {
-    MARKUP_CONTENT_HTML = 0,
-    MARKUP_CONTENT_SVG,
-    MARKUP_CONTENT_MATH
-} markup_content;
-
-/* The content inside an element named `tag` (n bytes, ASCII
-   case-insensitive) that stands in `outer`: <svg> and <math> start foreign
-   content from HTML; inside it, svg's foreignObject, desc and title and
-   MathML's mi, mo, mn, ms and mtext hold HTML again, where <mglyph> and
-   <malignmark> are MathML (a parser makes them MathML straight inside
-   those five; markup does wherever they stand in HTML); every other tag
-   keeps `outer`. Elements that make a parser leave foreign content early
-   (<p> inside <svg>) are not tracked, so their script text stays escaped:
-   never unsafe. markup_node_render applies this; bindings that walk their own
-   trees call it to do the same. Thread-safe. */
-MARKUP_API markup_content markup_html_content_inside(markup_content outer, const char *tag,
-                                                     size_t n);
-
 /* Low-level writers. They append HTML syntax to `buf` and do not validate:
    names must already have passed the checks above, and raw text must have
    passed markup_html_check_raw_text. Text and attribute values are escaped
@@ -455,6 +437,201 @@ MARKUP_API markup_status markup_html_write_attr_bare(markup_buf *buf, const char
 MARKUP_API markup_status markup_html_write_close(markup_buf *buf, const char *tag, size_t n);
 /* "<!--escaped text-->" */
 MARKUP_API markup_status markup_html_write_comment(markup_buf *buf, const char *s, size_t n);
+
+/* What a tag is to the HTML parser: a set of MARKUP_TAG_IS_* bits, plus
+   (MARKUP_TAG_TEXT_MASK) which of the elements whose content the parser
+   reads as text it is. Computed once per tag with markup_html_tag_class
+   and handed to markup_writer_open_class, so that a binding that caches it
+   does not look the tag up again on every render. */
+typedef uint32_t markup_tag_class;
+
+#define MARKUP_TAG_TEXT_MASK       0x7u /* 1..7: title textarea iframe xmp
+                                           noembed noframes noscript       */
+#define MARKUP_TAG_IS_VOID         (1u << 3)  /* void, or read as empty:
+                                                 keygen param basefont
+                                                 bgsound frame image       */
+#define MARKUP_TAG_IS_SCRIPT       (1u << 4)
+#define MARKUP_TAG_IS_STYLE        (1u << 5)
+#define MARKUP_TAG_IS_PLAINTEXT    (1u << 6)  /* never ends                 */
+#define MARKUP_TAG_IS_SELECT       (1u << 7)
+#define MARKUP_TAG_IS_SVG          (1u << 8)
+#define MARKUP_TAG_IS_MATH         (1u << 9)
+#define MARKUP_TAG_IS_SVG_POINT    (1u << 10) /* foreignObject desc title   */
+#define MARKUP_TAG_IS_MATH_TEXT    (1u << 11) /* mi mo mn ms mtext          */
+#define MARKUP_TAG_IS_ANNOTATION   (1u << 12) /* annotation-xml             */
+#define MARKUP_TAG_IS_MGLYPH       (1u << 13) /* mglyph malignmark          */
+#define MARKUP_TAG_IS_BREAKOUT     (1u << 14) /* ends foreign content: p b
+                                                 div table ul ... (HTML
+                                                 standard, "in foreign
+                                                 content")                 */
+#define MARKUP_TAG_IS_FONT         (1u << 15) /* ends it with color, face or
+                                                 size                       */
+#define MARKUP_TAG_IS_TABLE_PART   (1u << 16) /* table caption colgroup col
+                                                 tbody thead tfoot tr td th:
+                                                 the parser may close open
+                                                 elements up to a table     */
+#define MARKUP_TAG_IS_FRAMESET     (1u << 17)
+
+/* The class of a tag name (n bytes, ASCII case-insensitive; not
+   validated). Unknown tags (custom elements) are 0. Thread-safe. */
+MARKUP_API markup_tag_class markup_html_tag_class(const char *tag, size_t n);
+
+/* ------------------------------------------------------------------------ */
+/* The HTML writer                                                            */
+/* ------------------------------------------------------------------------ */
+
+/* A streaming writer of HTML that knows where the HTML parser is. Every
+   serializer of libmarkup and of the Python binding writes through it: the
+   tree serializer, the render walker and the @baked compiler. The rule it
+   keeps: it never writes bytes that the HTML parser (the living standard,
+   and html5lib 1.1's older <select> handling) would tokenize differently
+   from what the caller asked for. It follows the parser, not the nesting of
+   the calls:
+
+   - <svg> and <math> start foreign content, where <script> and <style>
+     text is escaped like any text (the parser reads it as markup); svg's
+     foreignObject, desc and title, MathML's mi, mo, mn, ms and mtext, and an
+     annotation-xml with encoding="text/html" (or application/xhtml+xml)
+     hold HTML again; <svg> inside annotation-xml is SVG.
+   - An element that makes the parser leave foreign content (p, b, div,
+     table, ul, font with color/face/size ... straight inside svg or math
+     content) is refused: the parser would close the <svg> before it.
+   - Inside HTML that stands in foreign content, the table parts (table,
+     caption, colgroup, col, tbody, thead, tfoot, tr, td, th) and frameset
+     are refused: the parser may close every open element up to an outer
+     table, the <svg> included, and read what follows as HTML.
+   - <script> and <style> hold text only, written raw and refused if it
+     would end them ("</script", "<!--" in script; "</style"), checked across
+     pieces written one after the other.
+   - Inside title, textarea, iframe, xmp, noembed, noframes and noscript
+     (JavaScript on) the parser reads everything up to the element's end
+     tag as text: raw text there may not hold any of their end tags, and an
+     element named like one around it is refused (its end tag would end
+     that one early).
+   - <style> inside <select> is refused: older parsers (html5lib, and
+     browsers before the customizable select) ignore its start tag and read
+     its text as markup.
+   - plaintext is refused (the parser never leaves it); void elements and
+     the ones the parser reads as empty (keygen param basefont bgsound frame
+     image) take no children and have no end tag.
+
+   Usage: markup_writer_init, then any sequence of open, attr*, text, html,
+   comment, doctype and close calls (attributes only straight after open;
+   '>' is written when the start tag's content starts), then
+   markup_writer_finish, which closes nothing: every open needs its close.
+   markup_writer_dispose frees the writer's stack, in every case. A failed
+   call returns the status, sets *err (msg names the refused element or
+   sequence), and leaves what was already written in the buffer: callers
+   that must not keep partial output note buf->len first and truncate.
+   The struct is public so that it can live on the stack; its fields are
+   private. A writer is not thread-safe. */
+
+/* Where a writer stands: enough to start another writer at the same place
+   (a baked template's child slot). Treat as opaque. */
+typedef struct markup_context {
+    uint8_t mode;
+    uint8_t reserved;
+    uint16_t flags;
+} markup_context;
+
+/* The context of a document's body: HTML content, nothing around. */
+#define MARKUP_CONTEXT_HTML ((markup_context){0, 0, 0})
+
+typedef struct markup_writer_frame {
+    const char *tag; /* the caller's bytes: live until the close */
+    size_t tag_len;
+    markup_tag_class cls;
+    markup_context inside;
+} markup_writer_frame;
+
+typedef struct markup_writer {
+    markup_buf *out;
+    markup_writer_frame *frames;
+    size_t depth, cap;
+    markup_context base;
+    bool in_start_tag; /* '>' not yet written              */
+    bool after_frameset;
+    uint8_t tail_len;  /* raw text's last bytes, for seams  */
+    char tail[15];
+    markup_writer_frame inline_frames[16];
+} markup_writer;
+
+/* Starts a writer that appends to `out` in context `where`
+   (MARKUP_CONTEXT_HTML for a page or a fragment of a body). Does not
+   allocate: the stack grows on the buffer's allocator past 16 levels. */
+MARKUP_API void markup_writer_init(markup_writer *w, markup_buf *out, markup_context where);
+
+/* Frees what the writer allocated. The buffer is left as it is. */
+MARKUP_API void markup_writer_dispose(markup_writer *w);
+
+/* Opens an element: writes "<tag" after the checks above. The tag is
+   validated (markup_html_check_tag); its bytes must stay valid until the
+   matching close. Errors: INVALID_TAG, CONTEXT (refused here), RAW_TEXT
+   (inside <script>/<style>), VOID_CHILD, TOO_DEEP (more than
+   MARKUP_MAX_DEPTH open), NOMEM. */
+MARKUP_API markup_status markup_writer_open(markup_writer *w, const char *tag, size_t n,
+                                            markup_error *err);
+
+/* As markup_writer_open for a tag the caller validated and classified once
+   (markup_html_check_tag, markup_html_tag_class). */
+MARKUP_API markup_status markup_writer_open_class(markup_writer *w, const char *tag, size_t n,
+                                                  markup_tag_class cls, markup_error *err);
+
+/* Attributes of the element just opened: ' name="escaped value"', the value
+   verbatim for _html, the bare name for _bare. The name is validated
+   (markup_html_check_attr_name). Errors: INVALID_ARG (no start tag is
+   open), INVALID_ATTR_NAME, CONTEXT (font's color, face or size in foreign
+   content; annotation-xml's encoding as trusted HTML holding '&'). */
+MARKUP_API markup_status markup_writer_attr(markup_writer *w, const char *name, size_t name_len,
+                                            const char *value, size_t value_len,
+                                            markup_error *err);
+MARKUP_API markup_status markup_writer_attr_html(markup_writer *w, const char *name,
+                                                 size_t name_len, const char *value,
+                                                 size_t value_len, markup_error *err);
+MARKUP_API markup_status markup_writer_attr_bare(markup_writer *w, const char *name,
+                                                 size_t name_len, markup_error *err);
+
+/* Checks that attribute `name` of the element just opened may take a value
+   known only later (a baked attribute slot): refuses, as CONTEXT, the
+   attributes whose value changes how the parser reads the content. */
+MARKUP_API markup_status markup_writer_check_attr_slot(const markup_writer *w, const char *name,
+                                                       size_t name_len, markup_error *err);
+
+/* Text: escaped, or raw inside an HTML <script>/<style> (checked, err->pos
+   at the refused '<' of s). The bytes must be valid UTF-8 (not checked
+   here; markup_utf8_validate). Errors: VOID_CHILD, RAW_TEXT, NOMEM. */
+MARKUP_API markup_status markup_writer_text(markup_writer *w, const char *s, size_t n,
+                                            markup_error *err);
+
+/* Trusted HTML, written verbatim; inside <script>/<style> and the text
+   elements it is checked like raw text. */
+MARKUP_API markup_status markup_writer_html(markup_writer *w, const char *s, size_t n,
+                                            markup_error *err);
+
+/* "<!--escaped text-->" and "<!doctype html>". Errors: RAW_TEXT inside
+   <script>/<style>, VOID_CHILD. */
+MARKUP_API markup_status markup_writer_comment(markup_writer *w, const char *s, size_t n,
+                                               markup_error *err);
+MARKUP_API markup_status markup_writer_doctype(markup_writer *w, markup_error *err);
+
+/* Closes the innermost open element: "</tag>", nothing for a void one.
+   Errors: INVALID_ARG (nothing open), NOMEM. */
+MARKUP_API markup_status markup_writer_close(markup_writer *w, markup_error *err);
+
+/* Ends a start tag still waiting for its '>' (before output is handed on,
+   or a slot is recorded). */
+MARKUP_API markup_status markup_writer_flush_tag(markup_writer *w, markup_error *err);
+
+/* Where the next child would stand. */
+MARKUP_API markup_context markup_writer_context(const markup_writer *w);
+
+/* Whether at `where` text is only escaped and trusted HTML written as is,
+   with no check: not inside an HTML <script> or <style>, nor inside a
+   title, textarea, iframe, xmp, noembed, noframes or noscript. */
+MARKUP_API bool markup_context_is_plain(markup_context where);
+
+/* The number of elements open. */
+static inline size_t markup_writer_depth(const markup_writer *w) { return w->depth; }
 
 /* ------------------------------------------------------------------------ */
 /* Element trees                                                              */
@@ -549,16 +726,21 @@ MARKUP_API markup_status markup_node_append_doctype(markup_node *node, markup_er
 MARKUP_API markup_status markup_node_append_child(markup_node *node, markup_node *child,
                                                   markup_error *err);
 
-/* Serializes the tree as HTML5 and appends it to `out`. Iterative; trees
-   deeper than MARKUP_MAX_DEPTH give MARKUP_ERR_TOO_DEEP. A <script> or
-   <style> inside a <title>, <noscript>... (markup_html_reads_as_text) whose
-   text holds such an end tag gives MARKUP_ERR_RAW_TEXT
-   (markup_html_check_text_inside). On error the buffer is rolled back to
-   its length before the call. Rendering only reads the
+/* Serializes the tree as HTML5 and appends it to `out`, through a
+   markup_writer: the writer's context rules apply (an element refused
+   where it stands is MARKUP_ERR_CONTEXT, raw text that would end the
+   element around it MARKUP_ERR_RAW_TEXT). Iterative; trees deeper than
+   MARKUP_MAX_DEPTH give MARKUP_ERR_TOO_DEEP. On error the buffer is
+   rolled back to its length before the call. Rendering only reads the
    tree: a frozen tree may be rendered from many threads at once (each with
    its own buffer). */
 MARKUP_API markup_status markup_node_render(const markup_node *node, markup_buf *out,
                                             markup_error *err);
+
+/* As markup_node_render, for a tree that stands at `where` (a writer's
+   markup_writer_context), not in a body. */
+MARKUP_API markup_status markup_node_render_in(const markup_node *node, markup_buf *out,
+                                               markup_context where, markup_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Baked templates                                                            */

@@ -206,10 +206,16 @@ def test_end_tag_of_a_text_content_element_in_raw_text_is_refused_inside_it(oute
     hostile = f"a</{outer.upper()}><img src=x onerror=alert(1)>"
     el = factory(hostile)  # fine on its own, and outside such an element:
     assert render(h.Div(el)) == f"<div><{factory.name}>{hostile}</{factory.name}></div>"
-    for tree in (Tag(outer)(el), Tag(outer)(h.Div(h.P(el))), Tag(outer)(Tag("svg")(h.Title(el)))):
+    trees = [(Tag(outer)(el), False), (Tag(outer)(h.Div(h.P(el))), False),
+             (Tag(outer)(Tag("svg")(h.Title(el))), True)]
+    for tree, svg_title in trees:
         with pytest.raises(ValueError) as exc:
             render(tree)
         msg = str(exc.value)
+        if outer == "title" and svg_title:
+            # svg's own <title> ends an HTML <title> around it before its text.
+            assert msg.startswith("<title> inside <svg>: inside an element of the same name")
+            continue
         assert f"'</{outer}' at byte 1" in msg and f"end a <{outer}> around the element" in msg
 
     @baked

@@ -1,0 +1,455 @@
+/*
+ * writer.c - the one HTML writer: every serializer writes through it, and
+ * it alone knows where the HTML parser is (the rules are in markup.h).
+ *
+ * Each open element has a frame holding the context its content stands in:
+ * a mode (how the parser reads a child start tag or text there) and flags
+ * inherited by everything inside (the text elements around it, <select>,
+ * HTML inside foreign content). The context is decided when the element
+ * opens, from its parent's context and its tag class alone, so that a
+ * baked slot can record it and a later writer can start from it.
+ */
+#include <string.h>
+
+#include "alloc_impl.h"
+#include "markup/markup.h"
+
+/* markup_context.mode: how the parser reads what comes inside. */
+enum {
+    MODE_HTML = 0,    /* HTML content                                   */
+    MODE_SVG,         /* foreign content, SVG namespace                 */
+    MODE_MATH,        /* foreign content, MathML namespace              */
+    MODE_MATH_TEXT,   /* mi mo mn ms mtext: HTML, but mglyph/malignmark */
+    MODE_ANNOTATION,  /* annotation-xml: MathML, but svg is SVG         */
+    MODE_SCRIPT,      /* raw text of an HTML <script>                   */
+    MODE_STYLE,       /* raw text of an HTML <style>                    */
+    MODE_VOID         /* no content                                     */
+};
+
+/* markup_context.flags: bits 0-6 are the text elements around (bit i-1 for
+   text element i of MARKUP_TAG_TEXT_MASK). */
+#define IN_TEXT_MASK 0x7Fu
+#define IN_SELECT 0x80u
+#define IN_FOREIGN 0x100u /* HTML standing inside svg or math */
+
+static markup_status fail(markup_error *err, markup_status code, size_t pos, const char *msg) {
+    if (err) *err = (markup_error){code, pos, msg};
+    return code;
+}
+
+static markup_status fail_status(markup_error *err, markup_status code) {
+    return fail(err, code, 0, markup_status_str(code));
+}
+
+static inline markup_context top(const markup_writer *w) {
+    return w->depth ? w->frames[w->depth - 1].inside : w->base;
+}
+
+void markup_writer_init(markup_writer *w, markup_buf *out, markup_context where) {
+    w->out = out;
+    w->frames = w->inline_frames;
+    w->depth = 0;
+    w->cap = sizeof w->inline_frames / sizeof w->inline_frames[0];
+    w->base = where;
+    w->in_start_tag = false;
+    w->after_frameset = false;
+    w->tail_len = 0;
+}
+
+void markup_writer_dispose(markup_writer *w) {
+    if (w == NULL || w->frames == w->inline_frames) return;
+    markup_alc_free(w->out->alc, w->frames, w->cap * sizeof *w->frames);
+    w->frames = w->inline_frames;
+    w->cap = sizeof w->inline_frames / sizeof w->inline_frames[0];
+}
+
+markup_context markup_writer_context(const markup_writer *w) { return top(w); }
+
+bool markup_context_is_plain(markup_context where) {
+    return where.mode != MODE_SCRIPT && where.mode != MODE_STYLE && where.mode != MODE_VOID &&
+           (where.flags & IN_TEXT_MASK) == 0;
+}
+
+static markup_status end_start_tag(markup_writer *w) {
+    w->in_start_tag = false;
+    return markup_buf_putc(w->out, '>');
+}
+
+markup_status markup_writer_flush_tag(markup_writer *w, markup_error *err) {
+    if (w == NULL) return fail_status(err, MARKUP_ERR_INVALID_ARG);
+    markup_status st = w->in_start_tag ? end_start_tag(w) : MARKUP_OK;
+    return st == MARKUP_OK ? st : fail_status(err, st);
+}
+
+/* ---- where an element goes ---------------------------------------------- */
+
+/* The context inside an HTML element of class `cls` whose parent's content
+   is `up`; `foreign` when it stands inside svg or math. */
+static markup_context html_inside(markup_context up, markup_tag_class cls, bool foreign) {
+    markup_context c = {MODE_HTML, 0, up.flags};
+    if (foreign) c.flags |= IN_FOREIGN;
+    if (cls & MARKUP_TAG_IS_VOID) c.mode = MODE_VOID;
+    else if (cls & MARKUP_TAG_IS_SCRIPT) c.mode = MODE_SCRIPT;
+    else if (cls & MARKUP_TAG_IS_STYLE) c.mode = MODE_STYLE;
+    else if (cls & MARKUP_TAG_IS_SVG) c.mode = MODE_SVG;
+    else if (cls & MARKUP_TAG_IS_MATH) c.mode = MODE_MATH;
+    if (cls & MARKUP_TAG_IS_SELECT) c.flags |= IN_SELECT;
+    unsigned text = cls & MARKUP_TAG_TEXT_MASK;
+    if (text && c.mode == MODE_HTML) c.flags |= (uint16_t)(1u << (text - 1));
+    return c;
+}
+
+/* The context inside a foreign element of class `cls` in namespace `mode`
+   (MODE_SVG or MODE_MATH). */
+static markup_context foreign_inside(markup_context up, markup_tag_class cls, uint8_t mode) {
+    markup_context c = {mode, 0, up.flags};
+    if (cls & MARKUP_TAG_IS_VOID) {
+        c.mode = MODE_VOID; /* written as in HTML: no children, no end tag */
+    } else if (mode == MODE_SVG && (cls & MARKUP_TAG_IS_SVG_POINT)) {
+        c.mode = MODE_HTML;
+        c.flags |= IN_FOREIGN;
+    } else if (mode == MODE_MATH && (cls & MARKUP_TAG_IS_MATH_TEXT)) {
+        c.mode = MODE_MATH_TEXT;
+    } else if (mode == MODE_MATH && (cls & MARKUP_TAG_IS_ANNOTATION)) {
+        c.mode = MODE_ANNOTATION;
+    }
+    return c;
+}
+
+/* Decides the context inside a new element, or refuses it. */
+static markup_status place(const markup_writer *w, markup_tag_class cls, markup_context *inside,
+                           markup_error *err) {
+    markup_context up = top(w);
+    bool html; /* the parser makes it an HTML element */
+    switch (up.mode) {
+    case MODE_VOID: return fail(err, MARKUP_ERR_VOID_CHILD, 0, "a void element cannot have children");
+    case MODE_SCRIPT:
+    case MODE_STYLE:
+        return fail(err, MARKUP_ERR_RAW_TEXT, 0, "<script> and <style> hold only text");
+    case MODE_HTML: html = true; break;
+    case MODE_MATH_TEXT: html = !(cls & MARKUP_TAG_IS_MGLYPH); break;
+    case MODE_ANNOTATION: html = (cls & MARKUP_TAG_IS_SVG) != 0; break;
+    default: html = false; break;
+    }
+    /* Inside a text element the parser reads everything as text up to that
+       element's end tag, whatever markup takes the namespace to be. */
+    unsigned text = cls & MARKUP_TAG_TEXT_MASK;
+    if (text && (up.flags & (1u << (text - 1))))
+        return fail(err, MARKUP_ERR_CONTEXT, 0,
+                    "inside an element of the same name, whose content the HTML parser reads as "
+                    "text, its end tag would end the outer one early");
+    if (!html) {
+        if (cls & MARKUP_TAG_IS_BREAKOUT)
+            return fail(err, MARKUP_ERR_CONTEXT, 0,
+                        "inside svg or math content the HTML parser closes the svg or math "
+                        "element before this one; put it inside <foreignObject> (svg) or "
+                        "<mtext> (math)");
+        *inside = foreign_inside(up, cls, up.mode == MODE_SVG ? MODE_SVG : MODE_MATH);
+        return MARKUP_OK;
+    }
+    bool foreign = up.mode != MODE_HTML || (up.flags & IN_FOREIGN);
+    if (cls & MARKUP_TAG_IS_PLAINTEXT)
+        return fail(err, MARKUP_ERR_CONTEXT, 0,
+                    "the HTML parser reads everything after <plaintext> as its text, end tags "
+                    "included: it cannot be closed");
+    if (foreign && (cls & (MARKUP_TAG_IS_TABLE_PART | MARKUP_TAG_IS_FRAMESET)))
+        return fail(err, MARKUP_ERR_CONTEXT, 0,
+                    "inside svg or math the HTML parser may close every element up to a table "
+                    "around it for this one, the svg or math included");
+    if ((up.flags & IN_SELECT) && (cls & MARKUP_TAG_IS_STYLE))
+        return fail(err, MARKUP_ERR_CONTEXT, 0,
+                    "inside <select>, older HTML parsers ignore a <style> start tag and read its "
+                    "text as markup; put the style outside the select");
+    *inside = html_inside(up, cls, foreign);
+    return MARKUP_OK;
+}
+
+/* ---- elements ----------------------------------------------------------- */
+
+static markup_status push(markup_writer *w, const char *tag, size_t n, markup_tag_class cls,
+                          markup_context inside) {
+    if (w->depth == w->cap) {
+        size_t cap = markup_grow_capacity(w->cap, w->depth + 1, 64, sizeof *w->frames);
+        if (cap == 0) return MARKUP_ERR_TOO_LARGE;
+        markup_writer_frame *frames;
+        if (w->frames == w->inline_frames) {
+            frames = markup_alc_malloc(w->out->alc, cap * sizeof *frames);
+            if (frames) memcpy(frames, w->frames, w->depth * sizeof *frames);
+        } else {
+            frames = markup_alc_realloc(w->out->alc, w->frames, w->cap * sizeof *frames,
+                                        cap * sizeof *frames);
+        }
+        if (frames == NULL) return MARKUP_ERR_NOMEM;
+        w->frames = frames;
+        w->cap = cap;
+    }
+    w->frames[w->depth++] = (markup_writer_frame){tag, n, cls, inside};
+    return MARKUP_OK;
+}
+
+markup_status markup_writer_open_class(markup_writer *w, const char *tag, size_t n,
+                                       markup_tag_class cls, markup_error *err) {
+    if (w == NULL || (tag == NULL && n != 0)) return fail_status(err, MARKUP_ERR_INVALID_ARG);
+    if (w->depth >= MARKUP_MAX_DEPTH)
+        return fail(err, MARKUP_ERR_TOO_DEEP, 0,
+                    "tree nested deeper than MARKUP_MAX_DEPTH elements");
+    markup_context inside;
+    markup_status st = place(w, cls, &inside, err);
+    if (st != MARKUP_OK) return st;
+    if (cls & MARKUP_TAG_IS_FRAMESET) w->after_frameset = true;
+    if (w->in_start_tag && (st = end_start_tag(w)) != MARKUP_OK) return fail_status(err, st);
+    if ((st = markup_html_write_open(w->out, tag, n)) != MARKUP_OK ||
+        (st = push(w, tag, n, cls, inside)) != MARKUP_OK)
+        return fail_status(err, st);
+    w->in_start_tag = true;
+    w->tail_len = 0; /* raw text starts afresh in a new element */
+    return MARKUP_OK;
+}
+
+markup_status markup_writer_open(markup_writer *w, const char *tag, size_t n, markup_error *err) {
+    markup_status st = markup_html_check_tag(tag, n, NULL, err);
+    if (st != MARKUP_OK) return st;
+    return markup_writer_open_class(w, tag, n, markup_html_tag_class(tag, n), err);
+}
+
+markup_status markup_writer_close(markup_writer *w, markup_error *err) {
+    if (w == NULL || w->depth == 0)
+        return fail(err, MARKUP_ERR_INVALID_ARG, 0, "no element is open");
+    markup_status st = w->in_start_tag ? end_start_tag(w) : MARKUP_OK;
+    const markup_writer_frame *f = &w->frames[--w->depth];
+    if (st == MARKUP_OK && f->inside.mode != MODE_VOID)
+        st = markup_html_write_close(w->out, f->tag, f->tag_len);
+    w->tail_len = 0;
+    return st == MARKUP_OK ? st : fail_status(err, st);
+}
+
+/* ---- attributes --------------------------------------------------------- */
+
+static bool name_is(const char *s, size_t n, const char *lower) {
+    size_t len = strlen(lower);
+    if (n != len) return false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 'A' && c <= 'Z') c = (unsigned char)(c | 0x20);
+        if (c != (unsigned char)lower[i]) return false;
+    }
+    return true;
+}
+
+/* Whether attribute `name` changes how the parser reads the open element's
+   content: font's color, face and size in foreign content, annotation-xml's
+   encoding. */
+static bool attr_sets_context(const markup_writer *w, const char *name, size_t n) {
+    const markup_writer_frame *f = &w->frames[w->depth - 1];
+    markup_context up = w->depth > 1 ? w->frames[w->depth - 2].inside : w->base;
+    bool foreign_parent = up.mode == MODE_SVG || up.mode == MODE_MATH ||
+                          up.mode == MODE_ANNOTATION ||
+                          (up.mode == MODE_MATH_TEXT && (f->cls & MARKUP_TAG_IS_MGLYPH));
+    if ((f->cls & MARKUP_TAG_IS_FONT) && foreign_parent)
+        return name_is(name, n, "color") || name_is(name, n, "face") || name_is(name, n, "size");
+    return (f->cls & MARKUP_TAG_IS_ANNOTATION) && f->inside.mode == MODE_ANNOTATION &&
+           name_is(name, n, "encoding");
+}
+
+static markup_status attr_target(const markup_writer *w, const char *name, size_t n,
+                                 markup_error *err) {
+    if (w == NULL || !w->in_start_tag)
+        return fail(err, MARKUP_ERR_INVALID_ARG, 0, "attributes go straight after an open");
+    return markup_html_check_attr_name(name, n, err);
+}
+
+static const char font_breakout[] =
+    "font with a color, face or size attribute inside svg or math content makes the HTML "
+    "parser close the svg or math element before it";
+
+markup_status markup_writer_check_attr_slot(const markup_writer *w, const char *name, size_t n,
+                                            markup_error *err) {
+    markup_status st = attr_target(w, name, n, err);
+    if (st != MARKUP_OK || !attr_sets_context(w, name, n)) return st;
+    if (w->frames[w->depth - 1].cls & MARKUP_TAG_IS_FONT)
+        return fail(err, MARKUP_ERR_CONTEXT, 0, font_breakout);
+    return fail(err, MARKUP_ERR_CONTEXT, 0,
+                "the encoding of annotation-xml decides whether the HTML parser reads its "
+                "content as HTML: it must be known when the template is made");
+}
+
+/* Applies an attribute that changes the parser's reading (see
+   attr_sets_context) to the open frame. `value` is as the parser will
+   decode it, or NULL for a bare attribute. */
+static markup_status apply_context_attr(markup_writer *w, const char *value, size_t n,
+                                        markup_error *err) {
+    markup_writer_frame *f = &w->frames[w->depth - 1];
+    if (f->cls & MARKUP_TAG_IS_FONT) return fail(err, MARKUP_ERR_CONTEXT, 0, font_breakout);
+    /* annotation-xml: the tokenizer keeps the first of repeated
+       attributes, so only the first encoding counts. */
+    if (value != NULL && (name_is(value, n, "text/html") ||
+                          name_is(value, n, "application/xhtml+xml"))) {
+        f->inside.mode = MODE_HTML;
+        f->inside.flags |= IN_FOREIGN;
+    }
+    f->cls &= ~(markup_tag_class)MARKUP_TAG_IS_ANNOTATION; /* only the first counts */
+    return MARKUP_OK;
+}
+
+markup_status markup_writer_attr(markup_writer *w, const char *name, size_t name_len,
+                                 const char *value, size_t value_len, markup_error *err) {
+    markup_status st = attr_target(w, name, name_len, err);
+    if (st != MARKUP_OK) return st;
+    if (value == NULL && value_len != 0) return fail_status(err, MARKUP_ERR_INVALID_ARG);
+    if (attr_sets_context(w, name, name_len) &&
+        (st = apply_context_attr(w, value ? value : "", value_len, err)) != MARKUP_OK)
+        return st;
+    st = markup_html_write_attr(w->out, name, name_len, value, value_len);
+    return st == MARKUP_OK ? st : fail_status(err, st);
+}
+
+markup_status markup_writer_attr_html(markup_writer *w, const char *name, size_t name_len,
+                                      const char *value, size_t value_len, markup_error *err) {
+    markup_status st = attr_target(w, name, name_len, err);
+    if (st != MARKUP_OK) return st;
+    if (value == NULL && value_len != 0) return fail_status(err, MARKUP_ERR_INVALID_ARG);
+    if (attr_sets_context(w, name, name_len)) {
+        /* Trusted HTML is decoded by the parser: a character reference
+           could spell text/html in a way not compared here. */
+        if (value_len && memchr(value, '&', value_len))
+            return fail(err, MARKUP_ERR_CONTEXT, 0,
+                        "a character reference in annotation-xml's encoding: write it plain");
+        if ((st = apply_context_attr(w, value ? value : "", value_len, err)) != MARKUP_OK)
+            return st;
+    }
+    st = markup_html_write_attr_html(w->out, name, name_len, value, value_len);
+    return st == MARKUP_OK ? st : fail_status(err, st);
+}
+
+markup_status markup_writer_attr_bare(markup_writer *w, const char *name, size_t name_len,
+                                      markup_error *err) {
+    markup_status st = attr_target(w, name, name_len, err);
+    if (st != MARKUP_OK) return st;
+    if (attr_sets_context(w, name, name_len) &&
+        (st = apply_context_attr(w, NULL, 0, err)) != MARKUP_OK)
+        return st;
+    st = markup_html_write_attr_bare(w->out, name, name_len);
+    return st == MARKUP_OK ? st : fail_status(err, st);
+}
+
+/* ---- content ------------------------------------------------------------ */
+
+/* Enters the content of the open element: ends its start tag. */
+static inline markup_status content(markup_writer *w, markup_error *err) {
+    if (!w->in_start_tag) return MARKUP_OK;
+    markup_status st = end_start_tag(w);
+    return st == MARKUP_OK ? st : fail_status(err, st);
+}
+
+static inline bool in_text(markup_context c) { return (c.flags & IN_TEXT_MASK) != 0; }
+
+static inline bool raw(markup_context c) { return c.mode == MODE_SCRIPT || c.mode == MODE_STYLE; }
+
+/* Checks s[0..n), the next piece of an element's text that the parser
+   reads as raw text (<script>, <style>) or up to an end tag (title...):
+   alone unless `seam_only` (escaped text holds no '<'), then joined to the
+   end of the piece before it, whose last bytes the writer keeps. */
+static markup_status check_piece(markup_writer *w, markup_context c, const char *s, size_t n,
+                                 bool seam_only, markup_error *err) {
+    markup_tag_kind kind = c.mode == MODE_SCRIPT  ? MARKUP_TAG_SCRIPT
+                           : c.mode == MODE_STYLE ? MARKUP_TAG_STYLE
+                                                  : MARKUP_TAG_NORMAL;
+    markup_status st = MARKUP_OK;
+    if (!seam_only) {
+        st = markup_html_check_raw_text(kind, s, n, err);
+        if (st == MARKUP_OK && in_text(c)) st = markup_html_check_text_inside(s, n, err);
+        if (st != MARKUP_OK) return st;
+        if (kind != MARKUP_TAG_NORMAL && w->after_frameset && n)
+            return fail(err, MARKUP_ERR_CONTEXT, 0,
+                        "after a <frameset> the HTML parser ignores <script> and <style> start "
+                        "tags and reads their text as markup");
+    }
+    enum { KEEP = sizeof w->tail };
+    if (w->tail_len) {
+        char seam[2 * KEEP];
+        size_t after = n < KEEP ? n : KEEP;
+        memcpy(seam, w->tail, w->tail_len);
+        if (after) memcpy(seam + w->tail_len, s, after);
+        size_t len = w->tail_len + after;
+        markup_error seam_err;
+        if (markup_html_check_raw_text(kind, seam, len, &seam_err) != MARKUP_OK ||
+            (in_text(c) && markup_html_check_text_inside(seam, len, &seam_err) != MARKUP_OK))
+            return fail(err, MARKUP_ERR_RAW_TEXT, 0,
+                        "its text, written whole, would end the element early: a piece joined "
+                        "to the one before it forms the sequence");
+    }
+    /* The new tail: the last KEEP bytes of the old tail and s together. */
+    if (n >= KEEP) {
+        memcpy(w->tail, s + n - KEEP, KEEP);
+        w->tail_len = KEEP;
+    } else {
+        size_t keep_old = w->tail_len + n > KEEP ? KEEP - n : w->tail_len;
+        memmove(w->tail, w->tail + w->tail_len - keep_old, keep_old);
+        if (n) memcpy(w->tail + keep_old, s, n);
+        w->tail_len = (uint8_t)(keep_old + n);
+    }
+    return MARKUP_OK;
+}
+
+markup_status markup_writer_text(markup_writer *w, const char *s, size_t n, markup_error *err) {
+    if (w == NULL || (s == NULL && n != 0)) return fail_status(err, MARKUP_ERR_INVALID_ARG);
+    markup_context c = top(w);
+    markup_status st;
+    if (raw(c)) {
+        if ((st = check_piece(w, c, s, n, false, err)) != MARKUP_OK ||
+            (st = content(w, err)) != MARKUP_OK)
+            return st;
+        st = markup_buf_append(w->out, s, n);
+        return st == MARKUP_OK ? st : fail_status(err, st);
+    }
+    if (c.mode == MODE_VOID)
+        return fail(err, MARKUP_ERR_VOID_CHILD, 0, "a void element cannot have children");
+    if ((st = content(w, err)) != MARKUP_OK) return st;
+    size_t start = w->out->len;
+    if ((st = markup_escape(w->out, s, n)) != MARKUP_OK) return fail_status(err, st);
+    if (in_text(c)) {
+        /* Escaped text holds no '<', but may finish an end tag that
+           trusted HTML before it started ("</title" then " x"). */
+        st = check_piece(w, c, w->out->data + start, w->out->len - start, true, err);
+        if (st != MARKUP_OK) markup_buf_truncate(w->out, start);
+    }
+    return st;
+}
+
+markup_status markup_writer_html(markup_writer *w, const char *s, size_t n, markup_error *err) {
+    if (w == NULL || (s == NULL && n != 0)) return fail_status(err, MARKUP_ERR_INVALID_ARG);
+    markup_context c = top(w);
+    markup_status st;
+    if (c.mode == MODE_VOID)
+        return fail(err, MARKUP_ERR_VOID_CHILD, 0, "a void element cannot have children");
+    if ((raw(c) || in_text(c)) && (st = check_piece(w, c, s, n, false, err)) != MARKUP_OK)
+        return st;
+    if ((st = content(w, err)) != MARKUP_OK) return st;
+    st = markup_buf_append(w->out, s, n);
+    return st == MARKUP_OK ? st : fail_status(err, st);
+}
+
+/* Comments and doctypes are markup: not in raw text or a void element. */
+static markup_status markup_child(markup_writer *w, markup_error *err) {
+    if (w == NULL) return fail_status(err, MARKUP_ERR_INVALID_ARG);
+    markup_context c = top(w);
+    if (c.mode == MODE_VOID)
+        return fail(err, MARKUP_ERR_VOID_CHILD, 0, "a void element cannot have children");
+    if (raw(c)) return fail(err, MARKUP_ERR_RAW_TEXT, 0, "<script> and <style> hold only text");
+    w->tail_len = 0;
+    return content(w, err);
+}
+
+markup_status markup_writer_comment(markup_writer *w, const char *s, size_t n, markup_error *err) {
+    markup_status st = markup_child(w, err);
+    if (st != MARKUP_OK) return st;
+    st = markup_html_write_comment(w->out, s, n);
+    return st == MARKUP_OK ? st : fail_status(err, st);
+}
+
+markup_status markup_writer_doctype(markup_writer *w, markup_error *err) {
+    markup_status st = markup_child(w, err);
+    if (st != MARKUP_OK) return st;
+    st = markup_html_write_doctype(w->out);
+    return st == MARKUP_OK ? st : fail_status(err, st);
+}

@@ -1,0 +1,342 @@
+/* test_writer.c - the HTML writer's state machine: where the parser
+   stands after each element, what is written raw, escaped or refused. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "markup/markup.h"
+
+#define S(lit) (lit), (sizeof(lit) - 1)
+
+static const char payload[] = "<img src=x onerror=alert(1)>";
+static const char escaped[] = "&lt;img src=x onerror=alert(1)&gt;";
+
+typedef struct fixture {
+    markup_buf buf;
+    markup_writer w;
+    markup_error err;
+} fixture;
+
+static void start(fixture *f) {
+    markup_buf_init(&f->buf, NULL);
+    markup_writer_init(&f->w, &f->buf, MARKUP_CONTEXT_HTML);
+    f->err = (markup_error){MARKUP_OK, 0, NULL};
+}
+
+static void stop(fixture *f) {
+    markup_writer_dispose(&f->w);
+    markup_buf_free(&f->buf);
+}
+
+static markup_status open_tag(fixture *f, const char *tag) {
+    return markup_writer_open(&f->w, tag, strlen(tag), &f->err);
+}
+
+/* Opens each tag of a NULL-terminated path; all must be accepted. */
+static void open_path(fixture *f, const char *const *path) {
+    for (; *path; path++) assert_int_equal(open_tag(f, *path), MARKUP_OK);
+}
+
+static void close_all(fixture *f) {
+    while (markup_writer_depth(&f->w)) assert_int_equal(markup_writer_close(&f->w, NULL), MARKUP_OK);
+}
+
+static void assert_output(fixture *f, const char *expected) {
+    size_t n = strlen(expected);
+    if (f->buf.len != n || memcmp(f->buf.data, expected, n) != 0) {
+        print_error("wrote    \"%.*s\"\nexpected \"%s\"\n", (int)f->buf.len, f->buf.data, expected);
+        fail();
+    }
+}
+
+/* Where text is raw and where it is escaped: a style holding the payload
+   at the end of each path. */
+static void test_raw_or_escaped_by_where_the_parser_is(void **state) {
+    (void)state;
+    static const struct {
+        const char *path[6];
+        bool raw;
+    } cases[] = {
+        {{"div", NULL}, true},
+        {{"svg", NULL}, false},
+        {{"math", NULL}, false},
+        {{"svg", "g", NULL}, false},
+        {{"svg", "foreignObject", NULL}, true},
+        {{"svg", "desc", NULL}, true},
+        {{"svg", "title", NULL}, true},
+        {{"math", "mi", NULL}, true},
+        {{"math", "mtext", NULL}, true},
+        {{"math", "mi", "mglyph", NULL}, false},   /* MathML again straight inside mi */
+        {{"math", "mi", "div", "mglyph", NULL}, true}, /* but HTML one level down */
+        {{"mi", "mglyph", NULL}, true},           /* outside math: plain HTML */
+        {{"mglyph", "svg", "mi", NULL}, false},   /* svg's mi is no integration point */
+        {{"math", "annotation-xml", NULL}, false},
+        {{"math", "annotation-xml", "svg", NULL}, false},
+        {{"math", "annotation-xml", "svg", "desc", NULL}, true},
+        {{"math", "annotation-xml", "svg", "mi", NULL}, false},
+        {{"math", "svg", "desc", NULL}, false},   /* math's svg is MathML */
+        {{"svg", "desc", "math", NULL}, false},
+        {{"svg", "desc", "svg", "foreignObject", NULL}, true},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fixture f;
+        start(&f);
+        open_path(&f, cases[i].path);
+        assert_int_equal(open_tag(&f, "style"), MARKUP_OK);
+        assert_int_equal(markup_writer_text(&f.w, payload, strlen(payload), &f.err), MARKUP_OK);
+        close_all(&f);
+        const char *want = cases[i].raw ? payload : escaped;
+        if (strstr(f.buf.data, want) == NULL) {
+            print_error("case %zu: wrote \"%.*s\"\n", i, (int)f.buf.len, f.buf.data);
+            fail();
+        }
+        stop(&f);
+    }
+}
+
+static void test_annotation_xml_encoding(void **state) {
+    (void)state;
+    static const struct {
+        const char *value;
+        bool html;
+    } cases[] = {{"text/html", true}, {"TEXT/HTML", true}, {"application/xhtml+xml", true},
+                 {"application/mathml+xml", false}, {"text/html ", false}, {"", false}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fixture f;
+        start(&f);
+        open_path(&f, (const char *const[]){"math", "annotation-xml", NULL});
+        assert_int_equal(markup_writer_attr(&f.w, S("Encoding"), cases[i].value,
+                                            strlen(cases[i].value), &f.err),
+                         MARKUP_OK);
+        /* Only the first encoding counts, as the tokenizer keeps it. */
+        assert_int_equal(markup_writer_attr(&f.w, S("encoding"), S("text/html"), &f.err), MARKUP_OK);
+        assert_int_equal(open_tag(&f, "script"), MARKUP_OK);
+        assert_int_equal(markup_writer_text(&f.w, S("a<b"), &f.err), MARKUP_OK);
+        close_all(&f);
+        assert_non_null(strstr(f.buf.data, cases[i].html ? ">a<b<" : ">a&lt;b<"));
+        stop(&f);
+    }
+    /* A character reference could spell text/html: refused in trusted HTML. */
+    fixture f;
+    start(&f);
+    open_path(&f, (const char *const[]){"math", "annotation-xml", NULL});
+    assert_int_equal(markup_writer_attr_html(&f.w, S("encoding"), S("text&#47;html"), &f.err),
+                     MARKUP_ERR_CONTEXT);
+    assert_int_equal(markup_writer_check_attr_slot(&f.w, S("encoding"), &f.err), MARKUP_ERR_CONTEXT);
+    assert_int_equal(markup_writer_check_attr_slot(&f.w, S("id"), &f.err), MARKUP_OK);
+    close_all(&f);
+    stop(&f);
+}
+
+/* Refused where they stand: the message names the reason, nothing is
+   written, and the writer goes on. */
+static void test_refusals(void **state) {
+    (void)state;
+    static const struct {
+        const char *path[5];
+        const char *tag;
+        markup_status status;
+    } cases[] = {
+        {{"svg", NULL}, "p", MARKUP_ERR_CONTEXT},
+        {{"svg", "g", NULL}, "DIV", MARKUP_ERR_CONTEXT},
+        {{"math", NULL}, "table", MARKUP_ERR_CONTEXT},
+        {{"math", "annotation-xml", NULL}, "b", MARKUP_ERR_CONTEXT},
+        {{"math", "mi", "mglyph", NULL}, "span", MARKUP_ERR_CONTEXT},
+        {{"svg", "desc", NULL}, "td", MARKUP_ERR_CONTEXT},
+        {{"svg", "foreignObject", "div", NULL}, "tr", MARKUP_ERR_CONTEXT},
+        {{"math", "mtext", NULL}, "table", MARKUP_ERR_CONTEXT},
+        {{"svg", "desc", NULL}, "frameset", MARKUP_ERR_CONTEXT},
+        {{"select", NULL}, "style", MARKUP_ERR_CONTEXT},
+        {{"select", "option", "svg", "desc", NULL}, "style", MARKUP_ERR_CONTEXT},
+        {{"title", NULL}, "title", MARKUP_ERR_CONTEXT},
+        {{"textarea", "svg", NULL}, "textarea", MARKUP_ERR_CONTEXT},
+        {{"noscript", "div", NULL}, "noscript", MARKUP_ERR_CONTEXT},
+        {{"div", NULL}, "plaintext", MARKUP_ERR_CONTEXT},
+        {{"script", NULL}, "b", MARKUP_ERR_RAW_TEXT},
+        {{"br", NULL}, "b", MARKUP_ERR_VOID_CHILD},
+        {{"param", NULL}, "b", MARKUP_ERR_VOID_CHILD},
+        {{"image", NULL}, "b", MARKUP_ERR_VOID_CHILD},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fixture f;
+        start(&f);
+        open_path(&f, cases[i].path);
+        size_t len = f.buf.len, depth = markup_writer_depth(&f.w);
+        assert_int_equal(open_tag(&f, cases[i].tag), cases[i].status);
+        assert_int_equal(f.err.code, cases[i].status);
+        assert_non_null(f.err.msg);
+        assert_int_equal(f.buf.len, len);
+        assert_int_equal(markup_writer_depth(&f.w), depth);
+        assert_int_equal(open_tag(&f, "g"), cases[i].status == MARKUP_ERR_CONTEXT ? MARKUP_OK
+                                                                               : cases[i].status);
+        close_all(&f);
+        stop(&f);
+    }
+    /* Everyday shapes next to them are fine. */
+    static const char *const fine[][5] = {
+        {"svg", "foreignObject", "p", NULL}, {"math", "mtext", "b", NULL},
+        {"select", "option", NULL},          {"select", "script", NULL},
+        {"table", "tr", "td", "svg", NULL},  {"title", "b", NULL},
+        {"noscript", "style", NULL},         {"svg", "style", NULL},
+    };
+    for (size_t i = 0; i < sizeof fine / sizeof fine[0]; i++) {
+        fixture f;
+        start(&f);
+        open_path(&f, fine[i]);
+        close_all(&f);
+        stop(&f);
+    }
+}
+
+static void test_font_in_foreign_content(void **state) {
+    (void)state;
+    fixture f;
+    start(&f);
+    open_path(&f, (const char *const[]){"svg", "font", NULL});
+    assert_int_equal(markup_writer_attr(&f.w, S("id"), S("x"), &f.err), MARKUP_OK);
+    assert_int_equal(markup_writer_attr(&f.w, S("COLOR"), S("red"), &f.err), MARKUP_ERR_CONTEXT);
+    assert_int_equal(markup_writer_attr_bare(&f.w, S("size"), &f.err), MARKUP_ERR_CONTEXT);
+    assert_int_equal(markup_writer_check_attr_slot(&f.w, S("face"), &f.err), MARKUP_ERR_CONTEXT);
+    close_all(&f);
+    assert_output(&f, "<svg><font id=\"x\"></font></svg>");
+    stop(&f);
+    start(&f); /* in HTML, font's attributes are only attributes */
+    assert_int_equal(open_tag(&f, "font"), MARKUP_OK);
+    assert_int_equal(markup_writer_attr(&f.w, S("color"), S("red"), &f.err), MARKUP_OK);
+    close_all(&f);
+    assert_output(&f, "<font color=\"red\"></font>");
+    stop(&f);
+}
+
+/* Raw text is checked alone and across pieces; inside a text element for
+   that element's end tag too, and so is trusted HTML, and escaped text
+   that finishes an end tag trusted HTML began. */
+static void test_raw_text_checks(void **state) {
+    (void)state;
+    fixture f;
+    start(&f);
+    assert_int_equal(open_tag(&f, "script"), MARKUP_OK);
+    assert_int_equal(markup_writer_text(&f.w, S("if (a < b) x = '</SCRIPT'"), &f.err),
+                     MARKUP_ERR_RAW_TEXT);
+    assert_int_equal(f.err.pos, 16);
+    assert_int_equal(markup_writer_text(&f.w, S("var s = '</scr"), &f.err), MARKUP_OK);
+    assert_int_equal(markup_writer_html(&f.w, S("ipt>'"), &f.err), MARKUP_ERR_RAW_TEXT);
+    assert_int_equal(markup_writer_text(&f.w, S("ipx';"), &f.err), MARKUP_OK);
+    assert_int_equal(markup_writer_comment(&f.w, S("x"), &f.err), MARKUP_ERR_RAW_TEXT);
+    close_all(&f);
+    assert_output(&f, "<script>var s = '</scripx';</script>");
+    stop(&f);
+
+    start(&f);
+    open_path(&f, (const char *const[]){"title", NULL});
+    assert_int_equal(markup_writer_html(&f.w, S("<b>ok</b>"), &f.err), MARKUP_OK);
+    assert_int_equal(markup_writer_html(&f.w, S("</TITLE>"), &f.err), MARKUP_ERR_RAW_TEXT);
+    assert_int_equal(markup_writer_html(&f.w, S("</tit"), &f.err), MARKUP_OK);
+    assert_int_equal(markup_writer_text(&f.w, S("le x"), &f.err), MARKUP_ERR_RAW_TEXT);
+    assert_int_equal(markup_writer_text(&f.w, S("<le"), &f.err), MARKUP_OK);
+    close_all(&f);
+    assert_output(&f, "<title><b>ok</b></tit&lt;le</title>");
+    stop(&f);
+
+    start(&f);
+    open_path(&f, (const char *const[]){"noscript", "div", "style", NULL});
+    assert_int_equal(markup_writer_text(&f.w, S(".a{} </noscript>"), &f.err), MARKUP_ERR_RAW_TEXT);
+    assert_int_equal(markup_writer_text(&f.w, S(".a{} </noscripts"), &f.err), MARKUP_ERR_RAW_TEXT);
+    assert_int_equal(markup_writer_text(&f.w, S(".a > b {}"), &f.err), MARKUP_OK);
+    close_all(&f);
+    assert_output(&f, "<noscript><div><style>.a > b {}</style></div></noscript>");
+    stop(&f);
+
+    start(&f);
+    assert_int_equal(open_tag(&f, "frameset"), MARKUP_OK);
+    close_all(&f);
+    assert_int_equal(open_tag(&f, "style"), MARKUP_OK);
+    assert_int_equal(markup_writer_text(&f.w, S("a{}"), &f.err), MARKUP_ERR_CONTEXT);
+    close_all(&f);
+    stop(&f);
+}
+
+/* A writer started at another's context writes as that one would. */
+static void test_context_resumes(void **state) {
+    (void)state;
+    fixture f;
+    start(&f);
+    open_path(&f, (const char *const[]){"select", "svg", NULL});
+    assert_int_equal(markup_writer_flush_tag(&f.w, &f.err), MARKUP_OK);
+    markup_context here = markup_writer_context(&f.w);
+    assert_true(markup_context_is_plain(here));
+    markup_writer slot;
+    markup_writer_init(&slot, &f.buf, here);
+    assert_int_equal(markup_writer_open(&slot, S("style"), &f.err), MARKUP_OK);
+    assert_int_equal(markup_writer_text(&slot, S("a<b"), &f.err), MARKUP_OK);
+    assert_int_equal(markup_writer_close(&slot, &f.err), MARKUP_OK);
+    assert_int_equal(markup_writer_open(&slot, S("desc"), &f.err), MARKUP_OK);
+    assert_int_equal(markup_writer_open(&slot, S("style"), &f.err), MARKUP_ERR_CONTEXT);
+    assert_int_equal(markup_writer_close(&slot, &f.err), MARKUP_OK);
+    markup_writer_dispose(&slot);
+    close_all(&f);
+    assert_output(&f, "<select><svg><style>a&lt;b</style><desc></desc></svg></select>");
+    stop(&f);
+
+    start(&f);
+    open_path(&f, (const char *const[]){"title", NULL});
+    assert_int_equal(markup_writer_flush_tag(&f.w, &f.err), MARKUP_OK);
+    assert_false(markup_context_is_plain(markup_writer_context(&f.w)));
+    close_all(&f);
+    stop(&f);
+}
+
+static void test_void_elements_and_misuse(void **state) {
+    (void)state;
+    fixture f;
+    start(&f);
+    static const char *const voids[] = {"br", "img", "param", "keygen", "basefont",
+                                        "bgsound", "frame", "image", "IMAGE"};
+    for (size_t i = 0; i < sizeof voids / sizeof voids[0]; i++) {
+        assert_int_equal(open_tag(&f, voids[i]), MARKUP_OK);
+        assert_int_equal(markup_writer_text(&f.w, S("x"), &f.err), MARKUP_ERR_VOID_CHILD);
+        assert_int_equal(markup_writer_close(&f.w, &f.err), MARKUP_OK);
+    }
+    assert_output(&f, "<br><img><param><keygen><basefont><bgsound><frame><image><IMAGE>");
+    assert_int_equal(markup_writer_close(&f.w, &f.err), MARKUP_ERR_INVALID_ARG);
+    assert_int_equal(markup_writer_attr(&f.w, S("id"), S("x"), &f.err), MARKUP_ERR_INVALID_ARG);
+    assert_int_equal(open_tag(&f, "1x"), MARKUP_ERR_INVALID_TAG);
+    assert_int_equal(open_tag(&f, "p"), MARKUP_OK);
+    assert_int_equal(markup_writer_attr(&f.w, S("a b"), S("x"), &f.err), MARKUP_ERR_INVALID_ATTR_NAME);
+    assert_int_equal(markup_writer_text(&f.w, S("x"), &f.err), MARKUP_OK);
+    assert_int_equal(markup_writer_attr(&f.w, S("id"), S("x"), &f.err), MARKUP_ERR_INVALID_ARG);
+    close_all(&f);
+    stop(&f);
+}
+
+/* Deep nesting: past the inline frames onto the heap, and refused at
+   MARKUP_MAX_DEPTH. */
+static void test_depth(void **state) {
+    (void)state;
+    fixture f;
+    start(&f);
+    for (size_t i = 0; i < MARKUP_MAX_DEPTH; i++) assert_int_equal(open_tag(&f, "b"), MARKUP_OK);
+    assert_int_equal(open_tag(&f, "b"), MARKUP_ERR_TOO_DEEP);
+    assert_int_equal(markup_writer_depth(&f.w), MARKUP_MAX_DEPTH);
+    close_all(&f);
+    assert_int_equal(f.buf.len, (size_t)MARKUP_MAX_DEPTH * 7);
+    stop(&f);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_raw_or_escaped_by_where_the_parser_is),
+        cmocka_unit_test(test_annotation_xml_encoding),
+        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_font_in_foreign_content),
+        cmocka_unit_test(test_raw_text_checks),
+        cmocka_unit_test(test_context_resumes),
+        cmocka_unit_test(test_void_elements_and_misuse),
+        cmocka_unit_test(test_depth),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
