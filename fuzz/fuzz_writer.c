@@ -77,7 +77,7 @@ typedef struct harness {
     fuzz_reader in;
     fuzz_alloc alc;
     markup_buf out;
-    open_el stack[OPEN_MAX];
+    open_el stack[OPEN_MAX + 1]; /* + 1: one the harness could not close */
     size_t depth;
 } harness;
 
@@ -170,7 +170,12 @@ static void op_open(harness *h, markup_writer *w, char *tag, size_t n) {
     if (!succeeded(h, st, &err, failures) || h->depth == OPEN_MAX) {
         if (st == MARKUP_OK) { /* no room to follow it: close it at once */
             if (h->depth) h->stack[h->depth - 1].has_element = true;
-            FUZZ_CHECK(markup_writer_close(w, NULL) == MARKUP_OK || h->alc.failures > failures);
+            if (markup_writer_close(w, NULL) != MARKUP_OK) {
+                /* Out of memory: it stays open; the program stops here. */
+                FUZZ_CHECK(h->alc.failures > failures && w->depth == before + 1);
+                h->stack[h->depth++] = (open_el){tag, n, 0, false, false, false, true, false};
+                return;
+            }
         }
         FUZZ_CHECK(w->depth == before);
         free(tag);
@@ -200,13 +205,13 @@ static void op_close(harness *h, markup_writer *w) {
     size_t end = h->out.len;
     markup_status st = markup_writer_close(w, &err);
     if (!succeeded(h, st, &err, failures)) {
-        /* Only NOMEM can fail a close; the element is closed either way. */
-        FUZZ_CHECK(st == MARKUP_ERR_NOMEM);
-    } else if (h->alc.failures == 0) {
-        end = h->out.len - (el->is_void ? 0 : el->tag_len + 3);
-        if (!el->is_void) FUZZ_CHECK(h->out.data[h->out.len - 1] == '>');
-        check_content(h, el, end);
+        /* Only NOMEM can fail a close, and the element stays open. */
+        FUZZ_CHECK(st == MARKUP_ERR_NOMEM && w->depth == h->depth);
+        return;
     }
+    end = h->out.len - (el->is_void ? 0 : el->tag_len + 3);
+    if (!el->is_void) FUZZ_CHECK(h->out.data[h->out.len - 1] == '>');
+    check_content(h, el, end);
     free(el->tag);
     h->depth--;
 }

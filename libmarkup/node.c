@@ -462,6 +462,7 @@ markup_status markup_node_render_in(const markup_node *node, markup_buf *out,
                           out->alc, false};
     markup_writer w;
     markup_writer_init(&w, out, where);
+    markup_writer_skip_name_checks(&w); /* checked by the attribute setters */
     markup_status st = enter_node(&stack, &w, node, err);
     while (st == MARKUP_OK && stack.len > 0) {
         render_frame *top = &stack.frames[stack.len - 1];

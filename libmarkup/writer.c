@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "alloc_impl.h"
+#include "copy_impl.h"
 #include "markup/markup.h"
 
 /* markup_context.mode: how the parser reads what comes inside. */
@@ -45,6 +46,22 @@ static inline markup_context top(const markup_writer *w) {
     return w->depth ? w->frames[w->depth - 1].inside : w->base;
 }
 
+static inline bool in_text(markup_context c) { return (c.flags & IN_TEXT_MASK) != 0; }
+
+static inline bool raw(markup_context c) { return c.mode == MODE_SCRIPT || c.mode == MODE_STYLE; }
+
+/* Where text is only escaped and trusted HTML written as is: HTML or
+   foreign content, no text element around. */
+static inline bool plain(markup_context c) {
+    return c.mode < MODE_SCRIPT && (c.flags & IN_TEXT_MASK) == 0;
+}
+
+/* Whether the open element's attributes may change the parser's reading:
+   only font's and annotation-xml's can (attr_sets_context). */
+static inline bool attrs_may_set_context(const markup_writer *w) {
+    return (w->frames[w->depth - 1].cls & (MARKUP_TAG_IS_FONT | MARKUP_TAG_IS_ANNOTATION)) != 0;
+}
+
 void markup_writer_init(markup_writer *w, markup_buf *out, markup_context where) {
     w->out = out;
     w->frames = w->inline_frames;
@@ -53,7 +70,15 @@ void markup_writer_init(markup_writer *w, markup_buf *out, markup_context where)
     w->base = where;
     w->in_start_tag = false;
     w->after_frameset = false;
+    w->names_checked = false;
+    w->attrs_direct = false;
+    w->top_plain = plain(where);
     w->tail_len = 0;
+}
+
+void markup_writer_skip_name_checks(markup_writer *w) {
+    w->names_checked = true;
+    w->attrs_direct = w->in_start_tag && !attrs_may_set_context(w);
 }
 
 void markup_writer_dispose(markup_writer *w) {
@@ -65,10 +90,8 @@ void markup_writer_dispose(markup_writer *w) {
 
 markup_context markup_writer_context(const markup_writer *w) { return top(w); }
 
-bool markup_context_is_plain(markup_context where) {
-    return where.mode != MODE_SCRIPT && where.mode != MODE_STYLE && where.mode != MODE_VOID &&
-           (where.flags & IN_TEXT_MASK) == 0;
-}
+
+bool markup_context_is_plain(markup_context where) { return plain(where); }
 
 static markup_status end_start_tag(markup_writer *w) {
     w->in_start_tag = false;
@@ -79,6 +102,24 @@ markup_status markup_writer_flush_tag(markup_writer *w, markup_error *err) {
     if (w == NULL) return fail_status(err, MARKUP_ERR_INVALID_ARG);
     markup_status st = w->in_start_tag ? end_start_tag(w) : MARKUP_OK;
     return st == MARKUP_OK ? st : fail_status(err, st);
+}
+
+markup_status markup_writer_check_child_slot(markup_writer *w, markup_error *err) {
+    markup_status st = markup_writer_flush_tag(w, err);
+    if (st != MARKUP_OK) return st;
+    markup_context c = top(w);
+    if (c.mode == MODE_VOID)
+        return fail(err, MARKUP_ERR_VOID_CHILD, 0, "a void element cannot have children");
+    if (raw(c))
+        return fail(err, MARKUP_ERR_RAW_TEXT, 0,
+                    "the text of <script> and <style> is checked whole, so it cannot hold a slot");
+    /* In a text element, trusted HTML just before the slot may have begun
+       an end tag that the slot's text would finish. */
+    if (in_text(c) && w->tail_len && memchr(w->tail, '<', w->tail_len))
+        return fail(err, MARKUP_ERR_CONTEXT, 0,
+                    "trusted HTML just before this slot ends in a '<' that the slot's text could "
+                    "turn into the end tag of the element around it");
+    return MARKUP_OK;
 }
 
 /* ---- where an element goes ---------------------------------------------- */
@@ -166,26 +207,30 @@ static markup_status place(const markup_writer *w, markup_tag_class cls, markup_
 
 /* ---- elements ----------------------------------------------------------- */
 
-static markup_status push(markup_writer *w, const char *tag, size_t n, markup_tag_class cls,
-                          markup_context inside) {
-    if (w->depth == w->cap) {
-        size_t cap = markup_grow_capacity(w->cap, w->depth + 1, 64, sizeof *w->frames);
-        if (cap == 0) return MARKUP_ERR_TOO_LARGE;
-        markup_writer_frame *frames;
-        if (w->frames == w->inline_frames) {
-            frames = markup_alc_malloc(w->out->alc, cap * sizeof *frames);
-            if (frames) memcpy(frames, w->frames, w->depth * sizeof *frames);
-        } else {
-            frames = markup_alc_realloc(w->out->alc, w->frames, w->cap * sizeof *frames,
-                                        cap * sizeof *frames);
-        }
-        if (frames == NULL) return MARKUP_ERR_NOMEM;
-        w->frames = frames;
-        w->cap = cap;
+/* Makes room for one more frame. */
+static markup_status grow(markup_writer *w) {
+    size_t cap = markup_grow_capacity(w->cap, w->depth + 1, 64, sizeof *w->frames);
+    if (cap == 0) return MARKUP_ERR_TOO_LARGE;
+    markup_writer_frame *frames;
+    if (w->frames == w->inline_frames) {
+        frames = markup_alc_malloc(w->out->alc, cap * sizeof *frames);
+        if (frames) memcpy(frames, w->frames, w->depth * sizeof *frames);
+    } else {
+        frames = markup_alc_realloc(w->out->alc, w->frames, w->cap * sizeof *frames,
+                                    cap * sizeof *frames);
     }
-    w->frames[w->depth++] = (markup_writer_frame){tag, n, cls, inside};
+    if (frames == NULL) return MARKUP_ERR_NOMEM;
+    w->frames = frames;
+    w->cap = cap;
     return MARKUP_OK;
 }
+
+/* Classes that need more than html_inside, even in plain HTML content. */
+#define SLOW_IN_HTML (MARKUP_TAG_IS_PLAINTEXT | MARKUP_TAG_IS_FRAMESET)
+/* Classes whose content html_inside reads differently from their parent's. */
+#define CHANGES_CONTENT                                                                     \
+    (MARKUP_TAG_TEXT_MASK | MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_SCRIPT | MARKUP_TAG_IS_STYLE | \
+     MARKUP_TAG_IS_SVG | MARKUP_TAG_IS_MATH | MARKUP_TAG_IS_SELECT)
 
 markup_status markup_writer_open_class(markup_writer *w, const char *tag, size_t n,
                                        markup_tag_class cls, markup_error *err) {
@@ -193,15 +238,29 @@ markup_status markup_writer_open_class(markup_writer *w, const char *tag, size_t
     if (w->depth >= MARKUP_MAX_DEPTH)
         return fail(err, MARKUP_ERR_TOO_DEEP, 0,
                     "tree nested deeper than MARKUP_MAX_DEPTH elements");
-    markup_context inside;
-    markup_status st = place(w, cls, &inside, err);
-    if (st != MARKUP_OK) return st;
-    if (cls & MARKUP_TAG_IS_FRAMESET) w->after_frameset = true;
-    if (w->in_start_tag && (st = end_start_tag(w)) != MARKUP_OK) return fail_status(err, st);
-    if ((st = markup_html_write_open(w->out, tag, n)) != MARKUP_OK ||
-        (st = push(w, tag, n, cls, inside)) != MARKUP_OK)
-        return fail_status(err, st);
+    markup_context up = top(w), inside;
+    markup_status st;
+    if (up.mode == MODE_HTML && up.flags == 0 && !(cls & SLOW_IN_HTML)) {
+        /* Most elements of most pages: HTML content inside HTML content. */
+        inside = (cls & CHANGES_CONTENT) ? html_inside(up, cls, false) : up;
+    } else {
+        if ((st = place(w, cls, &inside, err)) != MARKUP_OK) return st;
+        if (cls & MARKUP_TAG_IS_FRAMESET) w->after_frameset = true;
+    }
+    if (w->depth == w->cap && (st = grow(w)) != MARKUP_OK) return fail_status(err, st);
+    /* '>' of the parent's start tag, if still open, then "<tag". */
+    if (n > SIZE_MAX - 2) return fail_status(err, MARKUP_ERR_TOO_LARGE);
+    if ((st = markup_buf_reserve(w->out, n + 2)) != MARKUP_OK) return fail_status(err, st);
+    char *d = w->out->data + w->out->len;
+    if (w->in_start_tag) *d++ = '>';
+    *d++ = '<';
+    copy_short(d, tag, n);
+    w->out->len = (size_t)(d + n - w->out->data);
+    w->frames[w->depth++] = (markup_writer_frame){tag, n, cls, inside};
     w->in_start_tag = true;
+    w->attrs_direct = w->names_checked &&
+                      !(cls & (MARKUP_TAG_IS_FONT | MARKUP_TAG_IS_ANNOTATION));
+    w->top_plain = plain(inside);
     w->tail_len = 0; /* raw text starts afresh in a new element */
     return MARKUP_OK;
 }
@@ -215,12 +274,27 @@ markup_status markup_writer_open(markup_writer *w, const char *tag, size_t n, ma
 markup_status markup_writer_close(markup_writer *w, markup_error *err) {
     if (w == NULL || w->depth == 0)
         return fail(err, MARKUP_ERR_INVALID_ARG, 0, "no element is open");
-    markup_status st = w->in_start_tag ? end_start_tag(w) : MARKUP_OK;
-    const markup_writer_frame *f = &w->frames[--w->depth];
-    if (st == MARKUP_OK && f->inside.mode != MODE_VOID)
-        st = markup_html_write_close(w->out, f->tag, f->tag_len);
+    const markup_writer_frame *f = &w->frames[w->depth - 1];
+    size_t n = f->tag_len;
+    if (n > SIZE_MAX - 4) return fail_status(err, MARKUP_ERR_TOO_LARGE);
+    /* At most '>' of the start tag, then "</tag>". */
+    markup_status st = markup_buf_reserve(w->out, n + 4);
+    if (st != MARKUP_OK) return fail_status(err, st);
+    char *d = w->out->data + w->out->len;
+    if (w->in_start_tag) *d++ = '>';
+    if (f->inside.mode != MODE_VOID) {
+        d[0] = '<';
+        d[1] = '/';
+        copy_short(d + 2, f->tag, n);
+        d[n + 2] = '>';
+        d += n + 3;
+    }
+    w->out->len = (size_t)(d - w->out->data);
+    w->depth--;
+    w->in_start_tag = false;
     w->tail_len = 0;
-    return st == MARKUP_OK ? st : fail_status(err, st);
+    w->top_plain = plain(top(w));
+    return MARKUP_OK;
 }
 
 /* ---- attributes --------------------------------------------------------- */
@@ -255,6 +329,8 @@ static markup_status attr_target(const markup_writer *w, const char *name, size_
                                  markup_error *err) {
     if (w == NULL || !w->in_start_tag)
         return fail(err, MARKUP_ERR_INVALID_ARG, 0, "attributes go straight after an open");
+    if (w->names_checked) return name == NULL && n != 0 ? fail_status(err, MARKUP_ERR_INVALID_ARG)
+                                                        : MARKUP_OK;
     return markup_html_check_attr_name(name, n, err);
 }
 
@@ -265,7 +341,7 @@ static const char font_breakout[] =
 markup_status markup_writer_check_attr_slot(const markup_writer *w, const char *name, size_t n,
                                             markup_error *err) {
     markup_status st = attr_target(w, name, n, err);
-    if (st != MARKUP_OK || !attr_sets_context(w, name, n)) return st;
+    if (st != MARKUP_OK || !attrs_may_set_context(w) || !attr_sets_context(w, name, n)) return st;
     if (w->frames[w->depth - 1].cls & MARKUP_TAG_IS_FONT)
         return fail(err, MARKUP_ERR_CONTEXT, 0, font_breakout);
     return fail(err, MARKUP_ERR_CONTEXT, 0,
@@ -291,12 +367,13 @@ static markup_status apply_context_attr(markup_writer *w, const char *value, siz
     return MARKUP_OK;
 }
 
+
 markup_status markup_writer_attr(markup_writer *w, const char *name, size_t name_len,
                                  const char *value, size_t value_len, markup_error *err) {
     markup_status st = attr_target(w, name, name_len, err);
     if (st != MARKUP_OK) return st;
     if (value == NULL && value_len != 0) return fail_status(err, MARKUP_ERR_INVALID_ARG);
-    if (attr_sets_context(w, name, name_len) &&
+    if (attrs_may_set_context(w) && attr_sets_context(w, name, name_len) &&
         (st = apply_context_attr(w, value ? value : "", value_len, err)) != MARKUP_OK)
         return st;
     st = markup_html_write_attr(w->out, name, name_len, value, value_len);
@@ -308,7 +385,7 @@ markup_status markup_writer_attr_html(markup_writer *w, const char *name, size_t
     markup_status st = attr_target(w, name, name_len, err);
     if (st != MARKUP_OK) return st;
     if (value == NULL && value_len != 0) return fail_status(err, MARKUP_ERR_INVALID_ARG);
-    if (attr_sets_context(w, name, name_len)) {
+    if (attrs_may_set_context(w) && attr_sets_context(w, name, name_len)) {
         /* Trusted HTML is decoded by the parser: a character reference
            could spell text/html in a way not compared here. */
         if (value_len && memchr(value, '&', value_len))
@@ -325,7 +402,7 @@ markup_status markup_writer_attr_bare(markup_writer *w, const char *name, size_t
                                       markup_error *err) {
     markup_status st = attr_target(w, name, name_len, err);
     if (st != MARKUP_OK) return st;
-    if (attr_sets_context(w, name, name_len) &&
+    if (attrs_may_set_context(w) && attr_sets_context(w, name, name_len) &&
         (st = apply_context_attr(w, NULL, 0, err)) != MARKUP_OK)
         return st;
     st = markup_html_write_attr_bare(w->out, name, name_len);
@@ -340,10 +417,6 @@ static inline markup_status content(markup_writer *w, markup_error *err) {
     markup_status st = end_start_tag(w);
     return st == MARKUP_OK ? st : fail_status(err, st);
 }
-
-static inline bool in_text(markup_context c) { return (c.flags & IN_TEXT_MASK) != 0; }
-
-static inline bool raw(markup_context c) { return c.mode == MODE_SCRIPT || c.mode == MODE_STYLE; }
 
 /* Checks s[0..n), the next piece of an element's text that the parser
    reads as raw text (<script>, <style>) or up to an end tag (title...):
@@ -395,6 +468,11 @@ markup_status markup_writer_text(markup_writer *w, const char *s, size_t n, mark
     if (w == NULL || (s == NULL && n != 0)) return fail_status(err, MARKUP_ERR_INVALID_ARG);
     markup_context c = top(w);
     markup_status st;
+    if (plain(c)) {
+        if ((st = content(w, err)) != MARKUP_OK) return st;
+        st = markup_escape(w->out, s, n);
+        return st == MARKUP_OK ? st : fail_status(err, st);
+    }
     if (raw(c)) {
         if ((st = check_piece(w, c, s, n, false, err)) != MARKUP_OK ||
             (st = content(w, err)) != MARKUP_OK)
@@ -420,6 +498,11 @@ markup_status markup_writer_html(markup_writer *w, const char *s, size_t n, mark
     if (w == NULL || (s == NULL && n != 0)) return fail_status(err, MARKUP_ERR_INVALID_ARG);
     markup_context c = top(w);
     markup_status st;
+    if (plain(c)) {
+        if ((st = content(w, err)) != MARKUP_OK) return st;
+        st = markup_buf_append(w->out, s, n);
+        return st == MARKUP_OK ? st : fail_status(err, st);
+    }
     if (c.mode == MODE_VOID)
         return fail(err, MARKUP_ERR_VOID_CHILD, 0, "a void element cannot have children");
     if ((raw(c) || in_text(c)) && (st = check_piece(w, c, s, n, false, err)) != MARKUP_OK)

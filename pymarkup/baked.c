@@ -333,8 +333,8 @@ typedef struct pm_baked {
     int any_multi;
     size_t nslots;
     unsigned char *slot_kind; /* per slot: MARKUP_SLOT_* */
-    int slots_plain;        /* every slot takes text and HTML unchecked (no
-                               raw text, no text element around) */
+    unsigned char *slot_plain; /* per slot: takes trusted HTML unchecked (no text
+                                  element around; text is escaped in every slot) */
     int static_ascii;       /* the static HTML is ASCII */
 #ifdef PM_HAVE_ATOMICS
     _Atomic size_t size_hint; /* the last output's size, to reserve at once */
@@ -453,6 +453,8 @@ static markup_status write_slot(void *ctx, size_t slot, markup_slot_kind kind, c
     int rc;
     if (kind == MARKUP_SLOT_ATTR) {
         c->rctx.w = NULL; /* inside the template's start tag */
+        c->rctx.plain = NULL;
+        c->rctx.attrs = c->rctx.buf;
         rc = pm_render_attr_value(&c->rctx, name, (Py_ssize_t)name_len, value);
     } else {
         /* A child slot's value is written where the slot stands (inside
@@ -461,7 +463,10 @@ static markup_status write_slot(void *ctx, size_t slot, markup_slot_kind kind, c
            as in the plain tree. */
         markup_writer w;
         markup_writer_init(&w, c->rctx.buf, c->self->slot_context[slot]);
+        markup_writer_skip_name_checks(&w);
         c->rctx.w = &w;
+        c->rctx.plain = markup_writer_plain_buf(&w);
+        c->rctx.attrs = NULL;
         rc = pm_render_child(&c->rctx, value, c->self->slot_depth[slot]);
         markup_writer_dispose(&w);
     }
@@ -634,10 +639,10 @@ typedef struct fast_values {
    needs the general path (lists, elements, __html__ objects, surrogates,
    errors to raise), which then renders the whole call. Clears *ascii when
    the value's text may not be ASCII. */
-static int fast_value(pm_state *st, PyObject *value, markup_slot_kind kind, markup_value *out,
-                      char digits[PM_NUMBER_MAX], int *ascii) {
+static int fast_value(pm_state *st, PyObject *value, markup_slot_kind kind, int plain,
+                      markup_value *out, char digits[PM_NUMBER_MAX], int *ascii) {
     PyTypeObject *type = Py_TYPE(value);
-    if (type == &PyUnicode_Type || type == st->safestring_type) {
+    if (type == &PyUnicode_Type || (type == st->safestring_type && plain)) {
         Py_ssize_t n;
         const char *s = pm_ascii_chars(value, &n);
         if (s == NULL) {
@@ -681,7 +686,7 @@ static markup_status render_fast(pm_baked *self, PyObject **values, markup_buf *
     *ascii = self->static_ascii;
     for (size_t i = 0; i < self->nslots; i++) {
         if (!fast_value(self->st, values[self->slot_param[i]], (markup_slot_kind)self->slot_kind[i],
-                        &fv.v[i], fv.digits[i], ascii))
+                        self->slot_plain[i], &fv.v[i], fv.digits[i], ascii))
             return MARKUP_ERR_SLOT_VALUE;
     }
     return markup_baked_render(self->tpl, fv.v, self->nslots, buf, NULL);
@@ -747,9 +752,9 @@ static PyObject *baked_vectorcall(PyObject *callable, PyObject *const *args, siz
     }
     markup_status st = MARKUP_ERR_SLOT_VALUE;
     int ascii = 0;
-    if (self->slots_plain && self->nslots <= FAST_SLOTS)
+    if (self->nslots <= FAST_SLOTS)
         st = render_fast(self, values, &buf, &ascii);
-    call_ctx c = {{self->st, &buf, call_on_placeholder, NULL, NULL}, self, values, 0, 0};
+    call_ctx c = {{self->st, &buf, call_on_placeholder, NULL, NULL, NULL, NULL}, self, values, 0, 0};
     if (st == MARKUP_ERR_SLOT_VALUE) {
         ascii = 0;
         st = markup_baked_render_with(self->tpl, write_slot, &c, &buf);
@@ -803,6 +808,7 @@ static void baked_dealloc(PyObject *op) {
     PyMem_Free(self->slot_context);
     PyMem_Free(self->slot_depth);
     PyMem_Free(self->slot_kind);
+    PyMem_Free(self->slot_plain);
     PyMem_Free(self->multi);
     markup_baked_free(self->tpl);
     type->tp_free(op);
@@ -922,7 +928,7 @@ static int flatten_on_placeholder(pm_render_ctx *ctx, PyObject *placeholder,
     markup_error err = {MARKUP_OK, 0, NULL};
     markup_status status = attr_name ? markup_writer_check_attr_slot(ctx->w, attr_name,
                                                                      (size_t)attr_name_len, &err)
-                                     : markup_writer_flush_tag(ctx->w, &err);
+                                     : markup_writer_check_child_slot(ctx->w, &err);
     if (status != MARKUP_OK) {
         if (status == MARKUP_ERR_NOMEM) return builder_status(status);
         PyErr_Format(PyExc_TypeError, "@baked %U(): parameter '%U' cannot be a slot here: %s",
@@ -1101,7 +1107,9 @@ static int flatten(pm_state *st, pm_baked *self, PyObject *tree, PyObject *place
     if (builder_status(markup_baked_builder_new(&pm_pymem_alloc, &f.builder)) < 0) goto done;
     markup_writer w;
     markup_writer_init(&w, &buf, MARKUP_CONTEXT_HTML);
+    markup_writer_skip_name_checks(&w);
     f.rctx.w = &w;
+    f.rctx.plain = markup_writer_plain_buf(&w);
     int walked = pm_render_child(&f.rctx, tree, 0);
     markup_writer_dispose(&w);
     if (walked < 0) goto done;
@@ -1142,14 +1150,14 @@ static int flatten(pm_state *st, pm_baked *self, PyObject *tree, PyObject *place
     f.slot_depth = NULL;
     self->nslots = markup_baked_slot_count(self->tpl);
     self->slot_kind = PyMem_Malloc(self->nslots ? self->nslots : 1);
-    if (!self->slot_kind) {
+    self->slot_plain = PyMem_Malloc(self->nslots ? self->nslots : 1);
+    if (!self->slot_kind || !self->slot_plain) {
         PyErr_NoMemory();
         goto done;
     }
-    self->slots_plain = 1;
     for (size_t i = 0; i < self->nslots; i++) {
         self->slot_kind[i] = (unsigned char)markup_baked_slot_kind(self->tpl, i);
-        self->slots_plain &= markup_context_is_plain(self->slot_context[i]);
+        self->slot_plain[i] = (unsigned char)markup_context_is_plain(self->slot_context[i]);
     }
     self->static_ascii = f.names_ascii;
     for (size_t i = 0; i < buf.len; i++) self->static_ascii &= (unsigned char)buf.data[i] < 0x80;
@@ -1202,10 +1210,11 @@ static PyObject *baked_compile(PyObject *module, PyObject *args) {
     self->slot_context = NULL;
     self->slot_depth = NULL;
     self->slot_kind = NULL;
+    self->slot_plain = NULL;
     self->multi = NULL;
     self->any_multi = 0;
     self->nslots = 0;
-    self->slots_plain = 0;
+
     self->static_ascii = 0;
     hint_store(self, 0);
     /* Tracked only once compiled (below): the builder is Python code, and

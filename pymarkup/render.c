@@ -114,6 +114,7 @@ static inline int write_text(pm_render_ctx *ctx, PyObject *str) {
     Py_ssize_t n;
     const char *s = pm_utf8(str, &n, NULL, "render()");
     if (s == NULL) return -1;
+    if (ctx->plain) return check(markup_escape(ctx->plain, s, (size_t)n));
     markup_error err;
     markup_status st = markup_writer_text(ctx->w, s, (size_t)n, &err);
     return st == MARKUP_OK ? 0 : writer_error(ctx, st, &err, "text contains", s, (size_t)n);
@@ -130,6 +131,7 @@ static PM_NOINLINE int write_text_of_str(pm_render_ctx *ctx, PyObject *obj) {
 
 /* Trusted HTML (or number digits), verbatim. */
 static int write_html(pm_render_ctx *ctx, const char *s, size_t n) {
+    if (ctx->plain) return check(markup_buf_append(ctx->plain, s, n));
     markup_error err;
     markup_status st = markup_writer_html(ctx->w, s, n, &err);
     return st == MARKUP_OK ? 0 : writer_error(ctx, st, &err, "__html__() text contains", s, n);
@@ -271,15 +273,15 @@ static PM_NOINLINE int placeholder_error(PyObject *placeholder) {
 /* Attributes                                                                 */
 /* ------------------------------------------------------------------------ */
 
-/* The three ways to write an attribute: through the writer while walking,
-   straight into the buffer when filling a baked slot (ctx->w NULL). */
+/* An attribute: straight into ctx->attrs where the writer allows it (or in
+   a baked attribute slot), else through the writer. */
 static int attr_write(pm_render_ctx *ctx, const char *name, Py_ssize_t name_len, const char *s,
                       size_t n, int trusted) {
     markup_status st;
     markup_error err = {MARKUP_OK, 0, NULL};
-    if (ctx->w == NULL)
-        st = trusted ? markup_html_write_attr_html(ctx->buf, name, (size_t)name_len, s, n)
-                     : markup_html_write_attr(ctx->buf, name, (size_t)name_len, s, n);
+    if (ctx->attrs)
+        st = trusted ? markup_html_write_attr_html(ctx->attrs, name, (size_t)name_len, s, n)
+                     : markup_html_write_attr(ctx->attrs, name, (size_t)name_len, s, n);
     else
         st = trusted ? markup_writer_attr_html(ctx->w, name, (size_t)name_len, s, n, &err)
                      : markup_writer_attr(ctx->w, name, (size_t)name_len, s, n, &err);
@@ -289,8 +291,8 @@ static int attr_write(pm_render_ctx *ctx, const char *name, Py_ssize_t name_len,
 static int attr_write_bare(pm_render_ctx *ctx, const char *name, Py_ssize_t name_len) {
     markup_status st;
     markup_error err = {MARKUP_OK, 0, NULL};
-    if (ctx->w == NULL)
-        st = markup_html_write_attr_bare(ctx->buf, name, (size_t)name_len);
+    if (ctx->attrs)
+        st = markup_html_write_attr_bare(ctx->attrs, name, (size_t)name_len);
     else
         st = markup_writer_attr_bare(ctx->w, name, (size_t)name_len, &err);
     return st == MARKUP_OK ? 0 : writer_error(ctx, st, &err, NULL, NULL, 0);
@@ -432,6 +434,7 @@ static int render_element(pm_render_ctx *ctx, pm_element *el, int depth) {
         open_error(ctx, el, st, &err);
         goto done;
     }
+    ctx->attrs = el->nattrs ? markup_writer_attr_buf(w) : NULL;
     for (Py_ssize_t i = 0; i < 2 * el->nattrs; i += 2) {
         Py_ssize_t name_len;
         const char *name = pm_utf8(el->items[i], &name_len, el->tag, NULL);
@@ -441,8 +444,16 @@ static int render_element(pm_render_ctx *ctx, pm_element *el, int depth) {
     }
     PyObject *const *children = pm_element_children(el);
     Py_ssize_t n = pm_element_nchildren(el);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (pm_render_child(ctx, children[i], depth + 1) < 0) goto done;
+    if (n > 0) {
+        markup_buf *outer_plain = ctx->plain;
+        ctx->plain = markup_writer_plain_buf(w);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (pm_render_child(ctx, children[i], depth + 1) < 0) {
+                ctx->plain = outer_plain;
+                goto done;
+            }
+        }
+        ctx->plain = outer_plain;
     }
     if ((st = markup_writer_close(w, &err)) != MARKUP_OK) {
         writer_error(ctx, st, &err, NULL, NULL, 0);
@@ -473,6 +484,11 @@ static PM_NOINLINE int render_sequence(pm_render_ctx *ctx, PyObject *seq, int de
         if (type == &PyUnicode_Type || type == ctx->st->safestring_type) {
             Py_ssize_t n;
             const char *text = pm_ascii_chars(item, &n);
+            if (text != NULL && ctx->plain) {
+                r = check(type == &PyUnicode_Type ? markup_escape(ctx->plain, text, (size_t)n)
+                                                  : markup_buf_append(ctx->plain, text, (size_t)n));
+                continue;
+            }
             if (text != NULL) {
                 markup_error err;
                 markup_status st = type == &PyUnicode_Type
@@ -584,7 +600,8 @@ int pm_render_into(pm_state *st, markup_buf *buf, PyObject *obj) {
     if (check(markup_buf_reserve(buf, PM_RENDER_INITIAL_CAP)) < 0) return -1;
     markup_writer w;
     markup_writer_init(&w, buf, MARKUP_CONTEXT_HTML);
-    pm_render_ctx ctx = {st, buf, NULL, NULL, &w};
+    markup_writer_skip_name_checks(&w); /* checked when the elements were built */
+    pm_render_ctx ctx = {st, buf, NULL, NULL, &w, markup_writer_plain_buf(&w), NULL};
     int r = pm_render_child(&ctx, obj, 0);
     markup_writer_dispose(&w);
     return r;

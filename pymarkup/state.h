@@ -140,8 +140,16 @@ typedef struct pm_render_ctx {
     void *user;
     /* The HTML writer on `buf`: it decides how each piece is written where
        it stands. NULL while a baked attribute slot is filled (the value is
-       written straight into `buf`, inside a start tag the template holds). */
+       written into `attrs`, inside a start tag the template holds). */
     markup_writer *w;
+    /* markup_writer_plain_buf(w) where the walker stands: text is escaped
+       and trusted HTML appended straight into it; NULL where each piece goes
+       through the writer's checks. */
+    markup_buf *plain;
+    /* Where the attributes of the element being opened go straight
+       (markup_writer_attr_buf, or the buffer in a baked attribute slot);
+       NULL: through the writer. */
+    markup_buf *attrs;
 } pm_render_ctx;
 
 /* Our own Element or Comment given as an attribute value: raises the

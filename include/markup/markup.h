@@ -551,6 +551,9 @@ typedef struct markup_writer {
     markup_context base;
     bool in_start_tag; /* '>' not yet written              */
     bool after_frameset;
+    bool names_checked; /* attribute names validated before */
+    bool attrs_direct;  /* markup_writer_attr_buf may hand out the buffer */
+    bool top_plain;     /* markup_writer_plain_buf may hand out the buffer */
     uint8_t tail_len;  /* raw text's last bytes, for seams  */
     char tail[15];
     markup_writer_frame inline_frames[16];
@@ -560,6 +563,11 @@ typedef struct markup_writer {
    (MARKUP_CONTEXT_HTML for a page or a fragment of a body). Does not
    allocate: the stack grows on the buffer's allocator past 16 levels. */
 MARKUP_API void markup_writer_init(markup_writer *w, markup_buf *out, markup_context where);
+
+/* For callers that validated every attribute name when they stored it
+   (markup_node, the Python binding's elements): the writer's attribute
+   calls then skip markup_html_check_attr_name. */
+MARKUP_API void markup_writer_skip_name_checks(markup_writer *w);
 
 /* Frees what the writer allocated. The buffer is left as it is. */
 MARKUP_API void markup_writer_dispose(markup_writer *w);
@@ -591,6 +599,7 @@ MARKUP_API markup_status markup_writer_attr_html(markup_writer *w, const char *n
 MARKUP_API markup_status markup_writer_attr_bare(markup_writer *w, const char *name,
                                                  size_t name_len, markup_error *err);
 
+
 /* Checks that attribute `name` of the element just opened may take a value
    known only later (a baked attribute slot): refuses, as CONTEXT, the
    attributes whose value changes how the parser reads the content. */
@@ -615,12 +624,19 @@ MARKUP_API markup_status markup_writer_comment(markup_writer *w, const char *s, 
 MARKUP_API markup_status markup_writer_doctype(markup_writer *w, markup_error *err);
 
 /* Closes the innermost open element: "</tag>", nothing for a void one.
-   Errors: INVALID_ARG (nothing open), NOMEM. */
+   Errors: INVALID_ARG (nothing open), NOMEM (the element stays open). */
 MARKUP_API markup_status markup_writer_close(markup_writer *w, markup_error *err);
 
 /* Ends a start tag still waiting for its '>' (before output is handed on,
    or a slot is recorded). */
 MARKUP_API markup_status markup_writer_flush_tag(markup_writer *w, markup_error *err);
+
+/* Ends a pending start tag and checks that a child slot (a value written
+   later by another writer started at markup_writer_context) may stand
+   here: not in raw text (RAW_TEXT) nor a void element (VOID_CHILD), and in
+   a text element not right after trusted HTML ending in a '<' (CONTEXT). */
+MARKUP_API markup_status markup_writer_check_child_slot(markup_writer *w, markup_error *err);
+
 
 /* Where the next child would stand. */
 MARKUP_API markup_context markup_writer_context(const markup_writer *w);
@@ -629,6 +645,32 @@ MARKUP_API markup_context markup_writer_context(const markup_writer *w);
    with no check: not inside an HTML <script> or <style>, nor inside a
    title, textarea, iframe, xmp, noembed, noframes or noscript. */
 MARKUP_API bool markup_context_is_plain(markup_context where);
+
+/* For bulk writers: when no attribute of the element just opened can change
+   the parser's reading (every element but font and annotation-xml) and the
+   writer skips name checks (markup_writer_skip_name_checks), the buffer to
+   write its attributes to directly with markup_html_write_attr,
+   markup_html_write_attr_html and markup_html_write_attr_bare; NULL when
+   they must go through markup_writer_attr*. Valid until the next call. */
+static inline markup_buf *markup_writer_attr_buf(markup_writer *w) {
+    return w->in_start_tag && w->attrs_direct ? w->out : NULL;
+}
+
+/* For bulk writers: where the next child stands needs no check (HTML or
+   foreign content, no text element around), the buffer to append its
+   children to directly, text escaped with markup_escape and trusted HTML
+   verbatim, after the start tag's '>' (written now); NULL where every piece
+   must go through markup_writer_text and markup_writer_html (or when the
+   '>' could not be written: those calls report the error). Valid until the
+   next open or close. */
+static inline markup_buf *markup_writer_plain_buf(markup_writer *w) {
+    if (!w->top_plain) return NULL;
+    if (w->in_start_tag) {
+        if (markup_buf_putc(w->out, '>') != MARKUP_OK) return NULL;
+        w->in_start_tag = false;
+    }
+    return w->out;
+}
 
 /* The number of elements open. */
 static inline size_t markup_writer_depth(const markup_writer *w) { return w->depth; }
