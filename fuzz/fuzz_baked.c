@@ -458,7 +458,7 @@ static markup_baked *build_template(const program *p, fuzz_alloc *alc, bool flus
             ok = flush_static(b, &pending, alc);
             if (!ok) break;
             failures = alc->failures;
-            markup_error err = {MARKUP_OK, 0, NULL};
+            markup_error err = {MARKUP_OK, 0, NULL, NULL};
             markup_status st = markup_baked_builder_add_attr_slot(b, s->name, s->name_len, &err);
             if (s->kind == STEP_ATTR_SLOT) {
                 ok = build_ok(st, alc, failures);
@@ -631,7 +631,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         markup_buf out;
         start_out(&out, &alc, prefix_len);
         size_t failures = alc.failures;
-        markup_error err = {MARKUP_OK, 0, NULL};
+        markup_error err = {MARKUP_OK, 0, NULL, NULL};
         markup_status st = markup_baked_render(tpl, prog.values, prog.nslots, &out, &err);
         check_prefix(&out, prefix_len);
         if (st == MARKUP_OK) {

@@ -210,7 +210,7 @@ static void render_and_compare(harness *h, const model *m, size_t fail_at) {
 
     size_t failures = h->alc.failures;
     if (fail_at) fuzz_alloc_fail_in(&h->alc, fail_at);
-    markup_error err = {MARKUP_OK, 0, NULL};
+    markup_error err = {MARKUP_OK, 0, NULL, NULL};
     markup_status st = markup_node_render(m->node, &out, &err);
     h->alc.fail_call = armed;
 
@@ -261,7 +261,7 @@ static void op_open(harness *h, const char *tag, size_t tag_len) {
     if (h->depth == STACK_MAX) return;
     const bool valid = fuzz_ref_tag_error(tag, tag_len) == tag_len && tag_len > 0;
     markup_node *node = NULL;
-    markup_error err = {MARKUP_OK, 0, NULL};
+    markup_error err = {MARKUP_OK, 0, NULL, NULL};
     size_t failures = h->alc.failures;
     markup_status st = markup_node_new_element(tag, tag_len, &h->alc.hooks, &node, &err);
     if (!outcome(h, st, must(valid ? 0 : BIT(MARKUP_ERR_INVALID_TAG)), failures)) {
@@ -319,7 +319,7 @@ static bool append_child(harness *h, markup_node *child, const model *c, const f
     }
     expect e = must(errs);
     e.ok = e.ok || ok_in_raw;
-    markup_error err = {MARKUP_OK, 0, NULL};
+    markup_error err = {MARKUP_OK, 0, NULL, NULL};
     size_t failures = h->alc.failures;
     markup_status st = markup_node_append_child(p->node, child, &err);
     if (!outcome(h, st, e, failures)) {
@@ -390,7 +390,7 @@ static void op_content(harness *h, int op, const char *s, size_t n) {
     const bool valid_utf8 = fuzz_ref_utf8_valid(s, n);
     bool ok_in_raw = false;
     markup_status st;
-    markup_error err = {MARKUP_OK, 0, NULL};
+    markup_error err = {MARKUP_OK, 0, NULL, NULL};
     size_t failures = h->alc.failures;
     switch (op) {
     case OP_TEXT:
@@ -474,7 +474,7 @@ static void op_attr(harness *h, int op, const char *name, size_t name_len, const
         errs |= BIT(MARKUP_ERR_INVALID_UTF8);
     }
     const bool present = value_len % 2 == 1;
-    markup_error err = {MARKUP_OK, 0, NULL};
+    markup_error err = {MARKUP_OK, 0, NULL, NULL};
     size_t failures = h->alc.failures;
     markup_status st;
     if (op == OP_ATTR) {

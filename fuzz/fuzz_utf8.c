@@ -39,7 +39,7 @@ static void check_utf8(const char *s, size_t n) {
     const size_t ref = utf8proc_first_error(s, n);
     FUZZ_CHECK(ref == fuzz_ref_utf8_error(s, n)); /* the two references disagree */
 
-    markup_error err = {MARKUP_OK, 0, NULL};
+    markup_error err = {MARKUP_OK, 0, NULL, NULL};
     markup_status st = markup_utf8_validate(s, n, &err);
     FUZZ_CHECK(markup_utf8_validate(s, n, NULL) == st);
     if (ref == n) {
@@ -54,7 +54,7 @@ static void check_utf8(const char *s, size_t n) {
 
 static void check_tag(const char *s, size_t n) {
     const size_t bad = fuzz_ref_tag_error(s, n);
-    markup_error err = {MARKUP_OK, 0, NULL};
+    markup_error err = {MARKUP_OK, 0, NULL, NULL};
     markup_tag_kind kind = (markup_tag_kind)-1;
     markup_status st = markup_html_check_tag(s, n, &kind, &err);
     if (bad == n && n > 0) {
@@ -70,7 +70,7 @@ static void check_tag(const char *s, size_t n) {
 
 static void check_attr_name(const char *s, size_t n) {
     const fuzz_attr_verdict v = fuzz_ref_attr_name(s, n);
-    markup_error err = {MARKUP_OK, 0, NULL};
+    markup_error err = {MARKUP_OK, 0, NULL, NULL};
     markup_status st = markup_html_check_attr_name(s, n, &err);
     FUZZ_CHECK(markup_html_check_attr_name(s, n, NULL) == st);
     if (v.bad_char == SIZE_MAX && v.bad_utf8 == SIZE_MAX) {
@@ -89,7 +89,7 @@ static void check_attr_name(const char *s, size_t n) {
 
 static void check_raw_text(markup_tag_kind kind, const char *s, size_t n) {
     const size_t bad = fuzz_ref_raw_text_error(kind, s, n);
-    markup_error err = {MARKUP_OK, 0, NULL};
+    markup_error err = {MARKUP_OK, 0, NULL, NULL};
     markup_status st = markup_html_check_raw_text(kind, s, n, &err);
     if (bad == n) {
         FUZZ_CHECK(st == MARKUP_OK);

@@ -10,8 +10,14 @@
 #include "utf8_impl.h"
 
 static markup_status fail(markup_error *err, markup_status code, size_t pos, const char *msg) {
-    if (err) *err = (markup_error){code, pos, msg};
+    if (err) *err = (markup_error){code, pos, msg, NULL};
     return code;
+}
+
+/* A refused sequence: `seq` at `pos`. */
+static markup_status refuse(markup_error *err, size_t pos, const char *seq, const char *msg) {
+    if (err) *err = (markup_error){MARKUP_ERR_RAW_TEXT, pos, msg, seq};
+    return MARKUP_ERR_RAW_TEXT;
 }
 
 static inline unsigned char ascii_lower(unsigned char c) {
@@ -138,14 +144,14 @@ markup_status markup_html_check_raw_text(markup_tag_kind kind, const char *s, si
         size_t left = (size_t)(end - p);
         if (kind == MARKUP_TAG_SCRIPT) {
             if (starts_with_ignore_case(p, left, "</script", 8))
-                return fail(err, MARKUP_ERR_RAW_TEXT, (size_t)(p - s),
-                            "\"</script\" inside <script> would end it early");
+                return refuse(err, (size_t)(p - s), "</script",
+                              "\"</script\" inside <script> would end it early");
             if (starts_with_ignore_case(p, left, "<!--", 4))
-                return fail(err, MARKUP_ERR_RAW_TEXT, (size_t)(p - s),
-                            "\"<!--\" inside <script> changes how it is parsed");
+                return refuse(err, (size_t)(p - s), "<!--",
+                              "\"<!--\" inside <script> changes how it is parsed");
         } else if (starts_with_ignore_case(p, left, "</style", 7)) {
-            return fail(err, MARKUP_ERR_RAW_TEXT, (size_t)(p - s),
-                        "\"</style\" inside <style> would end it early");
+            return refuse(err, (size_t)(p - s), "</style",
+                          "\"</style\" inside <style> would end it early");
         }
         p++;
     }
@@ -178,7 +184,7 @@ markup_status markup_html_check_text_inside(const char *s, size_t n, markup_erro
         for (size_t i = 0; i < TEXT_ELEMENTS; i++) {
             const char *end_tag = TEXT_ELEMENT_END_TAGS[i];
             if (starts_with_ignore_case(p, left, end_tag, strlen(end_tag)))
-                return fail(err, MARKUP_ERR_RAW_TEXT, (size_t)(p - s),
+                return refuse(err, (size_t)(p - s), end_tag,
                             "an end tag of title, textarea, noscript, iframe, xmp, noembed or "
                             "noframes in raw text inside such an element would end it early");
         }

@@ -66,7 +66,7 @@ struct markup_node {
 };
 
 static markup_status fail(markup_error *err, markup_status code, size_t pos, const char *msg) {
-    if (err) *err = (markup_error){code, pos, msg};
+    if (err) *err = (markup_error){code, pos, msg, NULL};
     return code;
 }
 

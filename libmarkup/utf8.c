@@ -29,7 +29,7 @@ size_t markup_utf8_sequence_(const char *s, size_t n) {
 
 markup_status markup_utf8_validate(const char *s, size_t n, markup_error *err) {
     if (s == NULL && n != 0) {
-        if (err) *err = (markup_error){MARKUP_ERR_INVALID_ARG, 0, "NULL string with non-zero length"};
+        if (err) *err = (markup_error){MARKUP_ERR_INVALID_ARG, 0, "NULL string with non-zero length", NULL};
         return MARKUP_ERR_INVALID_ARG;
     }
     size_t i = 0;
@@ -45,7 +45,7 @@ markup_status markup_utf8_validate(const char *s, size_t n, markup_error *err) {
         if (i == n) break;
         size_t len = markup_utf8_sequence_(s + i, n - i);
         if (len == 0) {
-            if (err) *err = (markup_error){MARKUP_ERR_INVALID_UTF8, i, "invalid UTF-8"};
+            if (err) *err = (markup_error){MARKUP_ERR_INVALID_UTF8, i, "invalid UTF-8", NULL};
             return MARKUP_ERR_INVALID_UTF8;
         }
         i += len;

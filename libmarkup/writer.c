@@ -34,7 +34,7 @@ enum {
 #define IN_FOREIGN 0x100u /* HTML standing inside svg or math */
 
 static markup_status fail(markup_error *err, markup_status code, size_t pos, const char *msg) {
-    if (err) *err = (markup_error){code, pos, msg};
+    if (err) *err = (markup_error){code, pos, msg, NULL};
     return code;
 }
 
@@ -64,6 +64,9 @@ static inline bool attrs_may_set_context(const markup_writer *w) {
 
 void markup_writer_init(markup_writer *w, markup_buf *out, markup_context where) {
     w->out = out;
+    w->sink = NULL;
+    w->sink_ctx = NULL;
+    w->chunk = 0;
     w->frames = w->inline_frames;
     w->depth = 0;
     w->cap = sizeof w->inline_frames / sizeof w->inline_frames[0];
@@ -79,6 +82,21 @@ void markup_writer_init(markup_writer *w, markup_buf *out, markup_context where)
 void markup_writer_skip_name_checks(markup_writer *w) {
     w->names_checked = true;
     w->attrs_direct = w->in_start_tag && !attrs_may_set_context(w);
+}
+
+void markup_writer_set_sink(markup_writer *w, markup_sink sink, void *ctx, size_t chunk) {
+    w->sink = sink;
+    w->sink_ctx = ctx;
+    w->chunk = chunk;
+}
+
+markup_status markup_writer_flush(markup_writer *w, markup_error *err) {
+    if (w == NULL) return fail_status(err, MARKUP_ERR_INVALID_ARG);
+    if (w->sink == NULL || w->out->len == 0) return MARKUP_OK;
+    markup_status st = w->sink(w->sink_ctx, w->out->data, w->out->len);
+    if (st != MARKUP_OK) return fail(err, st, 0, "the sink stopped the writer");
+    markup_buf_clear(w->out);
+    return MARKUP_OK;
 }
 
 void markup_writer_dispose(markup_writer *w) {
@@ -294,6 +312,7 @@ markup_status markup_writer_close(markup_writer *w, markup_error *err) {
     w->in_start_tag = false;
     w->tail_len = 0;
     w->top_plain = plain(top(w));
+    if (w->sink != NULL && w->out->len >= w->chunk) return markup_writer_flush(w, err);
     return MARKUP_OK;
 }
 
@@ -447,9 +466,14 @@ static markup_status check_piece(markup_writer *w, markup_context c, const char 
         markup_error seam_err;
         if (markup_html_check_raw_text(kind, seam, len, &seam_err) != MARKUP_OK ||
             (in_text(c) && markup_html_check_text_inside(seam, len, &seam_err) != MARKUP_OK))
-            return fail(err, MARKUP_ERR_RAW_TEXT, 0,
-                        "its text, written whole, would end the element early: a piece joined "
-                        "to the one before it forms the sequence");
+        {
+            if (err) *err = (markup_error){MARKUP_ERR_RAW_TEXT, 0,
+                                           "its text, written whole, would end the element "
+                                           "early: a piece joined to the one before it forms "
+                                           "the sequence",
+                                           seam_err.refused};
+            return MARKUP_ERR_RAW_TEXT;
+        }
     }
     /* The new tail: the last KEEP bytes of the old tail and s together. */
     if (n >= KEEP) {

@@ -925,7 +925,7 @@ static int flatten_on_placeholder(pm_render_ctx *ctx, PyObject *placeholder,
         return -1;
     }
     markup_buf *buf = ctx->buf;
-    markup_error err = {MARKUP_OK, 0, NULL};
+    markup_error err = {MARKUP_OK, 0, NULL, NULL};
     markup_status status = attr_name ? markup_writer_check_attr_slot(ctx->w, attr_name,
                                                                      (size_t)attr_name_len, &err)
                                      : markup_writer_check_child_slot(ctx->w, &err);

@@ -223,7 +223,7 @@ static int check_attr_name(pm_tag *tag, PyObject *name) {
     Py_ssize_t n;
     const char *s = pm_utf8(name, &n, tag->name, NULL);
     if (s == NULL) return -1;
-    markup_error err = {MARKUP_OK, 0, NULL};
+    markup_error err = {MARKUP_OK, 0, NULL, NULL};
     if (markup_html_check_attr_name(s, (size_t)n, &err) != MARKUP_OK) {
         return attr_name_error(tag, name, &err);
     }
@@ -518,20 +518,8 @@ static inline int add_kw_attr(pm_tag *tag, pm_vec *attrs, PyObject *kw, PyObject
 
 static int add_child(pm_tag *tag, pm_vec *kids, PyObject *child);
 
-int pm_raw_text_error(PyObject *tag, const char *what, const char *s, size_t n, size_t pos) {
-    /* The refused sequence at pos, as the checks spell it. */
-    static const char *const refused[] = {"</script", "</style",   "<!--",   "</title",
-                                          "</textarea", "</noscript", "</iframe", "</xmp",
-                                          "</noembed", "</noframes"};
-    const char *found = "<!--";
-    for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
-        size_t len = strlen(refused[k]), i = 0;
-        while (i < len && pos + i < n && (s[pos + i] | 0x20) == (refused[k][i] | 0x20)) i++;
-        if (i == len) {
-            found = refused[k];
-            break;
-        }
-    }
+int pm_raw_text_error(PyObject *tag, const char *what, const markup_error *err) {
+    const char *found = err->refused ? err->refused : "<!--";
     const char *tag_name = PyUnicode_AsUTF8(tag); /* ASCII, checked at creation */
     if (tag_name == NULL) return -1;
     int own = found[1] == '!';
@@ -544,25 +532,30 @@ int pm_raw_text_error(PyObject *tag, const char *what, const char *s, size_t n, 
        strings read as nothing: "<\/script", "<\!--". */
     char split[20];
     snprintf(split, sizeof split, "<\\%s", found + 1);
-    if (own) {
+    if (what == NULL) {
+        PyErr_Format(PyExc_ValueError,
+                     "<%U>: its text, written whole, contains '%s' across two pieces, which "
+                     "would end %s early; for data use tojson(...), or split the sequence "
+                     "(e.g. '%s')",
+                     tag, found, own ? "the element" : "an element around it", split);
+    } else if (own) {
         PyErr_Format(PyExc_ValueError,
                      "<%U>: %s '%s' at byte %zu, which would end the element early; for data "
                      "use tojson(...), or split the sequence (e.g. '%s')",
-                     tag, what, found, pos, split);
+                     tag, what, found, err->pos, split);
     } else {
         PyErr_Format(PyExc_ValueError,
                      "<%U>: %s '%s' at byte %zu, which would end a <%s> around the element "
                      "early (inside <title>, <textarea>, <noscript>, <iframe>, <xmp>, <noembed> "
                      "and <noframes> a parser reads a <%U> as text); for data use tojson(...), "
                      "or split the sequence (e.g. '%s')",
-                     tag, what, found, pos, found + 2, tag, split);
+                     tag, what, found, err->pos, found + 2, tag, split);
     }
     return -1;
 }
 
-static PM_NOINLINE int raw_text_error(pm_tag *tag, const char *s, size_t n,
-                                      const markup_error *err) {
-    return pm_raw_text_error(tag->name, "text contains", s, n, err->pos);
+static PM_NOINLINE int raw_text_error(pm_tag *tag, const markup_error *err) {
+    return pm_raw_text_error(tag->name, "text contains", err);
 }
 
 /* A str child: lone surrogates rejected, raw text checked for breakout. */
@@ -571,10 +564,10 @@ static PM_NOINLINE int check_text_child(pm_tag *tag, PyObject *text) {
     const char *s = pm_utf8(text, &n, tag->name, NULL);
     if (s == NULL) return -1;
     if (is_raw_kind(tag->kind)) {
-        markup_error err = {MARKUP_OK, 0, NULL};
+        markup_error err = {MARKUP_OK, 0, NULL, NULL};
         if (markup_html_check_raw_text((markup_tag_kind)tag->kind, s, (size_t)n, &err) !=
             MARKUP_OK) {
-            return raw_text_error(tag, s, (size_t)n, &err);
+            return raw_text_error(tag, &err);
         }
     }
     return 0;
@@ -609,10 +602,10 @@ static PM_NOINLINE int check_raw_text_joined(pm_tag *tag, const pm_vec *kids) {
         Py_DECREF(text);
     }
     if (r == 0) {
-        markup_error err = {MARKUP_OK, 0, NULL};
+        markup_error err = {MARKUP_OK, 0, NULL, NULL};
         if (markup_html_check_raw_text((markup_tag_kind)tag->kind, joined.data, joined.len,
                                        &err) != MARKUP_OK) {
-            r = raw_text_error(tag, joined.data, joined.len, &err);
+            r = raw_text_error(tag, &err);
         }
     }
     markup_buf_free(&joined);
@@ -862,7 +855,7 @@ static PyObject *tag_create(pm_state *st, PyTypeObject *type, PyObject *name, Py
     const char *s = pm_utf8(name, &n, NULL, "Tag()");
     if (s == NULL) return NULL;
     markup_tag_kind kind = MARKUP_TAG_NORMAL;
-    markup_error err = {MARKUP_OK, 0, NULL};
+    markup_error err = {MARKUP_OK, 0, NULL, NULL};
     if (markup_html_check_tag(s, (size_t)n, &kind, &err) != MARKUP_OK) {
         PyErr_Format(PyExc_ValueError,
                      "Tag(%R): invalid tag name (%s at byte %zu); a tag name is an ASCII "

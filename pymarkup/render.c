@@ -100,9 +100,14 @@ static PM_NOINLINE int writer_error(pm_render_ctx *ctx, markup_status st, const 
                                                           "replace")
                                   : PyUnicode_FromString("render()");
     if (tag == NULL) return -1;
-    if (st == MARKUP_ERR_RAW_TEXT && s != NULL && err->pos < n && s[err->pos] == '<')
-        pm_raw_text_error(tag, what, s, n, err->pos);
-    else
+    if (st == MARKUP_ERR_RAW_TEXT && err->refused != NULL) {
+        /* At err->pos of this piece, or formed with the piece before it. */
+        size_t len = strlen(err->refused), i = 0;
+        while (s != NULL && i < len && err->pos + i < n &&
+               (s[err->pos + i] | 0x20) == (err->refused[i] | 0x20))
+            i++;
+        pm_raw_text_error(tag, i == len ? what : NULL, err);
+    } else
         PyErr_Format(PyExc_ValueError, "<%U>: %s", tag,
                      err->msg ? err->msg : markup_status_str(st));
     Py_DECREF(tag);
@@ -278,7 +283,7 @@ static PM_NOINLINE int placeholder_error(PyObject *placeholder) {
 static int attr_write(pm_render_ctx *ctx, const char *name, Py_ssize_t name_len, const char *s,
                       size_t n, int trusted) {
     markup_status st;
-    markup_error err = {MARKUP_OK, 0, NULL};
+    markup_error err = {MARKUP_OK, 0, NULL, NULL};
     if (ctx->attrs)
         st = trusted ? markup_html_write_attr_html(ctx->attrs, name, (size_t)name_len, s, n)
                      : markup_html_write_attr(ctx->attrs, name, (size_t)name_len, s, n);
@@ -290,7 +295,7 @@ static int attr_write(pm_render_ctx *ctx, const char *name, Py_ssize_t name_len,
 
 static int attr_write_bare(pm_render_ctx *ctx, const char *name, Py_ssize_t name_len) {
     markup_status st;
-    markup_error err = {MARKUP_OK, 0, NULL};
+    markup_error err = {MARKUP_OK, 0, NULL, NULL};
     if (ctx->attrs)
         st = markup_html_write_attr_bare(ctx->attrs, name, (size_t)name_len);
     else

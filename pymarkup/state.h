@@ -158,11 +158,11 @@ typedef struct pm_render_ctx {
    quoted value early. */
 int pm_node_attr_value_error(pm_state *st, PyObject *where, PyObject *name, PyObject *value);
 
-/* Raises the ValueError for raw text of <tag> (script or style) that
-   markup_html_check_raw_text refused at `pos` of s[0..n), naming the
-   sequence found there and what it would end. `what` is the subject and
-   verb of the message ("text contains"). Returns -1. */
-int pm_raw_text_error(PyObject *tag, const char *what, const char *s, size_t n, size_t pos);
+/* Raises the ValueError for raw text of <tag> (script or style) that a
+   check refused: err->refused is the sequence, at err->pos. `what` is the
+   subject and verb of the message ("text contains"), or NULL when the
+   sequence was formed across two pieces of the text. Returns -1. */
+int pm_raw_text_error(PyObject *tag, const char *what, const markup_error *err);
 
 /* The C stack guard (stack.c): 0 while enough of this thread's C stack is
    left for another level of rendering, else -1 with RecursionError set

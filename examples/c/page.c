@@ -143,7 +143,7 @@ static markup_status build_body(markup_node *html, const markup_buf *rows, marku
 }
 
 int main(void) {
-    markup_error err = {MARKUP_OK, 0, NULL};
+    markup_error err = {MARKUP_OK, 0, NULL, NULL};
     markup_baked *row = NULL;
     markup_node *doc = NULL, *html = NULL;
     markup_buf rows, out;

@@ -77,11 +77,15 @@ typedef enum markup_status {
 
 /* Details of a failure. `msg` points to a static string (never freed);
    `pos` is a byte offset into the input that was rejected (0 when the
-   error has no position). */
+   error has no position). `refused` names the sequence that was refused,
+   as the checks spell it ("</script", "<!--", "</title" ...; a static
+   string, found at `pos` in any letter case), or is NULL when the error is
+   not about one. */
 typedef struct markup_error {
     markup_status code;
     size_t pos;
     const char *msg;
+    const char *refused;
 } markup_error;
 
 /* A static, human-readable name for a status ("out of memory", ...).
@@ -517,12 +521,13 @@ MARKUP_API markup_tag_class markup_html_tag_class(const char *tag, size_t n);
 
    Usage: markup_writer_init, then any sequence of open, attr*, text, html,
    comment, doctype and close calls (attributes only straight after open;
-   '>' is written when the start tag's content starts), then
-   markup_writer_finish, which closes nothing: every open needs its close.
-   markup_writer_dispose frees the writer's stack, in every case. A failed
-   call returns the status, sets *err (msg names the refused element or
-   sequence), and leaves what was already written in the buffer: callers
-   that must not keep partial output note buf->len first and truncate.
+   '>' is written when the start tag's content starts);
+   every open needs its close (markup_writer_depth tells how many are
+   open). markup_writer_dispose frees the writer's stack, in every case. A
+   failed call returns the status, sets *err (msg says why; refused names
+   a refused sequence), writes nothing of its own (only a start tag's
+   pending '>' may have gone out) and leaves the writer usable. Callers
+   that drop the whole output on error note buf->len first and truncate.
    The struct is public so that it can live on the stack; its fields are
    private. A writer is not thread-safe. */
 
@@ -544,8 +549,16 @@ typedef struct markup_writer_frame {
     markup_context inside;
 } markup_writer_frame;
 
+/* Where a writer hands its output when a sink is set: `n` bytes at `data`
+   (valid during the call only). Returns MARKUP_OK, or any other status to
+   stop the writer, which returns it from the call that flushed. */
+typedef markup_status (*markup_sink)(void *ctx, const char *data, size_t n);
+
 typedef struct markup_writer {
     markup_buf *out;
+    markup_sink sink;
+    void *sink_ctx;
+    size_t chunk;
     markup_writer_frame *frames;
     size_t depth, cap;
     markup_context base;
@@ -568,6 +581,19 @@ MARKUP_API void markup_writer_init(markup_writer *w, markup_buf *out, markup_con
    (markup_node, the Python binding's elements): the writer's attribute
    calls then skip markup_html_check_attr_name. */
 MARKUP_API void markup_writer_skip_name_checks(markup_writer *w);
+
+/* Streams the output: from now on, whenever an element is closed and the
+   buffer holds at least `chunk` bytes, they are handed to `sink` and the
+   buffer is emptied (markup_writer_flush does it at once, whatever the
+   size). Bytes handed out cannot be rolled back: after a failed call the
+   caller should abandon the stream. Chunks end at element boundaries or
+   where flush is called, never inside a UTF-8 sequence. NULL stops
+   streaming. */
+MARKUP_API void markup_writer_set_sink(markup_writer *w, markup_sink sink, void *ctx, size_t chunk);
+
+/* Hands what the buffer holds to the sink, if one is set, and empties it.
+   Returns the sink's status (err->msg says the sink stopped). */
+MARKUP_API markup_status markup_writer_flush(markup_writer *w, markup_error *err);
 
 /* Frees what the writer allocated. The buffer is left as it is. */
 MARKUP_API void markup_writer_dispose(markup_writer *w);

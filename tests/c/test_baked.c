@@ -76,7 +76,7 @@ static void assert_renders(const markup_baked *tpl, const markup_value *values, 
                            const char *expected) {
     markup_buf out;
     markup_buf_init(&out, NULL);
-    markup_error err = {MARKUP_OK, 0, NULL};
+    markup_error err = {MARKUP_OK, 0, NULL, NULL};
     assert_int_equal(markup_baked_render(tpl, values, n, &out, &err), MARKUP_OK);
     size_t len = strlen(expected);
     if (out.len != len || (len && memcmp(out.data, expected, len) != 0))
@@ -308,7 +308,7 @@ static void test_child_value_kinds(void **state) {
     markup_buf out;
     markup_buf_init(&out, NULL);
     put(&out, "keep");
-    markup_error err = {MARKUP_OK, 0, NULL};
+    markup_error err = {MARKUP_OK, 0, NULL, NULL};
     assert_int_equal(markup_baked_render(tpl, &TRUE_VALUE, 1, &out, &err), MARKUP_ERR_SLOT_VALUE);
     assert_int_equal(err.code, MARKUP_ERR_SLOT_VALUE);
     assert_non_null(err.msg);
@@ -390,7 +390,7 @@ static void test_invalid_utf8_position(void **state) {
                 markup_buf out;
                 markup_buf_init(&out, NULL);
                 put(&out, "before");
-                markup_error err = {MARKUP_OK, 0, NULL};
+                markup_error err = {MARKUP_OK, 0, NULL, NULL};
                 assert_int_equal(markup_baked_render(tpl, v, 2, &out, &err),
                                  MARKUP_ERR_INVALID_UTF8);
                 assert_int_equal(err.code, MARKUP_ERR_INVALID_UTF8);
@@ -443,7 +443,7 @@ static void test_every_length_and_position(void **state) {
                     markup_value v[2] = {{kind, value, len}, {kind, value, len}};
                     markup_buf out;
                     markup_buf_init(&out, NULL);
-                    markup_error err = {MARKUP_OK, 0, NULL};
+                    markup_error err = {MARKUP_OK, 0, NULL, NULL};
                     markup_status st = markup_baked_render(tpl, v, 2, &out, &err);
                     if (invalid) {
                         assert_int_equal(st, MARKUP_ERR_INVALID_UTF8);
@@ -486,7 +486,7 @@ static void test_wrong_value_count(void **state) {
     put(&out, "x");
     for (size_t n = 0; n <= 3; n++) {
         if (n == 2) continue;
-        markup_error err = {MARKUP_OK, 0, NULL};
+        markup_error err = {MARKUP_OK, 0, NULL, NULL};
         assert_int_equal(markup_baked_render(tpl, v, n, &out, &err), MARKUP_ERR_SLOT_COUNT);
         assert_int_equal(err.code, MARKUP_ERR_SLOT_COUNT);
         assert_int_equal(out.len, 1);
@@ -544,14 +544,14 @@ static void test_attr_slot_names_are_validated(void **state) {
     markup_baked_builder *b = NULL;
     assert_int_equal(markup_baked_builder_new(NULL, &b), MARKUP_OK);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        markup_error err = {MARKUP_OK, 0, NULL};
+        markup_error err = {MARKUP_OK, 0, NULL, NULL};
         assert_int_equal(
             markup_baked_builder_add_attr_slot(b, bad[i].name, strlen(bad[i].name), &err),
             MARKUP_ERR_INVALID_ATTR_NAME);
         assert_int_equal(err.code, MARKUP_ERR_INVALID_ATTR_NAME);
         assert_int_equal(err.pos, bad[i].pos);
     }
-    markup_error err = {MARKUP_OK, 0, NULL};
+    markup_error err = {MARKUP_OK, 0, NULL, NULL};
     markup_status st = markup_baked_builder_add_attr_slot(b, "a\xff", 2, &err);
     assert_true(st == MARKUP_ERR_INVALID_UTF8 || st == MARKUP_ERR_INVALID_ATTR_NAME);
     assert_int_equal(err.pos, 1);
@@ -728,7 +728,7 @@ static void test_render_allocation_failure(void **state) {
         test_alloc_init(&ta, n);
         markup_buf out;
         markup_buf_init(&out, &ta.alc);
-        markup_error err = {MARKUP_OK, 0, NULL};
+        markup_error err = {MARKUP_OK, 0, NULL, NULL};
         markup_status st = markup_baked_render(tpl, values, 2 * ROWS, &out, &err);
         if (st == MARKUP_OK) {
             assert_int_equal(out.len, expected.len);

@@ -37,7 +37,7 @@ static void check_tag(const char *name, markup_tag_kind expected) {
 }
 
 static void check_bad_tag(const char *name, size_t n, size_t pos) {
-    markup_error err = {MARKUP_OK, 99, NULL};
+    markup_error err = {MARKUP_OK, 99, NULL, NULL};
     assert_int_equal(markup_html_check_tag(name, n, NULL, &err), MARKUP_ERR_INVALID_TAG);
     assert_int_equal(err.code, MARKUP_ERR_INVALID_TAG);
     assert_int_equal(err.pos, pos);
@@ -108,7 +108,7 @@ static void check_attr_ok(const char *name, size_t n) {
 }
 
 static void check_attr_bad(const char *name, size_t n, markup_status code, size_t pos) {
-    markup_error err = {MARKUP_OK, 99, NULL};
+    markup_error err = {MARKUP_OK, 99, NULL, NULL};
     markup_status st = markup_html_check_attr_name(name, n, &err);
     if (st != code || err.pos != pos) {
         print_error("attribute name \"%.*s\": status %d pos %zu, expected %d at %zu\n", (int)n,
@@ -183,7 +183,7 @@ static void test_every_ascii_byte_in_attr_name(void **state) {
 /* ---- raw text ---------------------------------------------------------- */
 
 static void check_raw(markup_tag_kind kind, const char *s, size_t n, bool ok, size_t pos) {
-    markup_error err = {MARKUP_OK, 99, NULL};
+    markup_error err = {MARKUP_OK, 99, NULL, NULL};
     markup_status st = markup_html_check_raw_text(kind, s, n, &err);
     if (ok) {
         if (st != MARKUP_OK) {
@@ -254,7 +254,7 @@ static void test_text_elements(void **state) {
         assert_false(markup_html_reads_as_text(name, len - 1)); /* "titl" */
         char text[32];
         int n = snprintf(text, sizeof text, "a </%s>", upper);
-        markup_error err = {MARKUP_OK, 99, NULL};
+        markup_error err = {MARKUP_OK, 99, NULL, NULL};
         assert_int_equal(markup_html_check_text_inside(text, (size_t)n, &err), MARKUP_ERR_RAW_TEXT);
         assert_int_equal(err.pos, 2);
         assert_non_null(err.msg);

@@ -57,7 +57,7 @@ static void test_new_element_and_fragment(void **state) {
     markup_node_unref(frag);
 
     markup_node *bad = (markup_node *)&n;
-    markup_error err = {MARKUP_OK, 0, NULL};
+    markup_error err = {MARKUP_OK, 0, NULL, NULL};
     assert_int_equal(markup_node_new_element(S("a b"), NULL, &bad, &err), MARKUP_ERR_INVALID_TAG);
     assert_null(bad);
     assert_int_equal(err.pos, 1);
@@ -84,7 +84,7 @@ static void test_attributes(void **state) {
     assert_int_equal(markup_node_attr_count(a), 7);
 
     /* Rejected names and values add nothing. */
-    err = (markup_error){MARKUP_OK, 0, NULL};
+    err = (markup_error){MARKUP_OK, 0, NULL, NULL};
     assert_int_equal(markup_node_set_attr(a, S("on click"), S("x"), &err),
                      MARKUP_ERR_INVALID_ATTR_NAME);
     assert_int_equal(err.pos, 2);
@@ -120,7 +120,7 @@ static void test_frozen_on_adopt(void **state) {
     assert_int_equal(markup_node_append_text(li, S("one"), &err), MARKUP_OK);
     assert_int_equal(markup_node_append_child(ul, li, &err), MARKUP_OK);
     /* li is frozen now: every modification is refused and changes nothing */
-    err = (markup_error){MARKUP_OK, 0, NULL};
+    err = (markup_error){MARKUP_OK, 0, NULL, NULL};
     assert_int_equal(markup_node_set_attr(li, S("id"), S("x"), &err), MARKUP_ERR_FROZEN);
     assert_int_equal(err.code, MARKUP_ERR_FROZEN);
     assert_int_equal(markup_node_set_attr_html(li, S("id"), S("x"), &err), MARKUP_ERR_FROZEN);
@@ -161,7 +161,7 @@ static void test_void_elements_reject_children(void **state) {
     (void)state;
     markup_node *br = element("BR", NULL);
     markup_node *span = element("span", NULL);
-    markup_error err = {MARKUP_OK, 0, NULL};
+    markup_error err = {MARKUP_OK, 0, NULL, NULL};
     assert_int_equal(markup_node_append_text(br, S("x"), &err), MARKUP_ERR_VOID_CHILD);
     assert_int_equal(err.code, MARKUP_ERR_VOID_CHILD);
     assert_int_equal(markup_node_append_text(br, S(""), &err), MARKUP_ERR_VOID_CHILD);
@@ -183,7 +183,7 @@ static void test_raw_text_rules(void **state) {
     (void)state;
     markup_node *script = element("script", NULL);
     markup_node *b = element("b", NULL);
-    markup_error err = {MARKUP_OK, 0, NULL};
+    markup_error err = {MARKUP_OK, 0, NULL, NULL};
     assert_int_equal(markup_node_append_child(script, b, &err), MARKUP_ERR_RAW_TEXT);
     assert_int_equal(err.code, MARKUP_ERR_RAW_TEXT);
     assert_int_equal(markup_node_append_comment(script, S("c"), &err), MARKUP_ERR_RAW_TEXT);
@@ -225,7 +225,7 @@ static void test_raw_text_rules(void **state) {
 static void test_invalid_utf8_children(void **state) {
     (void)state;
     markup_node *p = element("p", NULL);
-    markup_error err = {MARKUP_OK, 0, NULL};
+    markup_error err = {MARKUP_OK, 0, NULL, NULL};
     assert_int_equal(markup_node_append_text(p, S("abc\xC0\xAF"), &err), MARKUP_ERR_INVALID_UTF8);
     assert_int_equal(err.pos, 3);
     assert_int_equal(markup_node_append_html(p, S("\xED\xA0\x80"), &err), MARKUP_ERR_INVALID_UTF8);

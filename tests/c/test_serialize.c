@@ -248,7 +248,7 @@ static void test_raw_text_inside_text_elements(void **state) {
         markup_buf buf;
         markup_buf_init(&buf, NULL);
         assert_int_equal(markup_buf_append(&buf, S("kept")), MARKUP_OK);
-        markup_error err = {MARKUP_OK, 0, NULL};
+        markup_error err = {MARKUP_OK, 0, NULL, NULL};
         markup_status st = markup_node_render(outer, &buf, &err);
         if (cases[i].ok) {
             assert_int_equal(st, MARKUP_OK);
@@ -333,7 +333,7 @@ static void test_depth_limit(void **state) {
     assert_int_equal(markup_node_append_child(too_deep, ok, NULL), MARKUP_OK);
     markup_node_unref(ok);
     assert_int_equal(markup_buf_append(&buf, "prefix", 6), MARKUP_OK);
-    markup_error err = {MARKUP_OK, 0, NULL};
+    markup_error err = {MARKUP_OK, 0, NULL, NULL};
     assert_int_equal(markup_node_render(too_deep, &buf, &err), MARKUP_ERR_TOO_DEEP);
     assert_int_equal(err.code, MARKUP_ERR_TOO_DEEP);
     assert_non_null(err.msg);

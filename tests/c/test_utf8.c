@@ -78,7 +78,7 @@ static const bad invalid[] = {
 static void test_valid_table(void **state) {
     (void)state;
     for (size_t i = 0; i < sizeof valid / sizeof valid[0]; i++) {
-        markup_error err = {MARKUP_OK, 99, NULL};
+        markup_error err = {MARKUP_OK, 99, NULL, NULL};
         assert_int_equal(markup_utf8_validate(valid[i].s, valid[i].n, &err), MARKUP_OK);
         assert_int_equal(markup_utf8_validate(valid[i].s, valid[i].n, NULL), MARKUP_OK);
     }
@@ -86,7 +86,7 @@ static void test_valid_table(void **state) {
 }
 
 static void check_invalid(const char *s, size_t n, size_t pos, const char *what) {
-    markup_error err = {MARKUP_OK, 0, NULL};
+    markup_error err = {MARKUP_OK, 0, NULL, NULL};
     markup_status st = markup_utf8_validate(s, n, &err);
     if (st != MARKUP_ERR_INVALID_UTF8 || err.pos != pos) {
         print_error("%s: status %d pos %zu, expected pos %zu\n", what, st, err.pos, pos);

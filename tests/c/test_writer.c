@@ -24,7 +24,7 @@ typedef struct fixture {
 static void start(fixture *f) {
     markup_buf_init(&f->buf, NULL);
     markup_writer_init(&f->w, &f->buf, MARKUP_CONTEXT_HTML);
-    f->err = (markup_error){MARKUP_OK, 0, NULL};
+    f->err = (markup_error){MARKUP_OK, 0, NULL, NULL};
 }
 
 static void stop(fixture *f) {
@@ -169,6 +169,7 @@ static void test_refusals(void **state) {
         assert_int_equal(open_tag(&f, cases[i].tag), cases[i].status);
         assert_int_equal(f.err.code, cases[i].status);
         assert_non_null(f.err.msg);
+        assert_null(f.err.refused);
         assert_int_equal(f.buf.len, len);
         assert_int_equal(markup_writer_depth(&f.w), depth);
         assert_int_equal(open_tag(&f, "g"), cases[i].status == MARKUP_ERR_CONTEXT ? MARKUP_OK
@@ -223,8 +224,10 @@ static void test_raw_text_checks(void **state) {
     assert_int_equal(markup_writer_text(&f.w, S("if (a < b) x = '</SCRIPT'"), &f.err),
                      MARKUP_ERR_RAW_TEXT);
     assert_int_equal(f.err.pos, 16);
+    assert_string_equal(f.err.refused, "</script");
     assert_int_equal(markup_writer_text(&f.w, S("var s = '</scr"), &f.err), MARKUP_OK);
     assert_int_equal(markup_writer_html(&f.w, S("ipt>'"), &f.err), MARKUP_ERR_RAW_TEXT);
+    assert_string_equal(f.err.refused, "</script"); /* across the two pieces */
     assert_int_equal(markup_writer_text(&f.w, S("ipx';"), &f.err), MARKUP_OK);
     assert_int_equal(markup_writer_comment(&f.w, S("x"), &f.err), MARKUP_ERR_RAW_TEXT);
     close_all(&f);
@@ -245,6 +248,8 @@ static void test_raw_text_checks(void **state) {
     start(&f);
     open_path(&f, (const char *const[]){"noscript", "div", "style", NULL});
     assert_int_equal(markup_writer_text(&f.w, S(".a{} </noscript>"), &f.err), MARKUP_ERR_RAW_TEXT);
+    assert_string_equal(f.err.refused, "</noscript");
+    assert_int_equal(f.err.pos, 5);
     assert_int_equal(markup_writer_text(&f.w, S(".a{} </noscripts"), &f.err), MARKUP_ERR_RAW_TEXT);
     assert_int_equal(markup_writer_text(&f.w, S(".a > b {}"), &f.err), MARKUP_OK);
     close_all(&f);
@@ -327,6 +332,73 @@ static void test_depth(void **state) {
     stop(&f);
 }
 
+/* A sink gets the output in chunks at element boundaries; together they
+   are the output a buffer would hold. */
+typedef struct collected {
+    markup_buf all;
+    size_t chunks;
+    size_t stop_after; /* 0: never */
+} collected;
+
+static markup_status collect(void *ctx, const char *data, size_t n) {
+    collected *c = ctx;
+    if (c->stop_after && c->chunks == c->stop_after) return MARKUP_ERR_INVALID_ARG;
+    c->chunks++;
+    return markup_buf_append(&c->all, data, n);
+}
+
+static void write_list(markup_writer *w, size_t items) {
+    assert_int_equal(markup_writer_open(w, S("ul"), NULL), MARKUP_OK);
+    for (size_t i = 0; i < items; i++) {
+        assert_int_equal(markup_writer_open(w, S("li"), NULL), MARKUP_OK);
+        assert_int_equal(markup_writer_attr(w, S("class"), S("row"), NULL), MARKUP_OK);
+        assert_int_equal(markup_writer_text(w, S("caf\xc3\xa9 & <tea>"), NULL), MARKUP_OK);
+        assert_int_equal(markup_writer_close(w, NULL), MARKUP_OK);
+    }
+    assert_int_equal(markup_writer_close(w, NULL), MARKUP_OK);
+}
+
+static void test_sink(void **state) {
+    (void)state;
+    fixture whole;
+    start(&whole);
+    write_list(&whole.w, 100);
+
+    collected c = {{NULL, 0, 0, NULL}, 0, 0};
+    markup_buf_init(&c.all, NULL);
+    markup_buf buf;
+    markup_buf_init(&buf, NULL);
+    markup_writer w;
+    markup_writer_init(&w, &buf, MARKUP_CONTEXT_HTML);
+    markup_writer_set_sink(&w, collect, &c, 256);
+    write_list(&w, 100);
+    assert_int_equal(markup_writer_flush(&w, NULL), MARKUP_OK);
+    assert_int_equal(buf.len, 0);
+    assert_true(c.chunks > 10);
+    assert_int_equal(c.all.len, whole.buf.len);
+    assert_memory_equal(c.all.data, whole.buf.data, whole.buf.len);
+    markup_writer_dispose(&w);
+
+    /* A sink that stops: the call that flushed returns its status. */
+    c.stop_after = 2;
+    c.chunks = 0;
+    markup_writer_init(&w, &buf, MARKUP_CONTEXT_HTML);
+    markup_writer_set_sink(&w, collect, &c, 1);
+    markup_error err;
+    assert_int_equal(markup_writer_open(&w, S("p"), &err), MARKUP_OK);
+    assert_int_equal(markup_writer_open(&w, S("b"), &err), MARKUP_OK);
+    assert_int_equal(markup_writer_close(&w, &err), MARKUP_OK);
+    assert_int_equal(markup_writer_open(&w, S("i"), &err), MARKUP_OK);
+    assert_int_equal(markup_writer_close(&w, &err), MARKUP_OK);
+    assert_int_equal(markup_writer_close(&w, &err), MARKUP_ERR_INVALID_ARG);
+    assert_int_equal(err.code, MARKUP_ERR_INVALID_ARG);
+    assert_int_equal(c.chunks, 2);
+    markup_writer_dispose(&w);
+    markup_buf_free(&buf);
+    markup_buf_free(&c.all);
+    stop(&whole);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_raw_or_escaped_by_where_the_parser_is),
@@ -337,6 +409,7 @@ int main(void) {
         cmocka_unit_test(test_context_resumes),
         cmocka_unit_test(test_void_elements_and_misuse),
         cmocka_unit_test(test_depth),
+        cmocka_unit_test(test_sink),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -86,7 +86,7 @@ int main(void) {
                 markup_version());
         return 1;
     }
-    markup_error err = {MARKUP_OK, 0, NULL};
+    markup_error err = {MARKUP_OK, 0, NULL, NULL};
     markup_node *page = NULL;
     markup_buf out;
     markup_buf_init(&out, NULL);
@@ -100,7 +100,7 @@ int main(void) {
     }
 
     /* Invalid UTF-8 is refused: the check that needs utf8proc at link time. */
-    markup_error bad = {MARKUP_OK, 0, NULL};
+    markup_error bad = {MARKUP_OK, 0, NULL, NULL};
     markup_status utf8 = markup_utf8_validate("ok \xc3\x28", 5, &bad);
 
     fwrite(out.data, 1, out.len, stdout);
