@@ -7,7 +7,7 @@ CMAKE  := $(VENV)/bin/cmake
 BUILD  := build
 JOBS   ?= 2
 
-.PHONY: all bench bench-quick bench-deps bench-c test setup system venv install cbuild ctest pytest clean
+.PHONY: all bench bench-quick bench-deps bench-c test setup system venv install cbuild ctest pytest parser-state clean
 .PHONY: fuzz fuzz-ci fuzz-build cross-check cross-pytest
 
 all: test
@@ -101,6 +101,11 @@ bench-c: venv
 
 pytest: install
 	$(PY) -m pytest -q
+
+## The parser-state differential tests with 30x the trees `make test` draws
+## (about 4 minutes): random trees rendered and read back by html5lib.
+parser-state: install
+	MARKUP_PARSER_STATE_EXAMPLES=10000 $(PY) -m pytest -q -p no:cacheprovider tests/python/test_parser_state.py
 
 ## The documentation site (MkDocs, strict: a broken link or anchor fails) into build/site.
 .PHONY: docs
