@@ -19,6 +19,7 @@
 #include "alloc_impl.h"
 #include "copy_impl.h"
 #include "escape_impl.h"
+#include "error_impl.h"
 #include "markup/markup.h"
 
 typedef struct baked_slot {
@@ -51,16 +52,6 @@ struct markup_baked {
 
 /* Room for ' name=""' around an attribute value. */
 #define ATTR_OVERHEAD 4
-
-static markup_status set_error(markup_error *err, markup_status code, size_t pos,
-                               const char *msg) {
-    if (err) {
-        err->code = code;
-        err->pos = pos;
-        err->msg = msg;
-    }
-    return code;
-}
 
 /* ------------------------------------------------------------------------ */
 /* Builder                                                                    */
@@ -132,7 +123,7 @@ static bool add_size(size_t *total, size_t n) {
 markup_status markup_baked_builder_add_attr_slot(markup_baked_builder *b, const char *name,
                                                  size_t name_len, markup_error *err) {
     if (!b || (!name && name_len > 0))
-        return set_error(err, MARKUP_ERR_INVALID_ARG, 0, "invalid argument");
+        return markup_fail_(err, MARKUP_ERR_INVALID_ARG, 0, "invalid argument");
     markup_status st = markup_html_check_attr_name(name, name_len, err);
     if (st != MARKUP_OK) return st;
     size_t name_off = b->names.len;
@@ -146,7 +137,7 @@ markup_status markup_baked_builder_add_attr_slot(markup_baked_builder *b, const 
     if (st == MARKUP_OK) b->attr_room = attr_room;
     if (st != MARKUP_OK) {
         markup_buf_truncate(&b->names, name_off);
-        return set_error(err, st, 0, markup_status_str(st));
+        return markup_fail_(err, st, 0, markup_status_str(st));
     }
     return MARKUP_OK;
 }
@@ -259,32 +250,8 @@ typedef enum value_class {
     VALUE_OTHER  /* not ASCII: must be validated as UTF-8           */
 } value_class;
 
-#define ONES UINT64_C(0x0101010101010101)
-#define HIGHS UINT64_C(0x8080808080808080)
-
-/* The high bit of a byte of the result is set when that byte of w is one
-   of & < > " ' (other bits are noise: mask with HIGHS; so are the flags of
-   non-ASCII bytes, which the caller checks on its own).
-   '&' (0x26) and '\'' (0x27) differ only in bit 0, '<' (0x3C) and '>'
-   (0x3E) only in bit 1, so three zero-byte tests cover the five bytes; the
-   test (x - 1) & ~x sets the high bit of a zero byte, and a borrow can only
-   add flags above a true zero, never invent one. */
-static inline uint64_t special_bits(uint64_t w) {
-    uint64_t a = (w | ONES * 0x01) ^ (ONES * 0x27);
-    uint64_t b = (w | ONES * 0x02) ^ (ONES * 0x3E);
-    uint64_t c = w ^ (ONES * 0x22);
-    return ((a - ONES) & ~a) | ((b - ONES) & ~b) | ((c - ONES) & ~c);
-}
-
-#if defined(__SSE2__)
-/* Bit i is set when byte i of v is one of & < > " '. */
-static inline unsigned special_mask16(__m128i v) {
-    __m128i amp_apos = _mm_cmpeq_epi8(_mm_or_si128(v, _mm_set1_epi8(0x01)), _mm_set1_epi8(0x27));
-    __m128i lt_gt = _mm_cmpeq_epi8(_mm_or_si128(v, _mm_set1_epi8(0x02)), _mm_set1_epi8(0x3E));
-    __m128i quot = _mm_cmpeq_epi8(v, _mm_set1_epi8(0x22));
-    return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(amp_apos, lt_gt), quot));
-}
-#endif
+#define ONES MARKUP_ONES_
+#define HIGHS MARKUP_HIGHS_
 
 /* Every one of the n < 8 bytes of s somewhere in a word (some twice), the
    other bytes zero (not special, not high), for classifying them:
@@ -327,8 +294,8 @@ static inline value_class copy_classify(char *d, const char *s, size_t n) {
         _mm_storeu_si128((__m128i *)(void *)(d + n - 16), v3);
         __m128i any = _mm_or_si128(_mm_or_si128(v0, v1), _mm_or_si128(v2, v3));
         unsigned high = (unsigned)_mm_movemask_epi8(any); /* the top bit of each byte */
-        unsigned special = special_mask16(v0) | special_mask16(v1) | special_mask16(v2) |
-                           special_mask16(v3);
+        unsigned special = markup_special_mask16_(v0) | markup_special_mask16_(v1) | markup_special_mask16_(v2) |
+                           markup_special_mask16_(v3);
         return class_of(high, special);
     }
 #endif
@@ -340,20 +307,20 @@ static inline value_class copy_classify(char *d, const char *s, size_t n) {
         memcpy(d, &head, 8);
         memcpy(d + n - 8, &tail, 8);
         w = head | tail;
-        uint64_t special = special_bits(head) | special_bits(tail);
+        uint64_t special = markup_special_bits_(head) | markup_special_bits_(tail);
 #if !defined(__SSE2__)
         for (size_t i = 8; i + 8 < n; i += 8) {
             memcpy(&head, s + i, 8);
             memcpy(d + i, &head, 8);
             w |= head;
-            special |= special_bits(head);
+            special |= markup_special_bits_(head);
         }
 #endif
         return class_of(w & HIGHS, special & HIGHS);
     }
     w = load_short(s, n);
     copy_short(d, s, n);
-    return class_of(w & HIGHS, special_bits(w) & HIGHS);
+    return class_of(w & HIGHS, markup_special_bits_(w) & HIGHS);
 }
 
 static inline markup_status append_short(markup_buf *out, const char *s, size_t n) {
@@ -390,9 +357,9 @@ static inline char *open_attr(char *d, const markup_baked *tpl, const baked_slot
 markup_status markup_baked_render(const markup_baked *tpl, const markup_value *values,
                                   size_t nvalues, markup_buf *out, markup_error *err) {
     if (!tpl || !out || (!values && nvalues > 0))
-        return set_error(err, MARKUP_ERR_INVALID_ARG, 0, "invalid argument");
+        return markup_fail_(err, MARKUP_ERR_INVALID_ARG, 0, "invalid argument");
     if (nvalues != tpl->nslots)
-        return set_error(err, MARKUP_ERR_SLOT_COUNT, 0,
+        return markup_fail_(err, MARKUP_ERR_SLOT_COUNT, 0,
                          "number of values differs from the template's slot count");
     /* One pass: each value is checked where it is written, and a failure
        rolls the whole render back. Room for all but long and non-ASCII
@@ -408,7 +375,7 @@ markup_status markup_baked_render(const markup_baked *tpl, const markup_value *v
         !add_size(&room, values_room ? MARKUP_ESCAPE_SLACK : 1)) /* 1: a cursor to write at */
         st = MARKUP_ERR_TOO_LARGE;
     if (st == MARKUP_OK) st = markup_buf_reserve(out, room);
-    if (st != MARKUP_OK) return set_error(err, st, 0, markup_status_str(st));
+    if (st != MARKUP_OK) return markup_fail_(err, st, 0, markup_status_str(st));
     markup_escape_short_fn escape_short = markup_escape_short_best_();
 
     const char *why = NULL;
@@ -481,7 +448,7 @@ markup_status markup_baked_render(const markup_baked *tpl, const markup_value *v
 
 fail:
     markup_buf_truncate(out, start);
-    return set_error(err, st, 0, why ? why : markup_status_str(st));
+    return markup_fail_(err, st, 0, why ? why : markup_status_str(st));
 }
 
 markup_status markup_baked_render_with(const markup_baked *tpl, markup_slot_writer write_slot,

@@ -43,8 +43,8 @@ const uint8_t markup_escape_entity_len_[256] = {LEN64(0), LEN64(64), LEN64(128),
 
 /* ---- scalar kernel ----------------------------------------------------- */
 
-#define ONES UINT64_C(0x0101010101010101)
-#define HIGHS UINT64_C(0x8080808080808080)
+#define ONES MARKUP_ONES_
+#define HIGHS MARKUP_HIGHS_
 
 /* Non-zero when some byte of w is zero. May also flag bytes above a true
    zero (borrow), which only matters for locating, not for detecting. */
@@ -56,12 +56,8 @@ static inline uint64_t load_word(const char *p) {
     return w;
 }
 
-/* Non-zero when some byte of w is one of & < > " '. '<' and '>' differ only
-   in bit 1 and '&' and '\'' only in bit 0, so three tests cover five bytes. */
-static inline uint64_t swar_special(uint64_t w) {
-    return swar_has_zero((w | 0x02 * ONES) ^ (0x3E * ONES)) |
-           swar_has_zero((w | 0x01 * ONES) ^ (0x27 * ONES)) | swar_has_zero(w ^ (0x22 * ONES));
-}
+/* Non-zero when some byte of w is one of & < > " '. */
+static inline uint64_t swar_special(uint64_t w) { return markup_special_bits_(w) & HIGHS; }
 
 static inline char *put_escaped_byte(char *dst, unsigned char c) {
     memcpy(dst, markup_escape_entity_[c], 8);
@@ -312,11 +308,7 @@ markup_status markup_escape_with(markup_buf *buf, const char *s, size_t n,
 
 #if defined(__SSE2__)
 static inline bool block_has_special(const char *p) {
-    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-    __m128i lt_gt = _mm_cmpeq_epi8(_mm_or_si128(v, _mm_set1_epi8(0x02)), _mm_set1_epi8(0x3E));
-    __m128i amp_apos = _mm_cmpeq_epi8(_mm_or_si128(v, _mm_set1_epi8(0x01)), _mm_set1_epi8(0x27));
-    __m128i quot = _mm_cmpeq_epi8(v, _mm_set1_epi8(0x22));
-    return _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(lt_gt, amp_apos), quot)) != 0;
+    return markup_special_mask16_(_mm_loadu_si128((const __m128i *)(const void *)p)) != 0;
 }
 #endif
 

@@ -26,6 +26,39 @@
 #define MARKUP_NOINLINE
 #endif
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/* The special bytes, & < > " ', found a word or a block at a time: '&'
+   (0x26) and '\'' (0x27) differ only in bit 0, '<' (0x3C) and '>' (0x3E)
+   only in bit 1, so three equality tests cover the five. Shared by the
+   escaper's dispatch and the baked renderer's value scan. */
+#define MARKUP_ONES_ UINT64_C(0x0101010101010101)
+#define MARKUP_HIGHS_ UINT64_C(0x8080808080808080)
+
+/* The high bit of byte i of the result is set when byte i of w is special
+   (other bits are noise: mask with MARKUP_HIGHS_; non-ASCII bytes may flag
+   too, which callers check on their own). The test (x - 1) & ~x sets the
+   high bit of a zero byte, and a borrow only adds flags above a true zero,
+   never invents one. */
+static inline uint64_t markup_special_bits_(uint64_t w) {
+    uint64_t a = (w | MARKUP_ONES_ * 0x01) ^ (MARKUP_ONES_ * 0x27);
+    uint64_t b = (w | MARKUP_ONES_ * 0x02) ^ (MARKUP_ONES_ * 0x3E);
+    uint64_t c = w ^ (MARKUP_ONES_ * 0x22);
+    return ((a - MARKUP_ONES_) & ~a) | ((b - MARKUP_ONES_) & ~b) | ((c - MARKUP_ONES_) & ~c);
+}
+
+#if defined(__SSE2__)
+/* Bit i is set when byte i of v is special. */
+static inline unsigned markup_special_mask16_(__m128i v) {
+    __m128i amp_apos = _mm_cmpeq_epi8(_mm_or_si128(v, _mm_set1_epi8(0x01)), _mm_set1_epi8(0x27));
+    __m128i lt_gt = _mm_cmpeq_epi8(_mm_or_si128(v, _mm_set1_epi8(0x02)), _mm_set1_epi8(0x3E));
+    __m128i quot = _mm_cmpeq_epi8(v, _mm_set1_epi8(0x22));
+    return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(amp_apos, lt_gt), quot));
+}
+#endif
+
 /* Kernels write whole 8-byte entities and whole SIMD blocks, so the
    destination needs this much room past the worst-case escaped length. */
 #define MARKUP_ESCAPE_SLACK 128

@@ -6,19 +6,9 @@
 #include <string.h>
 
 #include "copy_impl.h"
+#include "error_impl.h"
 #include "markup/markup.h"
 #include "utf8_impl.h"
-
-static markup_status fail(markup_error *err, markup_status code, size_t pos, const char *msg) {
-    if (err) *err = (markup_error){code, pos, msg, NULL};
-    return code;
-}
-
-/* A refused sequence: `seq` at `pos`. */
-static markup_status refuse(markup_error *err, size_t pos, const char *seq, const char *msg) {
-    if (err) *err = (markup_error){MARKUP_ERR_RAW_TEXT, pos, msg, seq};
-    return MARKUP_ERR_RAW_TEXT;
-}
 
 static inline unsigned char ascii_lower(unsigned char c) {
     return (c >= 'A' && c <= 'Z') ? (unsigned char)(c | 0x20) : c;
@@ -50,14 +40,14 @@ static markup_tag_kind tag_kind(const char *name, size_t n) {
 markup_status markup_html_check_tag(const char *name, size_t n, markup_tag_kind *kind,
                                     markup_error *err) {
     if (name == NULL && n != 0)
-        return fail(err, MARKUP_ERR_INVALID_ARG, 0, "NULL tag name with non-zero length");
-    if (n == 0) return fail(err, MARKUP_ERR_INVALID_TAG, 0, "tag name is empty");
+        return markup_fail_(err, MARKUP_ERR_INVALID_ARG, 0, "NULL tag name with non-zero length");
+    if (n == 0) return markup_fail_(err, MARKUP_ERR_INVALID_TAG, 0, "tag name is empty");
     if (!ascii_alpha((unsigned char)name[0]))
-        return fail(err, MARKUP_ERR_INVALID_TAG, 0, "tag name must start with an ASCII letter");
+        return markup_fail_(err, MARKUP_ERR_INVALID_TAG, 0, "tag name must start with an ASCII letter");
     for (size_t i = 1; i < n; i++) {
         unsigned char c = (unsigned char)name[i];
         if (!ascii_alpha(c) && !ascii_digit(c) && c != '-')
-            return fail(err, MARKUP_ERR_INVALID_TAG, i,
+            return markup_fail_(err, MARKUP_ERR_INVALID_TAG, i,
                         "tag name may only hold ASCII letters, digits and '-'");
     }
     if (kind) *kind = tag_kind(name, n);
@@ -101,23 +91,23 @@ static bool attr_name_plain_ascii(const char *name, size_t n) {
 
 markup_status markup_html_check_attr_name(const char *name, size_t n, markup_error *err) {
     if (name == NULL && n != 0)
-        return fail(err, MARKUP_ERR_INVALID_ARG, 0, "NULL attribute name with non-zero length");
-    if (n == 0) return fail(err, MARKUP_ERR_INVALID_ATTR_NAME, 0, "attribute name is empty");
+        return markup_fail_(err, MARKUP_ERR_INVALID_ARG, 0, "NULL attribute name with non-zero length");
+    if (n == 0) return markup_fail_(err, MARKUP_ERR_INVALID_ATTR_NAME, 0, "attribute name is empty");
     if (attr_name_plain_ascii(name, n)) return MARKUP_OK;
     size_t i = 0;
     while (i < n) {
         unsigned char c = (unsigned char)name[i];
         if (c < 0x80) {
             const char *why = attr_ascii_reject(c);
-            if (why) return fail(err, MARKUP_ERR_INVALID_ATTR_NAME, i, why);
+            if (why) return markup_fail_(err, MARKUP_ERR_INVALID_ATTR_NAME, i, why);
             i++;
             continue;
         }
         size_t len = markup_utf8_sequence_(name + i, n - i);
-        if (len == 0) return fail(err, MARKUP_ERR_INVALID_UTF8, i, "attribute name is not valid UTF-8");
+        if (len == 0) return markup_fail_(err, MARKUP_ERR_INVALID_UTF8, i, "attribute name is not valid UTF-8");
         /* C1 controls U+0080..U+009F are encoded C2 80..C2 9F. */
         if (c == 0xC2 && (unsigned char)name[i + 1] <= 0x9F)
-            return fail(err, MARKUP_ERR_INVALID_ATTR_NAME, i,
+            return markup_fail_(err, MARKUP_ERR_INVALID_ATTR_NAME, i,
                         "attribute name contains a control character");
         i += len;
     }
@@ -137,20 +127,20 @@ static bool starts_with_ignore_case(const char *s, size_t n, const char *lower, 
 markup_status markup_html_check_raw_text(markup_tag_kind kind, const char *s, size_t n,
                                          markup_error *err) {
     if (s == NULL && n != 0)
-        return fail(err, MARKUP_ERR_INVALID_ARG, 0, "NULL text with non-zero length");
+        return markup_fail_(err, MARKUP_ERR_INVALID_ARG, 0, "NULL text with non-zero length");
     if (n == 0 || (kind != MARKUP_TAG_SCRIPT && kind != MARKUP_TAG_STYLE)) return MARKUP_OK;
     const char *p = s, *end = s + n;
     while (p < end && (p = memchr(p, '<', (size_t)(end - p))) != NULL) {
         size_t left = (size_t)(end - p);
         if (kind == MARKUP_TAG_SCRIPT) {
             if (starts_with_ignore_case(p, left, "</script", 8))
-                return refuse(err, (size_t)(p - s), "</script",
+                return markup_refuse_(err, (size_t)(p - s), "</script",
                               "\"</script\" inside <script> would end it early");
             if (starts_with_ignore_case(p, left, "<!--", 4))
-                return refuse(err, (size_t)(p - s), "<!--",
+                return markup_refuse_(err, (size_t)(p - s), "<!--",
                               "\"<!--\" inside <script> changes how it is parsed");
         } else if (starts_with_ignore_case(p, left, "</style", 7)) {
-            return refuse(err, (size_t)(p - s), "</style",
+            return markup_refuse_(err, (size_t)(p - s), "</style",
                           "\"</style\" inside <style> would end it early");
         }
         p++;
@@ -176,7 +166,7 @@ bool markup_html_reads_as_text(const char *tag, size_t n) {
 
 markup_status markup_html_check_text_inside(const char *s, size_t n, markup_error *err) {
     if (s == NULL && n != 0)
-        return fail(err, MARKUP_ERR_INVALID_ARG, 0, "NULL text with non-zero length");
+        return markup_fail_(err, MARKUP_ERR_INVALID_ARG, 0, "NULL text with non-zero length");
     if (n == 0) return MARKUP_OK;
     const char *p = s, *end = s + n;
     while (p < end && (p = memchr(p, '<', (size_t)(end - p))) != NULL) {
@@ -184,7 +174,7 @@ markup_status markup_html_check_text_inside(const char *s, size_t n, markup_erro
         for (size_t i = 0; i < TEXT_ELEMENTS; i++) {
             const char *end_tag = TEXT_ELEMENT_END_TAGS[i];
             if (starts_with_ignore_case(p, left, end_tag, strlen(end_tag)))
-                return refuse(err, (size_t)(p - s), end_tag,
+                return markup_refuse_(err, (size_t)(p - s), end_tag,
                             "an end tag of title, textarea, noscript, iframe, xmp, noembed or "
                             "noframes in raw text inside such an element would end it early");
         }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "alloc_impl.h"
+#include "error_impl.h"
 #include "markup/markup.h"
 
 typedef enum attr_kind {
@@ -65,15 +66,6 @@ struct markup_node {
     char tag[]; /* tag_len bytes, not NUL-terminated */
 };
 
-static markup_status fail(markup_error *err, markup_status code, size_t pos, const char *msg) {
-    if (err) *err = (markup_error){code, pos, msg, NULL};
-    return code;
-}
-
-static markup_status fail_status(markup_error *err, markup_status code) {
-    return fail(err, code, 0, markup_status_str(code));
-}
-
 /* ---- lifetime ---------------------------------------------------------- */
 
 static markup_status node_new(const char *tag, size_t tag_len, bool is_element,
@@ -101,14 +93,14 @@ static markup_status node_new(const char *tag, size_t tag_len, bool is_element,
 
 markup_status markup_node_new_element(const char *tag, size_t n, const markup_alloc *alc,
                                       markup_node **out, markup_error *err) {
-    if (out == NULL) return fail_status(err, MARKUP_ERR_INVALID_ARG);
+    if (out == NULL) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
     *out = NULL;
     markup_tag_kind kind;
     markup_status st = markup_html_check_tag(tag, n, &kind, err);
     if (st != MARKUP_OK) return st;
-    if (n > SIZE_MAX - sizeof(markup_node)) return fail_status(err, MARKUP_ERR_TOO_LARGE);
+    if (n > SIZE_MAX - sizeof(markup_node)) return markup_fail_status_(err, MARKUP_ERR_TOO_LARGE);
     st = node_new(tag, n, true, kind, alc, out);
-    return st == MARKUP_OK ? st : fail_status(err, st);
+    return st == MARKUP_OK ? st : markup_fail_status_(err, st);
 }
 
 markup_status markup_node_new_fragment(const markup_alloc *alc, markup_node **out) {
@@ -211,9 +203,9 @@ static markup_status reserve_child(markup_node *node) {
 static markup_status check_attr_target(markup_node *node, const char *name, size_t name_len,
                                        markup_error *err) {
     if (node == NULL || !node->is_element)
-        return fail(err, MARKUP_ERR_INVALID_ARG, 0, "attributes need an element node");
+        return markup_fail_(err, MARKUP_ERR_INVALID_ARG, 0, "attributes need an element node");
     if (is_frozen(node))
-        return fail(err, MARKUP_ERR_FROZEN, 0, "node is frozen: it was already added to a parent");
+        return markup_fail_(err, MARKUP_ERR_FROZEN, 0, "node is frozen: it was already added to a parent");
     return markup_html_check_attr_name(name, name_len, err);
 }
 
@@ -223,19 +215,19 @@ static markup_status add_attr(markup_node *node, attr_kind kind, const char *nam
     markup_status st = check_attr_target(node, name, name_len, err);
     if (st != MARKUP_OK) return st;
     if (kind != ATTR_BARE) {
-        if (value == NULL && value_len != 0) return fail_status(err, MARKUP_ERR_INVALID_ARG);
+        if (value == NULL && value_len != 0) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
         st = markup_utf8_validate(value, value_len, err);
         if (st != MARKUP_OK) return st;
     }
     st = reserve_attr(node);
-    if (st != MARKUP_OK) return fail_status(err, st);
+    if (st != MARKUP_OK) return markup_fail_status_(err, st);
     size_t mark = node->strings.len;
     st = markup_buf_append(&node->strings, name, name_len);
     if (st == MARKUP_OK && kind != ATTR_BARE)
         st = markup_buf_append(&node->strings, value, value_len);
     if (st != MARKUP_OK) {
         markup_buf_truncate(&node->strings, mark);
-        return fail_status(err, st);
+        return markup_fail_status_(err, st);
     }
     node->attrs[node->nattrs++] = (node_attr){kind, mark, name_len, mark + name_len,
                                               kind == ATTR_BARE ? 0 : value_len};
@@ -266,11 +258,11 @@ static const char *child_string(const markup_node *node, const node_child *c) {
 
 /* Checks shared by every child appender. */
 static markup_status check_child_target(markup_node *node, markup_error *err) {
-    if (node == NULL) return fail(err, MARKUP_ERR_INVALID_ARG, 0, "NULL node");
+    if (node == NULL) return markup_fail_(err, MARKUP_ERR_INVALID_ARG, 0, "NULL node");
     if (is_frozen(node))
-        return fail(err, MARKUP_ERR_FROZEN, 0, "node is frozen: it was already added to a parent");
+        return markup_fail_(err, MARKUP_ERR_FROZEN, 0, "node is frozen: it was already added to a parent");
     if (node->kind == MARKUP_TAG_VOID)
-        return fail(err, MARKUP_ERR_VOID_CHILD, 0, "a void element cannot have children");
+        return markup_fail_(err, MARKUP_ERR_VOID_CHILD, 0, "a void element cannot have children");
     return MARKUP_OK;
 }
 
@@ -302,7 +294,7 @@ static markup_status check_raw_seam(const markup_node *node, const char *s, size
     if (after) memcpy(seam + before, s, after);
     markup_error seam_err;
     if (markup_html_check_raw_text(node->kind, seam, before + after, &seam_err) != MARKUP_OK)
-        return fail(err, MARKUP_ERR_RAW_TEXT, 0, "text joined to the text before it would end the raw-text element early");
+        return markup_fail_(err, MARKUP_ERR_RAW_TEXT, 0, "text joined to the text before it would end the raw-text element early");
     return MARKUP_OK;
 }
 
@@ -310,21 +302,21 @@ static markup_status add_string_child(markup_node *node, child_kind kind, const 
                                       markup_error *err) {
     markup_status st = check_child_target(node, err);
     if (st != MARKUP_OK) return st;
-    if (s == NULL && n != 0) return fail_status(err, MARKUP_ERR_INVALID_ARG);
+    if (s == NULL && n != 0) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
     st = markup_utf8_validate(s, n, err);
     if (st != MARKUP_OK) return st;
     if (is_raw_text(node)) {
         if (kind != CHILD_TEXT && kind != CHILD_HTML)
-            return fail(err, MARKUP_ERR_RAW_TEXT, 0, "<script> and <style> hold only text");
+            return markup_fail_(err, MARKUP_ERR_RAW_TEXT, 0, "<script> and <style> hold only text");
         st = markup_html_check_raw_text(node->kind, s, n, err);
         if (st == MARKUP_OK) st = check_raw_seam(node, s, n, err);
         if (st != MARKUP_OK) return st;
     }
     st = reserve_child(node);
-    if (st != MARKUP_OK) return fail_status(err, st);
+    if (st != MARKUP_OK) return markup_fail_status_(err, st);
     size_t off = node->strings.len;
     st = markup_buf_append(&node->strings, s, n);
-    if (st != MARKUP_OK) return fail_status(err, st);
+    if (st != MARKUP_OK) return markup_fail_status_(err, st);
     node_child *c = &node->children[node->nchildren++];
     c->kind = kind;
     c->u.str.off = off;
@@ -352,14 +344,14 @@ markup_status markup_node_append_doctype(markup_node *node, markup_error *err) {
 }
 
 markup_status markup_node_append_child(markup_node *node, markup_node *child, markup_error *err) {
-    if (node == NULL || child == NULL) return fail(err, MARKUP_ERR_INVALID_ARG, 0, "NULL node");
-    if (child == node) return fail(err, MARKUP_ERR_INVALID_ARG, 0, "a node cannot contain itself");
+    if (node == NULL || child == NULL) return markup_fail_(err, MARKUP_ERR_INVALID_ARG, 0, "NULL node");
+    if (child == node) return markup_fail_(err, MARKUP_ERR_INVALID_ARG, 0, "a node cannot contain itself");
     markup_status st = check_child_target(node, err);
     if (st != MARKUP_OK) return st;
     if (is_raw_text(node))
-        return fail(err, MARKUP_ERR_RAW_TEXT, 0, "<script> and <style> cannot hold elements");
+        return markup_fail_(err, MARKUP_ERR_RAW_TEXT, 0, "<script> and <style> cannot hold elements");
     st = reserve_child(node);
-    if (st != MARKUP_OK) return fail_status(err, st);
+    if (st != MARKUP_OK) return markup_fail_status_(err, st);
     node_child *c = &node->children[node->nchildren++];
     c->kind = CHILD_NODE;
     c->u.node = markup_node_ref(child);
@@ -434,7 +426,7 @@ static markup_status write_string_child(markup_writer *w, const markup_node *par
     case CHILD_DOCTYPE: return markup_writer_doctype(w, err);
     case CHILD_NODE: break;
     }
-    return fail_status(err, MARKUP_ERR_INVALID_ARG);
+    return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
 }
 
 /* Enters `node`: opens it (an element) and pushes it to have its children
@@ -446,7 +438,7 @@ static markup_status enter_node(render_stack *stack, markup_writer *w, const mar
         if (st != MARKUP_OK) return st;
     }
     markup_status st = stack_push(stack, node);
-    return st == MARKUP_OK ? st : fail_status(err, st);
+    return st == MARKUP_OK ? st : markup_fail_status_(err, st);
 }
 
 markup_status markup_node_render(const markup_node *node, markup_buf *out, markup_error *err) {
@@ -455,7 +447,7 @@ markup_status markup_node_render(const markup_node *node, markup_buf *out, marku
 
 markup_status markup_node_render_in(const markup_node *node, markup_buf *out,
                                     markup_context where, markup_error *err) {
-    if (node == NULL || out == NULL) return fail_status(err, MARKUP_ERR_INVALID_ARG);
+    if (node == NULL || out == NULL) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
     size_t start = out->len;
     render_frame inline_frames[32];
     render_stack stack = {inline_frames, 0, sizeof inline_frames / sizeof inline_frames[0],

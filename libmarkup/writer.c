@@ -13,6 +13,7 @@
 
 #include "alloc_impl.h"
 #include "copy_impl.h"
+#include "error_impl.h"
 #include "markup/markup.h"
 
 /* markup_context.mode: how the parser reads what comes inside. */
@@ -32,15 +33,6 @@ enum {
 #define IN_TEXT_MASK 0x7Fu
 #define IN_SELECT 0x80u
 #define IN_FOREIGN 0x100u /* HTML standing inside svg or math */
-
-static markup_status fail(markup_error *err, markup_status code, size_t pos, const char *msg) {
-    if (err) *err = (markup_error){code, pos, msg, NULL};
-    return code;
-}
-
-static markup_status fail_status(markup_error *err, markup_status code) {
-    return fail(err, code, 0, markup_status_str(code));
-}
 
 static inline markup_context top(const markup_writer *w) {
     return w->depth ? w->frames[w->depth - 1].inside : w->base;
@@ -91,10 +83,10 @@ void markup_writer_set_sink(markup_writer *w, markup_sink sink, void *ctx, size_
 }
 
 markup_status markup_writer_flush(markup_writer *w, markup_error *err) {
-    if (w == NULL) return fail_status(err, MARKUP_ERR_INVALID_ARG);
+    if (w == NULL) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
     if (w->sink == NULL || w->out->len == 0) return MARKUP_OK;
     markup_status st = w->sink(w->sink_ctx, w->out->data, w->out->len);
-    if (st != MARKUP_OK) return fail(err, st, 0, "the sink stopped the writer");
+    if (st != MARKUP_OK) return markup_fail_(err, st, 0, "the sink stopped the writer");
     markup_buf_clear(w->out);
     return MARKUP_OK;
 }
@@ -117,9 +109,9 @@ static markup_status end_start_tag(markup_writer *w) {
 }
 
 markup_status markup_writer_flush_tag(markup_writer *w, markup_error *err) {
-    if (w == NULL) return fail_status(err, MARKUP_ERR_INVALID_ARG);
+    if (w == NULL) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
     markup_status st = w->in_start_tag ? end_start_tag(w) : MARKUP_OK;
-    return st == MARKUP_OK ? st : fail_status(err, st);
+    return st == MARKUP_OK ? st : markup_fail_status_(err, st);
 }
 
 markup_status markup_writer_check_child_slot(markup_writer *w, markup_error *err) {
@@ -127,14 +119,14 @@ markup_status markup_writer_check_child_slot(markup_writer *w, markup_error *err
     if (st != MARKUP_OK) return st;
     markup_context c = top(w);
     if (c.mode == MODE_VOID)
-        return fail(err, MARKUP_ERR_VOID_CHILD, 0, "a void element cannot have children");
+        return markup_fail_(err, MARKUP_ERR_VOID_CHILD, 0, "a void element cannot have children");
     if (raw(c))
-        return fail(err, MARKUP_ERR_RAW_TEXT, 0,
+        return markup_fail_(err, MARKUP_ERR_RAW_TEXT, 0,
                     "the text of <script> and <style> is checked whole, so it cannot hold a slot");
     /* In a text element, trusted HTML just before the slot may have begun
        an end tag that the slot's text would finish. */
     if (in_text(c) && w->tail_len && memchr(w->tail, '<', w->tail_len))
-        return fail(err, MARKUP_ERR_CONTEXT, 0,
+        return markup_fail_(err, MARKUP_ERR_CONTEXT, 0,
                     "trusted HTML just before this slot ends in a '<' that the slot's text could "
                     "turn into the end tag of the element around it");
     return MARKUP_OK;
@@ -181,10 +173,10 @@ static markup_status place(const markup_writer *w, markup_tag_class cls, markup_
     markup_context up = top(w);
     bool html; /* the parser makes it an HTML element */
     switch (up.mode) {
-    case MODE_VOID: return fail(err, MARKUP_ERR_VOID_CHILD, 0, "a void element cannot have children");
+    case MODE_VOID: return markup_fail_(err, MARKUP_ERR_VOID_CHILD, 0, "a void element cannot have children");
     case MODE_SCRIPT:
     case MODE_STYLE:
-        return fail(err, MARKUP_ERR_RAW_TEXT, 0, "<script> and <style> hold only text");
+        return markup_fail_(err, MARKUP_ERR_RAW_TEXT, 0, "<script> and <style> hold only text");
     case MODE_HTML: html = true; break;
     case MODE_MATH_TEXT: html = !(cls & MARKUP_TAG_IS_MGLYPH); break;
     case MODE_ANNOTATION: html = (cls & MARKUP_TAG_IS_SVG) != 0; break;
@@ -194,12 +186,12 @@ static markup_status place(const markup_writer *w, markup_tag_class cls, markup_
        element's end tag, whatever markup takes the namespace to be. */
     unsigned text = cls & MARKUP_TAG_TEXT_MASK;
     if (text && (up.flags & (1u << (text - 1))))
-        return fail(err, MARKUP_ERR_CONTEXT, 0,
+        return markup_fail_(err, MARKUP_ERR_CONTEXT, 0,
                     "inside an element of the same name, whose content the HTML parser reads as "
                     "text, its end tag would end the outer one early");
     if (!html) {
         if (cls & MARKUP_TAG_IS_BREAKOUT)
-            return fail(err, MARKUP_ERR_CONTEXT, 0,
+            return markup_fail_(err, MARKUP_ERR_CONTEXT, 0,
                         "inside svg or math content the HTML parser closes the svg or math "
                         "element before this one; put it inside <foreignObject> (svg) or "
                         "<mtext> (math)");
@@ -208,15 +200,15 @@ static markup_status place(const markup_writer *w, markup_tag_class cls, markup_
     }
     bool foreign = up.mode != MODE_HTML || (up.flags & IN_FOREIGN);
     if (cls & MARKUP_TAG_IS_PLAINTEXT)
-        return fail(err, MARKUP_ERR_CONTEXT, 0,
+        return markup_fail_(err, MARKUP_ERR_CONTEXT, 0,
                     "the HTML parser reads everything after <plaintext> as its text, end tags "
                     "included: it cannot be closed");
     if (foreign && (cls & (MARKUP_TAG_IS_TABLE_PART | MARKUP_TAG_IS_FRAMESET)))
-        return fail(err, MARKUP_ERR_CONTEXT, 0,
+        return markup_fail_(err, MARKUP_ERR_CONTEXT, 0,
                     "inside svg or math the HTML parser may close every element up to a table "
                     "around it for this one, the svg or math included");
     if ((up.flags & IN_SELECT) && (cls & MARKUP_TAG_IS_STYLE))
-        return fail(err, MARKUP_ERR_CONTEXT, 0,
+        return markup_fail_(err, MARKUP_ERR_CONTEXT, 0,
                     "inside <select>, older HTML parsers ignore a <style> start tag and read its "
                     "text as markup; put the style outside the select");
     *inside = html_inside(up, cls, foreign);
@@ -252,9 +244,9 @@ static markup_status grow(markup_writer *w) {
 
 markup_status markup_writer_open_class(markup_writer *w, const char *tag, size_t n,
                                        markup_tag_class cls, markup_error *err) {
-    if (w == NULL || (tag == NULL && n != 0)) return fail_status(err, MARKUP_ERR_INVALID_ARG);
+    if (w == NULL || (tag == NULL && n != 0)) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
     if (w->depth >= MARKUP_MAX_DEPTH)
-        return fail(err, MARKUP_ERR_TOO_DEEP, 0,
+        return markup_fail_(err, MARKUP_ERR_TOO_DEEP, 0,
                     "tree nested deeper than MARKUP_MAX_DEPTH elements");
     markup_context up = top(w), inside;
     markup_status st;
@@ -265,10 +257,10 @@ markup_status markup_writer_open_class(markup_writer *w, const char *tag, size_t
         if ((st = place(w, cls, &inside, err)) != MARKUP_OK) return st;
         if (cls & MARKUP_TAG_IS_FRAMESET) w->after_frameset = true;
     }
-    if (w->depth == w->cap && (st = grow(w)) != MARKUP_OK) return fail_status(err, st);
+    if (w->depth == w->cap && (st = grow(w)) != MARKUP_OK) return markup_fail_status_(err, st);
     /* '>' of the parent's start tag, if still open, then "<tag". */
-    if (n > SIZE_MAX - 2) return fail_status(err, MARKUP_ERR_TOO_LARGE);
-    if ((st = markup_buf_reserve(w->out, n + 2)) != MARKUP_OK) return fail_status(err, st);
+    if (n > SIZE_MAX - 2) return markup_fail_status_(err, MARKUP_ERR_TOO_LARGE);
+    if ((st = markup_buf_reserve(w->out, n + 2)) != MARKUP_OK) return markup_fail_status_(err, st);
     char *d = w->out->data + w->out->len;
     if (w->in_start_tag) *d++ = '>';
     *d++ = '<';
@@ -291,13 +283,13 @@ markup_status markup_writer_open(markup_writer *w, const char *tag, size_t n, ma
 
 markup_status markup_writer_close(markup_writer *w, markup_error *err) {
     if (w == NULL || w->depth == 0)
-        return fail(err, MARKUP_ERR_INVALID_ARG, 0, "no element is open");
+        return markup_fail_(err, MARKUP_ERR_INVALID_ARG, 0, "no element is open");
     const markup_writer_frame *f = &w->frames[w->depth - 1];
     size_t n = f->tag_len;
-    if (n > SIZE_MAX - 4) return fail_status(err, MARKUP_ERR_TOO_LARGE);
+    if (n > SIZE_MAX - 4) return markup_fail_status_(err, MARKUP_ERR_TOO_LARGE);
     /* At most '>' of the start tag, then "</tag>". */
     markup_status st = markup_buf_reserve(w->out, n + 4);
-    if (st != MARKUP_OK) return fail_status(err, st);
+    if (st != MARKUP_OK) return markup_fail_status_(err, st);
     char *d = w->out->data + w->out->len;
     if (w->in_start_tag) *d++ = '>';
     if (f->inside.mode != MODE_VOID) {
@@ -347,8 +339,8 @@ static bool attr_sets_context(const markup_writer *w, const char *name, size_t n
 static markup_status attr_target(const markup_writer *w, const char *name, size_t n,
                                  markup_error *err) {
     if (w == NULL || !w->in_start_tag)
-        return fail(err, MARKUP_ERR_INVALID_ARG, 0, "attributes go straight after an open");
-    if (w->names_checked) return name == NULL && n != 0 ? fail_status(err, MARKUP_ERR_INVALID_ARG)
+        return markup_fail_(err, MARKUP_ERR_INVALID_ARG, 0, "attributes go straight after an open");
+    if (w->names_checked) return name == NULL && n != 0 ? markup_fail_status_(err, MARKUP_ERR_INVALID_ARG)
                                                         : MARKUP_OK;
     return markup_html_check_attr_name(name, n, err);
 }
@@ -362,8 +354,8 @@ markup_status markup_writer_check_attr_slot(const markup_writer *w, const char *
     markup_status st = attr_target(w, name, n, err);
     if (st != MARKUP_OK || !attrs_may_set_context(w) || !attr_sets_context(w, name, n)) return st;
     if (w->frames[w->depth - 1].cls & MARKUP_TAG_IS_FONT)
-        return fail(err, MARKUP_ERR_CONTEXT, 0, font_breakout);
-    return fail(err, MARKUP_ERR_CONTEXT, 0,
+        return markup_fail_(err, MARKUP_ERR_CONTEXT, 0, font_breakout);
+    return markup_fail_(err, MARKUP_ERR_CONTEXT, 0,
                 "the encoding of annotation-xml decides whether the HTML parser reads its "
                 "content as HTML: it must be known when the template is made");
 }
@@ -374,7 +366,7 @@ markup_status markup_writer_check_attr_slot(const markup_writer *w, const char *
 static markup_status apply_context_attr(markup_writer *w, const char *value, size_t n,
                                         markup_error *err) {
     markup_writer_frame *f = &w->frames[w->depth - 1];
-    if (f->cls & MARKUP_TAG_IS_FONT) return fail(err, MARKUP_ERR_CONTEXT, 0, font_breakout);
+    if (f->cls & MARKUP_TAG_IS_FONT) return markup_fail_(err, MARKUP_ERR_CONTEXT, 0, font_breakout);
     /* annotation-xml: the tokenizer keeps the first of repeated
        attributes, so only the first encoding counts. */
     if (value != NULL && (name_is(value, n, "text/html") ||
@@ -391,30 +383,30 @@ markup_status markup_writer_attr(markup_writer *w, const char *name, size_t name
                                  const char *value, size_t value_len, markup_error *err) {
     markup_status st = attr_target(w, name, name_len, err);
     if (st != MARKUP_OK) return st;
-    if (value == NULL && value_len != 0) return fail_status(err, MARKUP_ERR_INVALID_ARG);
+    if (value == NULL && value_len != 0) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
     if (attrs_may_set_context(w) && attr_sets_context(w, name, name_len) &&
         (st = apply_context_attr(w, value ? value : "", value_len, err)) != MARKUP_OK)
         return st;
     st = markup_html_write_attr(w->out, name, name_len, value, value_len);
-    return st == MARKUP_OK ? st : fail_status(err, st);
+    return st == MARKUP_OK ? st : markup_fail_status_(err, st);
 }
 
 markup_status markup_writer_attr_html(markup_writer *w, const char *name, size_t name_len,
                                       const char *value, size_t value_len, markup_error *err) {
     markup_status st = attr_target(w, name, name_len, err);
     if (st != MARKUP_OK) return st;
-    if (value == NULL && value_len != 0) return fail_status(err, MARKUP_ERR_INVALID_ARG);
+    if (value == NULL && value_len != 0) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
     if (attrs_may_set_context(w) && attr_sets_context(w, name, name_len)) {
         /* Trusted HTML is decoded by the parser: a character reference
            could spell text/html in a way not compared here. */
         if (value_len && memchr(value, '&', value_len))
-            return fail(err, MARKUP_ERR_CONTEXT, 0,
+            return markup_fail_(err, MARKUP_ERR_CONTEXT, 0,
                         "a character reference in annotation-xml's encoding: write it plain");
         if ((st = apply_context_attr(w, value ? value : "", value_len, err)) != MARKUP_OK)
             return st;
     }
     st = markup_html_write_attr_html(w->out, name, name_len, value, value_len);
-    return st == MARKUP_OK ? st : fail_status(err, st);
+    return st == MARKUP_OK ? st : markup_fail_status_(err, st);
 }
 
 markup_status markup_writer_attr_bare(markup_writer *w, const char *name, size_t name_len,
@@ -425,7 +417,7 @@ markup_status markup_writer_attr_bare(markup_writer *w, const char *name, size_t
         (st = apply_context_attr(w, NULL, 0, err)) != MARKUP_OK)
         return st;
     st = markup_html_write_attr_bare(w->out, name, name_len);
-    return st == MARKUP_OK ? st : fail_status(err, st);
+    return st == MARKUP_OK ? st : markup_fail_status_(err, st);
 }
 
 /* ---- content ------------------------------------------------------------ */
@@ -434,7 +426,7 @@ markup_status markup_writer_attr_bare(markup_writer *w, const char *name, size_t
 static inline markup_status content(markup_writer *w, markup_error *err) {
     if (!w->in_start_tag) return MARKUP_OK;
     markup_status st = end_start_tag(w);
-    return st == MARKUP_OK ? st : fail_status(err, st);
+    return st == MARKUP_OK ? st : markup_fail_status_(err, st);
 }
 
 /* Checks s[0..n), the next piece of an element's text that the parser
@@ -452,7 +444,7 @@ static markup_status check_piece(markup_writer *w, markup_context c, const char 
         if (st == MARKUP_OK && in_text(c)) st = markup_html_check_text_inside(s, n, err);
         if (st != MARKUP_OK) return st;
         if (kind != MARKUP_TAG_NORMAL && w->after_frameset && n)
-            return fail(err, MARKUP_ERR_CONTEXT, 0,
+            return markup_fail_(err, MARKUP_ERR_CONTEXT, 0,
                         "after a <frameset> the HTML parser ignores <script> and <style> start "
                         "tags and reads their text as markup");
     }
@@ -489,26 +481,26 @@ static markup_status check_piece(markup_writer *w, markup_context c, const char 
 }
 
 markup_status markup_writer_text(markup_writer *w, const char *s, size_t n, markup_error *err) {
-    if (w == NULL || (s == NULL && n != 0)) return fail_status(err, MARKUP_ERR_INVALID_ARG);
+    if (w == NULL || (s == NULL && n != 0)) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
     markup_context c = top(w);
     markup_status st;
     if (plain(c)) {
         if ((st = content(w, err)) != MARKUP_OK) return st;
         st = markup_escape(w->out, s, n);
-        return st == MARKUP_OK ? st : fail_status(err, st);
+        return st == MARKUP_OK ? st : markup_fail_status_(err, st);
     }
     if (raw(c)) {
         if ((st = check_piece(w, c, s, n, false, err)) != MARKUP_OK ||
             (st = content(w, err)) != MARKUP_OK)
             return st;
         st = markup_buf_append(w->out, s, n);
-        return st == MARKUP_OK ? st : fail_status(err, st);
+        return st == MARKUP_OK ? st : markup_fail_status_(err, st);
     }
     if (c.mode == MODE_VOID)
-        return fail(err, MARKUP_ERR_VOID_CHILD, 0, "a void element cannot have children");
+        return markup_fail_(err, MARKUP_ERR_VOID_CHILD, 0, "a void element cannot have children");
     if ((st = content(w, err)) != MARKUP_OK) return st;
     size_t start = w->out->len;
-    if ((st = markup_escape(w->out, s, n)) != MARKUP_OK) return fail_status(err, st);
+    if ((st = markup_escape(w->out, s, n)) != MARKUP_OK) return markup_fail_status_(err, st);
     if (in_text(c)) {
         /* Escaped text holds no '<', but may finish an end tag that
            trusted HTML before it started ("</title" then " x"). */
@@ -519,30 +511,30 @@ markup_status markup_writer_text(markup_writer *w, const char *s, size_t n, mark
 }
 
 markup_status markup_writer_html(markup_writer *w, const char *s, size_t n, markup_error *err) {
-    if (w == NULL || (s == NULL && n != 0)) return fail_status(err, MARKUP_ERR_INVALID_ARG);
+    if (w == NULL || (s == NULL && n != 0)) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
     markup_context c = top(w);
     markup_status st;
     if (plain(c)) {
         if ((st = content(w, err)) != MARKUP_OK) return st;
         st = markup_buf_append(w->out, s, n);
-        return st == MARKUP_OK ? st : fail_status(err, st);
+        return st == MARKUP_OK ? st : markup_fail_status_(err, st);
     }
     if (c.mode == MODE_VOID)
-        return fail(err, MARKUP_ERR_VOID_CHILD, 0, "a void element cannot have children");
+        return markup_fail_(err, MARKUP_ERR_VOID_CHILD, 0, "a void element cannot have children");
     if ((raw(c) || in_text(c)) && (st = check_piece(w, c, s, n, false, err)) != MARKUP_OK)
         return st;
     if ((st = content(w, err)) != MARKUP_OK) return st;
     st = markup_buf_append(w->out, s, n);
-    return st == MARKUP_OK ? st : fail_status(err, st);
+    return st == MARKUP_OK ? st : markup_fail_status_(err, st);
 }
 
 /* Comments and doctypes are markup: not in raw text or a void element. */
 static markup_status markup_child(markup_writer *w, markup_error *err) {
-    if (w == NULL) return fail_status(err, MARKUP_ERR_INVALID_ARG);
+    if (w == NULL) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
     markup_context c = top(w);
     if (c.mode == MODE_VOID)
-        return fail(err, MARKUP_ERR_VOID_CHILD, 0, "a void element cannot have children");
-    if (raw(c)) return fail(err, MARKUP_ERR_RAW_TEXT, 0, "<script> and <style> hold only text");
+        return markup_fail_(err, MARKUP_ERR_VOID_CHILD, 0, "a void element cannot have children");
+    if (raw(c)) return markup_fail_(err, MARKUP_ERR_RAW_TEXT, 0, "<script> and <style> hold only text");
     w->tail_len = 0;
     return content(w, err);
 }
@@ -551,12 +543,12 @@ markup_status markup_writer_comment(markup_writer *w, const char *s, size_t n, m
     markup_status st = markup_child(w, err);
     if (st != MARKUP_OK) return st;
     st = markup_html_write_comment(w->out, s, n);
-    return st == MARKUP_OK ? st : fail_status(err, st);
+    return st == MARKUP_OK ? st : markup_fail_status_(err, st);
 }
 
 markup_status markup_writer_doctype(markup_writer *w, markup_error *err) {
     markup_status st = markup_child(w, err);
     if (st != MARKUP_OK) return st;
     st = markup_html_write_doctype(w->out);
-    return st == MARKUP_OK ? st : fail_status(err, st);
+    return st == MARKUP_OK ? st : markup_fail_status_(err, st);
 }
