@@ -314,6 +314,17 @@ static PyObject *placeholder_new(PyTypeObject *type, PyObject *name, PyObject *f
 /* The compiled template                                                      */
 /* ------------------------------------------------------------------------ */
 
+/* One slot of a baked function's template. */
+typedef struct pm_slot {
+    Py_ssize_t param;       /* the parameter that fills it */
+    markup_context context; /* where it stands (child slots): a value there
+                               is written as it would be in the tree */
+    unsigned short depth;   /* the depth a child value there renders at */
+    unsigned char kind;     /* MARKUP_SLOT_* */
+    unsigned char plain;    /* takes trusted HTML unchecked (no text element
+                               around; text is escaped in every slot) */
+} pm_slot;
+
 typedef struct pm_baked {
     PyObject_HEAD
     vectorcallfunc vectorcall;
@@ -326,15 +337,10 @@ typedef struct pm_baked {
     PyObject **defaults;   /* per parameter: its default (owned) or NULL */
     Py_ssize_t nparams;
     Py_ssize_t npositional; /* the first npositional may be passed positionally */
-    Py_ssize_t *slot_param; /* per slot: the parameter that fills it */
-    unsigned short *slot_depth; /* per slot: the depth a child value there renders at */
-    markup_context *slot_context; /* per slot: where it stands (child slots) */
+    pm_slot *slots;         /* nslots of them, in template order */
     unsigned char *multi;   /* per parameter: fills more than one slot */
     int any_multi;
     size_t nslots;
-    unsigned char *slot_kind; /* per slot: MARKUP_SLOT_* */
-    unsigned char *slot_plain; /* per slot: takes trusted HTML unchecked (no text
-                                  element around; text is escaped in every slot) */
     int static_ascii;       /* the static HTML is ASCII */
 #ifdef PM_HAVE_ATOMICS
     _Atomic size_t size_hint; /* the last output's size, to reserve at once */
@@ -438,7 +444,8 @@ static markup_status write_slot(void *ctx, size_t slot, markup_slot_kind kind, c
                                 size_t name_len, markup_buf *out) {
     call_ctx *c = ctx;
     (void)out; /* the same buffer as c->rctx.buf */
-    PyObject *value = c->values[c->self->slot_param[slot]];
+    const pm_slot *s = &c->self->slots[slot];
+    PyObject *value = c->values[s->param];
     if (kind != MARKUP_SLOT_ATTR && PyDict_Check(value)) {
         /* In the plain tree a leading dict is the element's attributes;
            here the parameter was baked as a child. */
@@ -462,12 +469,12 @@ static markup_status write_slot(void *ctx, size_t slot, markup_slot_kind kind, c
            the slot's place, so MAX_DEPTH counts the template's levels too,
            as in the plain tree. */
         markup_writer w;
-        markup_writer_init(&w, c->rctx.buf, c->self->slot_context[slot]);
+        markup_writer_init(&w, c->rctx.buf, s->context);
         markup_writer_skip_name_checks(&w);
         c->rctx.w = &w;
         c->rctx.plain = markup_writer_plain_buf(&w);
         c->rctx.attrs = NULL;
-        rc = pm_render_child(&c->rctx, value, c->self->slot_depth[slot]);
+        rc = pm_render_child(&c->rctx, value, s->depth);
         markup_writer_dispose(&w);
     }
     if (rc == 0) return MARKUP_OK;
@@ -488,7 +495,7 @@ static void name_failed_argument(pm_baked *self, size_t slot) {
     }
     PyErr_NormalizeException(&type, &value, &tb);
     if (tb) PyException_SetTraceback(value, tb);
-    PyObject *param = PyTuple_GET_ITEM(self->params, self->slot_param[slot]);
+    PyObject *param = PyTuple_GET_ITEM(self->params, self->slots[slot].param);
     PyErr_Format(type, "%U() argument '%U': %S", self->func_name, param, value);
     PyObject *type2, *value2, *tb2;
     PyErr_Fetch(&type2, &value2, &tb2);
@@ -685,8 +692,9 @@ static markup_status render_fast(pm_baked *self, PyObject **values, markup_buf *
     fast_values fv;
     *ascii = self->static_ascii;
     for (size_t i = 0; i < self->nslots; i++) {
-        if (!fast_value(self->st, values[self->slot_param[i]], (markup_slot_kind)self->slot_kind[i],
-                        self->slot_plain[i], &fv.v[i], fv.digits[i], ascii))
+        const pm_slot *s = &self->slots[i];
+        if (!fast_value(self->st, values[s->param], (markup_slot_kind)s->kind, s->plain, &fv.v[i],
+                        fv.digits[i], ascii))
             return MARKUP_ERR_SLOT_VALUE;
     }
     return markup_baked_render(self->tpl, fv.v, self->nslots, buf, NULL);
@@ -754,7 +762,7 @@ static PyObject *baked_vectorcall(PyObject *callable, PyObject *const *args, siz
     int ascii = 0;
     if (self->nslots <= FAST_SLOTS)
         st = render_fast(self, values, &buf, &ascii);
-    call_ctx c = {{self->st, &buf, call_on_placeholder, NULL, NULL, NULL, NULL}, self, values, 0, 0};
+    call_ctx c = {{self->st, &buf, call_on_placeholder, NULL, NULL, NULL}, self, values, 0, 0};
     if (st == MARKUP_ERR_SLOT_VALUE) {
         ascii = 0;
         st = markup_baked_render_with(self->tpl, write_slot, &c, &buf);
@@ -804,11 +812,7 @@ static void baked_dealloc(PyObject *op) {
     Py_CLEAR(self->func_name);
     Py_CLEAR(self->params);
     PyMem_Free(self->defaults);
-    PyMem_Free(self->slot_param);
-    PyMem_Free(self->slot_context);
-    PyMem_Free(self->slot_depth);
-    PyMem_Free(self->slot_kind);
-    PyMem_Free(self->slot_plain);
+    PyMem_Free(self->slots);
     PyMem_Free(self->multi);
     markup_baked_free(self->tpl);
     type->tp_free(op);
@@ -895,9 +899,7 @@ typedef struct flatten_ctx {
     size_t flushed;          /* bytes of the buffer already handed to the builder */
     PyObject *placeholders;  /* tuple: this decoration's stand-ins */
     PyObject *func_name;
-    Py_ssize_t *slot_param;  /* grows with the slots */
-    markup_context *slot_context; /* grows with the slots */
-    unsigned short *slot_depth;  /* grows with the slots */
+    pm_slot *slots;          /* grows with the slots */
     size_t nslots, slots_cap;
     Py_ssize_t *uses;        /* per parameter: slots it fills */
     int names_ascii;         /* every attribute slot's name is ASCII */
@@ -941,24 +943,12 @@ static int flatten_on_placeholder(pm_render_ctx *ctx, PyObject *placeholder,
     f->flushed = buf->len;
     if (f->nslots == f->slots_cap) {
         size_t cap = f->slots_cap ? f->slots_cap * 2 : 16;
-        Py_ssize_t *grown = PyMem_Realloc(f->slot_param, cap * sizeof *grown);
+        pm_slot *grown = PyMem_Realloc(f->slots, cap * sizeof *grown);
         if (!grown) {
             PyErr_NoMemory();
             return -1;
         }
-        f->slot_param = grown;
-        markup_context *contexts = PyMem_Realloc(f->slot_context, cap * sizeof *contexts);
-        if (!contexts) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        f->slot_context = contexts;
-        unsigned short *depths = PyMem_Realloc(f->slot_depth, cap * sizeof *depths);
-        if (!depths) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        f->slot_depth = depths;
+        f->slots = grown;
         f->slots_cap = cap;
     }
     markup_status st;
@@ -971,10 +961,13 @@ static int flatten_on_placeholder(pm_render_ctx *ctx, PyObject *placeholder,
         st = markup_baked_builder_add_child_slot(f->builder);
     }
     if (builder_status(st) < 0) return -1;
-    /* A value filled in later is written as it would be here. */
-    f->slot_context[f->nslots] = attr_name ? MARKUP_CONTEXT_HTML : markup_writer_context(ctx->w);
-    f->slot_depth[f->nslots] = (unsigned short)depth; /* below MARKUP_MAX_DEPTH */
-    f->slot_param[f->nslots++] = ph->index;
+    /* A value filled in later is written as it would be here. The kind
+       and plainness are filled in when the template is finished. */
+    f->slots[f->nslots++] = (pm_slot){
+        .param = ph->index,
+        .context = attr_name ? MARKUP_CONTEXT_HTML : markup_writer_context(ctx->w),
+        .depth = (unsigned short)depth, /* below MARKUP_MAX_DEPTH */
+    };
     f->uses[ph->index]++;
     return 0;
 }
@@ -1093,7 +1086,6 @@ static int flatten(pm_state *st, pm_baked *self, PyObject *tree, PyObject *place
     f.rctx.st = st;
     f.rctx.buf = &buf;
     f.rctx.on_placeholder = flatten_on_placeholder;
-    f.rctx.user = NULL;
     f.placeholders = placeholders;
     f.func_name = self->func_name;
     f.names_ascii = 1;
@@ -1142,22 +1134,13 @@ static int flatten(pm_state *st, pm_baked *self, PyObject *tree, PyObject *place
     markup_baked_builder *b = f.builder;
     f.builder = NULL; /* finish consumes it either way */
     if (builder_status(markup_baked_builder_finish(b, &self->tpl)) < 0) goto done;
-    self->slot_param = f.slot_param;
-    f.slot_param = NULL;
-    self->slot_context = f.slot_context;
-    f.slot_context = NULL;
-    self->slot_depth = f.slot_depth;
-    f.slot_depth = NULL;
+    self->slots = f.slots;
+    f.slots = NULL;
     self->nslots = markup_baked_slot_count(self->tpl);
-    self->slot_kind = PyMem_Malloc(self->nslots ? self->nslots : 1);
-    self->slot_plain = PyMem_Malloc(self->nslots ? self->nslots : 1);
-    if (!self->slot_kind || !self->slot_plain) {
-        PyErr_NoMemory();
-        goto done;
-    }
     for (size_t i = 0; i < self->nslots; i++) {
-        self->slot_kind[i] = (unsigned char)markup_baked_slot_kind(self->tpl, i);
-        self->slot_plain[i] = (unsigned char)markup_context_is_plain(self->slot_context[i]);
+        pm_slot *s = &self->slots[i];
+        s->kind = (unsigned char)markup_baked_slot_kind(self->tpl, i);
+        s->plain = (unsigned char)markup_context_is_plain(s->context);
     }
     self->static_ascii = f.names_ascii;
     for (size_t i = 0; i < buf.len; i++) self->static_ascii &= (unsigned char)buf.data[i] < 0x80;
@@ -1165,9 +1148,7 @@ static int flatten(pm_state *st, pm_baked *self, PyObject *tree, PyObject *place
 
 done:
     markup_baked_builder_free(f.builder);
-    PyMem_Free(f.slot_param);
-    PyMem_Free(f.slot_context);
-    PyMem_Free(f.slot_depth);
+    PyMem_Free(f.slots);
     PyMem_Free(f.uses);
     markup_buf_free(&buf);
     return rc;
@@ -1206,11 +1187,7 @@ static PyObject *baked_compile(PyObject *module, PyObject *args) {
     self->defaults = NULL;
     self->nparams = nparams;
     self->npositional = npositional;
-    self->slot_param = NULL;
-    self->slot_context = NULL;
-    self->slot_depth = NULL;
-    self->slot_kind = NULL;
-    self->slot_plain = NULL;
+    self->slots = NULL;
     self->multi = NULL;
     self->any_multi = 0;
     self->nslots = 0;

@@ -97,9 +97,6 @@ static int module_traverse(PyObject *module, visitproc visit, void *arg) {
     Py_VISIT(st->baked_type);
     Py_VISIT(st->chunks_type);
     Py_VISIT(st->safestring_refs);
-    for (size_t i = 0; i < sizeof st->baked_refs / sizeof st->baked_refs[0]; i++) {
-        Py_VISIT(st->baked_refs[i]);
-    }
     Py_VISIT(st->h);
     Py_VISIT(st->factories);
     Py_VISIT(st->kwname_cache);
@@ -119,9 +116,6 @@ static int module_clear(PyObject *module) {
     Py_CLEAR(st->baked_type);
     Py_CLEAR(st->chunks_type);
     Py_CLEAR(st->safestring_refs);
-    for (size_t i = 0; i < sizeof st->baked_refs / sizeof st->baked_refs[0]; i++) {
-        Py_CLEAR(st->baked_refs[i]);
-    }
     Py_CLEAR(st->h);
     Py_CLEAR(st->factories);
     Py_CLEAR(st->kwname_cache);

@@ -606,7 +606,7 @@ int pm_render_into(pm_state *st, markup_buf *buf, PyObject *obj) {
     markup_writer w;
     markup_writer_init(&w, buf, MARKUP_CONTEXT_HTML);
     markup_writer_skip_name_checks(&w); /* checked when the elements were built */
-    pm_render_ctx ctx = {st, buf, NULL, NULL, &w, markup_writer_plain_buf(&w), NULL};
+    pm_render_ctx ctx = {st, buf, NULL, &w, markup_writer_plain_buf(&w), NULL};
     int r = pm_render_child(&ctx, obj, 0);
     markup_writer_dispose(&w);
     return r;

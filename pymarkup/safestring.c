@@ -14,6 +14,8 @@
  */
 #include "state.h"
 
+#include <stdbool.h>
+
 /* What st->safestring_refs holds: the %-argument wrapper type, the parts of
    _string that string.Formatter is built on, interned names, then the str
    method descriptors that SafeString wraps (in the STR_METHODS order). */
@@ -249,19 +251,20 @@ PyObject *pm_safestring_from_utf8(pm_state *st, const char *s, Py_ssize_t n) {
 /* An uninitialized str of `size` units for the escaped form of a str whose
    maximum character is `maxchar`: the entities are ASCII, so the escaped
    text keeps the storage width of the original. */
-static PyObject *escaped_str(pm_state *safe, size_t size, Py_UCS4 maxchar) {
+static PyObject *escaped_str(pm_state *st, bool safe, size_t size, Py_UCS4 maxchar) {
     if (size > (size_t)PY_SSIZE_T_MAX) return PyErr_NoMemory();
 #ifdef PM_DIRECT_SAFESTRING
     /* escape() writes straight into its SafeString: no copy afterwards. */
-    if (safe != NULL && !PyType_IS_GC(safe->safestring_type)) {
+    if (safe && !PyType_IS_GC(st->safestring_type)) {
         int kind = maxchar < 0x100 ? PyUnicode_1BYTE_KIND
                    : maxchar < 0x10000 ? PyUnicode_2BYTE_KIND : PyUnicode_4BYTE_KIND;
         void *chars;
-        PyObject *r = safestring_alloc(safe, (Py_ssize_t)size, kind, maxchar < 0x80, &chars);
+        PyObject *r = safestring_alloc(st, (Py_ssize_t)size, kind, maxchar < 0x80, &chars);
         if (r != NULL) memset((char *)chars + size * (size_t)kind, 0, (size_t)kind);
         return r;
     }
 #else
+    (void)st;
     (void)safe;
 #endif
     return PyUnicode_New((Py_ssize_t)size, maxchar);
@@ -275,14 +278,14 @@ static PyObject *escape_failed(PyObject *r, markup_status status) {
 
 /* 1-byte text (ASCII or Latin-1) goes through the byte escaper: the
    specials are ASCII and bytes >= 0x80 pass through unchanged. */
-static PyObject *escape_ucs1(pm_state *safe, PyObject *s, const char *data, size_t n,
+static PyObject *escape_ucs1(pm_state *st, bool safe, PyObject *s, const char *data, size_t n,
                              Py_UCS4 maxchar) {
     /* Stops at the first byte to escape: text with something to escape
        is not read in full before it is escaped. */
     size_t clean = markup_escape_span(data, n);
     if (clean == n) return Py_NewRef(s);
 #ifdef PM_DIRECT_SAFESTRING
-    if (safe != NULL && n >= 1024 && !PyType_IS_GC(safe->safestring_type)) {
+    if (safe && n >= 1024 && !PyType_IS_GC(st->safestring_type)) {
         /* Long text for escape() is escaped straight into the SafeString's
            storage, reserved once (room for the escaper and the terminating
            zero), then trimmed when the headroom is large: no second
@@ -325,7 +328,7 @@ static PyObject *escape_ucs1(pm_state *safe, PyObject *s, const char *data, size
             char *fitted = pm_str_realloc(chars, len + 1);
             if (fitted != NULL) chars = fitted;
         }
-        return safestring_adopt(safe, chars, (Py_ssize_t)len, PyUnicode_1BYTE_KIND, maxchar < 0x80);
+        return safestring_adopt(st, chars, (Py_ssize_t)len, PyUnicode_1BYTE_KIND, maxchar < 0x80);
     }
 #endif
     markup_buf buf;
@@ -335,7 +338,7 @@ static PyObject *escape_ucs1(pm_state *safe, PyObject *s, const char *data, size
     if (status != MARKUP_OK) {
         pm_raise_status(status, "escape()");
     } else {
-        r = escaped_str(safe, buf.len, maxchar);
+        r = escaped_str(st, safe, buf.len, maxchar);
         if (r != NULL) memcpy(PyUnicode_DATA(r), buf.data, buf.len);
     }
     markup_buf_free(&buf);
@@ -346,9 +349,9 @@ static PyObject *escape_ucs1(pm_state *safe, PyObject *s, const char *data, size
    itself when nothing needs escaping, else a new plain str. Each storage
    width is escaped as it is, so lone surrogates pass through unchanged as
    they do in markupsafe. 2- and 4-byte text is sized first, then written
-   straight into the new str. With `safe` (the module state) the new
-   string is a SafeString rather than a plain str. */
-static PyObject *escape_str_text(PyObject *s, pm_state *safe) {
+   straight into the new str. With `safe` the new string is a SafeString
+   of module state `st` rather than a plain str. */
+static PyObject *escape_str_text(PyObject *s, pm_state *st, bool safe) {
 #if PY_VERSION_HEX < 0x030C0000
     if (PyUnicode_READY(s) < 0) return NULL;
 #endif
@@ -358,18 +361,18 @@ static PyObject *escape_str_text(PyObject *s, pm_state *safe) {
     PyObject *r;
     markup_status status;
     switch (PyUnicode_KIND(s)) {
-    case PyUnicode_1BYTE_KIND: return escape_ucs1(safe, s, data, n, maxchar);
+    case PyUnicode_1BYTE_KIND: return escape_ucs1(st, safe, s, data, n, maxchar);
     case PyUnicode_2BYTE_KIND: {
         size_t size = markup_escape_u16_size(data, n);
         if (size == n) return Py_NewRef(s);
-        if ((r = escaped_str(safe, size, maxchar)) == NULL) return NULL;
+        if ((r = escaped_str(st, safe, size, maxchar)) == NULL) return NULL;
         status = markup_escape_u16(PyUnicode_DATA(r), size, data, n, NULL);
         break;
     }
     default: {
         size_t size = markup_escape_u32_size(data, n);
         if (size == n) return Py_NewRef(s);
-        if ((r = escaped_str(safe, size, maxchar)) == NULL) return NULL;
+        if ((r = escaped_str(st, safe, size, maxchar)) == NULL) return NULL;
         status = markup_escape_u32(PyUnicode_DATA(r), size, data, n, NULL);
         break;
     }
@@ -380,9 +383,9 @@ static PyObject *escape_str_text(PyObject *s, pm_state *safe) {
 /* markupsafe.escape(obj) as text: a str holding safe HTML, not necessarily
    a SafeString. __html__ objects are trusted, everything else is str()-ed
    and escaped. */
-static PyObject *html_text_as(pm_state *st, PyObject *obj, pm_state *safe) {
+static PyObject *html_text_as(pm_state *st, PyObject *obj, bool safe) {
     if (Py_TYPE(obj) == st->safestring_type) return Py_NewRef(obj);
-    if (PyUnicode_CheckExact(obj)) return escape_str_text(obj, safe);
+    if (PyUnicode_CheckExact(obj)) return escape_str_text(obj, st, safe);
     PyObject *method;
     int r = pm_lookup_html(st, obj, &method);
     if (r < 0) return NULL;
@@ -391,19 +394,19 @@ static PyObject *html_text_as(pm_state *st, PyObject *obj, pm_state *safe) {
         Py_DECREF(method);
         return html;
     }
-    if (PyUnicode_Check(obj) && !pm_str_has_own_str(obj)) return escape_str_text(obj, safe);
+    if (PyUnicode_Check(obj) && !pm_str_has_own_str(obj)) return escape_str_text(obj, st, safe);
     PyObject *text = PyObject_Str(obj);
     if (text == NULL) return NULL;
-    PyObject *escaped = escape_str_text(text, safe);
+    PyObject *escaped = escape_str_text(text, st, safe);
     Py_DECREF(text);
     return escaped;
 }
 
-static PyObject *html_text(pm_state *st, PyObject *obj) { return html_text_as(st, obj, NULL); }
+static PyObject *html_text(pm_state *st, PyObject *obj) { return html_text_as(st, obj, false); }
 
 /* markupsafe.escape(obj): always a SafeString (never a subclass). */
 static PyObject *escape_object(pm_state *st, PyObject *obj) {
-    PyObject *text = html_text_as(st, obj, st);
+    PyObject *text = html_text_as(st, obj, true);
     if (text == NULL || Py_TYPE(text) == st->safestring_type) return text;
     PyObject *safe = safestring_from_str(st, text);
     Py_DECREF(text);

@@ -44,7 +44,6 @@ typedef struct pm_state {
        pm_render_ctx.on_placeholder. */
     PyTypeObject *placeholder_type;
     PyTypeObject *baked_type;
-    PyObject *baked_refs[4];
 
     /* Owned by stream.c (pm_stream_init): the iterator of iter_render(). */
     PyTypeObject *chunks_type;
@@ -137,7 +136,6 @@ typedef struct pm_render_ctx {
        with an exception set. NULL: a placeholder is a TypeError. */
     int (*on_placeholder)(struct pm_render_ctx *ctx, PyObject *placeholder,
                           const char *attr_name, Py_ssize_t attr_name_len, int depth);
-    void *user;
     /* The HTML writer on `buf`: it decides how each piece is written where
        it stands. NULL while a baked attribute slot is filled (the value is
        written into `attrs`, inside a start tag the template holds). */
