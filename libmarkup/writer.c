@@ -33,6 +33,9 @@ enum {
 #define IN_TEXT_MASK 0x7Fu
 #define IN_SELECT 0x80u
 #define IN_FOREIGN 0x100u /* HTML standing inside svg or math */
+/* In markup_writer_context only: a frameset was opened before this place,
+   so a writer started there refuses script and style text as well. */
+#define AFTER_FRAMESET 0x200u
 
 static inline markup_context top(const markup_writer *w) {
     return w->depth ? w->frames[w->depth - 1].inside : w->base;
@@ -63,8 +66,9 @@ void markup_writer_init(markup_writer *w, markup_buf *out, markup_context where)
     w->depth = 0;
     w->cap = sizeof w->inline_frames / sizeof w->inline_frames[0];
     w->base = where;
+    w->base.flags &= (uint16_t)~AFTER_FRAMESET;
     w->in_start_tag = false;
-    w->after_frameset = false;
+    w->after_frameset = (where.flags & AFTER_FRAMESET) != 0;
     w->names_checked = false;
     w->attrs_direct = false;
     w->top_plain = plain(where);
@@ -98,7 +102,11 @@ void markup_writer_dispose(markup_writer *w) {
     w->cap = sizeof w->inline_frames / sizeof w->inline_frames[0];
 }
 
-markup_context markup_writer_context(const markup_writer *w) { return top(w); }
+markup_context markup_writer_context(const markup_writer *w) {
+    markup_context c = top(w);
+    if (w->after_frameset) c.flags |= AFTER_FRAMESET;
+    return c;
+}
 
 
 bool markup_context_is_plain(markup_context where) { return plain(where); }

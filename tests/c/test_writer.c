@@ -293,6 +293,22 @@ static void test_context_resumes(void **state) {
     assert_false(markup_context_is_plain(markup_writer_context(&f.w)));
     close_all(&f);
     stop(&f);
+
+    /* After a frameset the parser ignores script start tags: a writer
+       resumed later in that document refuses script text too. */
+    start(&f);
+    open_path(&f, (const char *const[]){"frameset", NULL});
+    close_all(&f);
+    open_path(&f, (const char *const[]){"select", NULL});
+    assert_int_equal(markup_writer_flush_tag(&f.w, &f.err), MARKUP_OK);
+    markup_writer later;
+    markup_writer_init(&later, &f.buf, markup_writer_context(&f.w));
+    assert_int_equal(markup_writer_open(&later, S("script"), &f.err), MARKUP_OK);
+    assert_int_equal(markup_writer_text(&later, S("<frame src=x>"), &f.err), MARKUP_ERR_CONTEXT);
+    assert_int_equal(markup_writer_close(&later, &f.err), MARKUP_OK);
+    markup_writer_dispose(&later);
+    close_all(&f);
+    stop(&f);
 }
 
 static void test_void_elements_and_misuse(void **state) {
