@@ -13,12 +13,6 @@
 #include <stdio.h>
 #include <structmember.h>
 
-#if defined(__GNUC__) || defined(__clang__)
-#  define PM_NOINLINE __attribute__((noinline))
-#else
-#  define PM_NOINLINE
-#endif
-
 /* The kwname cache only holds names seen in source code; a program that
    passes unbounded **kwargs keys must not grow it forever. */
 #define PM_KWNAME_CACHE_MAX 4096
@@ -106,79 +100,6 @@ static void vec_clear(pm_vec *v) {
 /* Shared helpers                                                             */
 /* ------------------------------------------------------------------------ */
 
-static PM_NOINLINE void raise_surrogate(PyObject *str, PyObject *tag, const char *func) {
-    /* Find the offending code point so the message can show it. */
-    Py_ssize_t len = PyUnicode_GET_LENGTH(str), at = -1;
-    Py_UCS4 ch = 0;
-    for (Py_ssize_t i = 0; i < len; i++) {
-        Py_UCS4 c = PyUnicode_READ_CHAR(str, i);
-        if (c >= 0xD800 && c <= 0xDFFF) {
-            at = i;
-            ch = c;
-            break;
-        }
-    }
-    PyErr_Clear();
-    char code[16];
-    snprintf(code, sizeof code, "U+%04X", (unsigned)ch);
-    if (tag != NULL) {
-        PyErr_Format(PyExc_ValueError,
-                     "<%U>: text contains a lone surrogate %s at index %zd, which cannot "
-                     "be written as UTF-8; fix the string where it was decoded (for example "
-                     "decode with errors='replace')",
-                     tag, code, at);
-    } else {
-        PyErr_Format(PyExc_ValueError,
-                     "%s: text contains a lone surrogate %s at index %zd, which cannot be "
-                     "written as UTF-8; fix the string where it was decoded (for example "
-                     "decode with errors='replace')",
-                     func, code, at);
-    }
-}
-
-const char *pm_utf8_slow(PyObject *str, Py_ssize_t *n, PyObject *tag, const char *func) {
-    const char *s = PyUnicode_AsUTF8AndSize(str, n);
-    if (s == NULL && PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) {
-        raise_surrogate(str, tag, func);
-    }
-    return s;
-}
-
-int pm_lookup_html(pm_state *st, PyObject *obj, PyObject **method) {
-    *method = NULL;
-    /* Every __html__ call is found here first: the gate for renders that
-       nest through __html__ (SafeString formatting, escape, render). */
-    if (pm_stack_check("while calling __html__") < 0) return -1;
-#if PY_VERSION_HEX >= 0x030D0000
-    return PyObject_GetOptionalAttr(obj, st->str_html, method);
-#else
-    *method = PyObject_GetAttr(obj, st->str_html);
-    if (*method != NULL) return 1;
-    if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
-        PyErr_Clear();
-        return 0;
-    }
-    return -1;
-#endif
-}
-
-PyObject *pm_call_html_as_is(PyObject *method, PyObject *obj) {
-    PyObject *html = PyObject_CallNoArgs(method);
-    if (html == NULL || PyUnicode_Check(html)) return html;
-    PyErr_Format(PyExc_TypeError,
-                 "%.100s.__html__() returned %.100s, not str (did it lose its return?)",
-                 Py_TYPE(obj)->tp_name, Py_TYPE(html)->tp_name);
-    Py_DECREF(html);
-    return NULL;
-}
-
-PyObject *pm_call_html(PyObject *method, PyObject *obj) {
-    PyObject *html = pm_call_html_as_is(method, obj);
-    if (html != NULL && !PyUnicode_CheckExact(html) && pm_str_has_own_str(html))
-        Py_SETREF(html, PyObject_Str(html));
-    return html;
-}
-
 static int has_html(pm_state *st, PyObject *obj) {
     PyObject *method;
     int r = pm_lookup_html(st, obj, &method);
@@ -216,7 +137,7 @@ static int check_attr_name(pm_tag *tag, PyObject *name) {
 #ifndef Py_GIL_DISABLED
     /* The set from the address's bits above the allocator's alignment,
        mixed so that neighbouring strings spread out. */
-    uint64_t h = (uint64_t)((uintptr_t)name >> 4) * UINT64_C(0x9E3779B97F4A7C15);
+    uint64_t h = pm_pointer_hash(name);
     PyObject **set = &tag->st->valid_names[2 * ((h >> 32) % (PM_NAME_CACHE / 2))];
     if (set[0] == name || set[1] == name) return 0;
 #endif
@@ -236,16 +157,6 @@ static int check_attr_name(pm_tag *tag, PyObject *name) {
     Py_XDECREF(evicted);
 #endif
     return 0;
-}
-
-int pm_node_attr_value_error(pm_state *st, PyObject *where, PyObject *name, PyObject *value) {
-    if (Py_TYPE(value) != st->element_type && Py_TYPE(value) != st->comment_type) return 0;
-    PyErr_Format(PyExc_TypeError,
-                 "%U: attribute %R cannot take %R as its value: the element's HTML holds '\"', "
-                 "which would end the quoted value early; pass a str (escaped), e.g. "
-                 "render(...) of it, or a SafeString you checked yourself",
-                 where, name, value);
-    return -1;
 }
 
 static PM_NOINLINE int attr_value_rare(pm_tag *tag, PyObject *name, PyObject *value) {
@@ -517,42 +428,6 @@ static inline int add_kw_attr(pm_tag *tag, pm_vec *attrs, PyObject *kw, PyObject
 /* --- children ----------------------------------------------------------- */
 
 static int add_child(pm_tag *tag, pm_vec *kids, PyObject *child);
-
-int pm_raw_text_error(PyObject *tag, const char *what, const markup_error *err) {
-    const char *found = err->refused ? err->refused : "<!--";
-    const char *tag_name = PyUnicode_AsUTF8(tag); /* ASCII, checked at creation */
-    if (tag_name == NULL) return -1;
-    int own = found[1] == '!';
-    if (!own) {
-        size_t i = 0;
-        while (found[2 + i] != '\0' && (tag_name[i] | 0x20) == found[2 + i]) i++;
-        own = found[2 + i] == '\0' && tag_name[i] == '\0';
-    }
-    /* The same sequence split by a backslash, which JavaScript and CSS
-       strings read as nothing: "<\/script", "<\!--". */
-    char split[20];
-    snprintf(split, sizeof split, "<\\%s", found + 1);
-    if (what == NULL) {
-        PyErr_Format(PyExc_ValueError,
-                     "<%U>: its text, written whole, contains '%s' across two pieces, which "
-                     "would end %s early; for data use tojson(...), or split the sequence "
-                     "(e.g. '%s')",
-                     tag, found, own ? "the element" : "an element around it", split);
-    } else if (own) {
-        PyErr_Format(PyExc_ValueError,
-                     "<%U>: %s '%s' at byte %zu, which would end the element early; for data "
-                     "use tojson(...), or split the sequence (e.g. '%s')",
-                     tag, what, found, err->pos, split);
-    } else {
-        PyErr_Format(PyExc_ValueError,
-                     "<%U>: %s '%s' at byte %zu, which would end a <%s> around the element "
-                     "early (inside <title>, <textarea>, <noscript>, <iframe>, <xmp>, <noembed> "
-                     "and <noframes> a parser reads a <%U> as text); for data use tojson(...), "
-                     "or split the sequence (e.g. '%s')",
-                     tag, what, found, err->pos, found + 2, tag, split);
-    }
-    return -1;
-}
 
 static PM_NOINLINE int raw_text_error(pm_tag *tag, const markup_error *err) {
     return pm_raw_text_error(tag->name, "text contains", err);
@@ -1067,7 +942,7 @@ static PyObject *element_html(PyObject *self, PyObject *unused) {
     (void)unused;
     pm_state *st = pm_state_from_type(Py_TYPE(self));
     if (st == NULL) return NULL;
-    return pm_render_to_safestring(st, self);
+    return pm_render_as(st, self, PM_OUTPUT_SAFESTRING);
 }
 
 static PyMethodDef element_methods[] = {
@@ -1262,7 +1137,7 @@ static PM_NOINLINE PyObject *namespace_missing(pm_namespace *self, PyObject *nam
 
 static PyObject *namespace_getattro(pm_namespace *self, PyObject *name) {
 #ifndef Py_GIL_DISABLED
-    uint64_t h = (uint64_t)((uintptr_t)name >> 4) * UINT64_C(0x9E3779B97F4A7C15);
+    uint64_t h = pm_pointer_hash(name);
     size_t slot = (size_t)(h >> 32) % PM_LOOKUP_CACHE;
     if (self->cached_name[slot] == name) return Py_NewRef(self->cached_tag[slot]);
 #endif

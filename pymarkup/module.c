@@ -1,5 +1,6 @@
 /*
- * module.c - markup._core: multi-phase init, module state, GC.
+ * module.c - markup._core: multi-phase init, module state, GC. It sits on
+ * top of the other files and only wires them together.
  *
  * Everything the module owns lives in its state (pm_state), so that each
  * import (and each sub-interpreter) gets a fresh, independent module.
@@ -20,46 +21,20 @@ PyDoc_STRVAR(escape_doc,
 "Escape & < > \" ' in str(s) and return a SafeString (markupsafe.escape\n"
 "semantics: objects with __html__ are trusted and not escaped again).");
 
+static PyObject *render(PyObject *module, PyObject *obj) {
+    return pm_render_as(pm_state_from_module(module), obj, PM_OUTPUT_STR);
+}
+
+static PyObject *render_bytes(PyObject *module, PyObject *obj) {
+    return pm_render_as(pm_state_from_module(module), obj, PM_OUTPUT_BYTES);
+}
+
 static PyMethodDef module_methods[] = {
-    {"render", (PyCFunction)pm_render, METH_O, render_doc},
-    {"render_bytes", (PyCFunction)pm_render_bytes, METH_O, render_bytes_doc},
+    {"render", (PyCFunction)render, METH_O, render_doc},
+    {"render_bytes", (PyCFunction)render_bytes, METH_O, render_bytes_doc},
     {"escape", (PyCFunction)pm_escape, METH_O, escape_doc},
     {NULL, NULL, 0, NULL},
 };
-
-pm_state *pm_state_find(PyTypeObject *type) {
-#if PY_VERSION_HEX >= 0x030B0000
-    PyObject *module = PyType_GetModuleByDef(type, &pm_module_def);
-    if (module == NULL) {
-        PyErr_Clear();
-        return NULL;
-    }
-    return pm_state_from_module(module);
-#else
-    /* 3.9 and 3.10 lack PyType_GetModuleByDef: walk the MRO for the heap
-       type that this module created. */
-    PyObject *mro = type->tp_mro;
-    if (mro == NULL) return NULL;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(mro); i++) {
-        PyTypeObject *base = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
-        if (!(base->tp_flags & Py_TPFLAGS_HEAPTYPE)) continue;
-        PyObject *module = ((PyHeapTypeObject *)base)->ht_module;
-        if (module != NULL && PyModule_GetDef(module) == &pm_module_def) {
-            return pm_state_from_module(module);
-        }
-    }
-    return NULL;
-#endif
-}
-
-pm_state *pm_state_from_type(PyTypeObject *type) {
-    pm_state *st = pm_state_find(type);
-    if (st == NULL) {
-        PyErr_Format(PyExc_SystemError, "markup: type %s is not from the markup module",
-                     type->tp_name);
-    }
-    return st;
-}
 
 static int module_exec(PyObject *module) {
     pm_state *st = pm_state_from_module(module);

@@ -9,17 +9,7 @@
  */
 #include "state.h"
 
-#if PY_VERSION_HEX < 0x030B0000
-#include <longintrepr.h> /* PyLongObject's digits; Python.h has them from 3.11 */
-#endif
-
 #include <stdio.h>
-
-#if defined(__GNUC__) || defined(__clang__)
-#  define PM_NOINLINE __attribute__((noinline))
-#else
-#  define PM_NOINLINE
-#endif
 
 /* A first reservation big enough for small fragments, so that typical
    pages need only a few reallocations. */
@@ -37,46 +27,6 @@
 #else
 #  define PM_RECURSION_STRIDE 16
 #endif
-
-/* ------------------------------------------------------------------------ */
-/* Allocator and status                                                       */
-/* ------------------------------------------------------------------------ */
-
-static void *pymem_malloc(void *ctx, size_t size) {
-    (void)ctx;
-    return PyMem_Malloc(size);
-}
-
-static void *pymem_realloc(void *ctx, void *ptr, size_t old_size, size_t new_size) {
-    (void)ctx;
-    (void)old_size;
-    return PyMem_Realloc(ptr, new_size);
-}
-
-static void pymem_free(void *ctx, void *ptr, size_t size) {
-    (void)ctx;
-    (void)size;
-    PyMem_Free(ptr);
-}
-
-const markup_alloc pm_pymem_alloc = {pymem_malloc, pymem_realloc, pymem_free, NULL};
-
-PM_NOINLINE int pm_raise_status(markup_status status, const char *what) {
-    switch (status) {
-    case MARKUP_OK:
-        return 0;
-    case MARKUP_ERR_NOMEM:
-        PyErr_NoMemory();
-        break;
-    case MARKUP_ERR_TOO_LARGE:
-        PyErr_Format(PyExc_OverflowError, "%s: the output is too large", what);
-        break;
-    default:
-        PyErr_Format(PyExc_ValueError, "%s: %s", what, markup_status_str(status));
-        break;
-    }
-    return -1;
-}
 
 static inline int check(markup_status status) {
     if (status == MARKUP_OK) return 0;
@@ -147,106 +97,6 @@ static int write_verbatim(pm_render_ctx *ctx, PyObject *str) {
     const char *s = pm_utf8(str, &n, NULL, "render()");
     if (s == NULL) return -1;
     return write_html(ctx, s, (size_t)n);
-}
-
-/* Writes the digits of `u` ending at `end`; returns where they start. */
-static char *write_digits(char *end, unsigned long long u) {
-    do {
-        *--end = (char)('0' + u % 10);
-        u /= 10;
-    } while (u != 0);
-    return end;
-}
-
-/* repr(d) for a double that is a decimal with at most 6 fractional digits,
-   in the range where repr uses fixed notation; 0 when `d` is not one (the
-   caller then takes the general path).
-   Why it equals repr: for the smallest j at which round(|d| * 10^j) / 10^j
-   converts back to exactly |d| (IEEE division rounds correctly, and both
-   operands are exact below 2^51 and 10^22), that j-digit decimal lies in
-   d's rounding interval and no shorter one does, which is repr's rule.
-   Below 2^51 the product's rounding error cannot move the nearest integer. */
-static Py_ssize_t format_short_decimal(double d, char out[PM_NUMBER_MAX]) {
-    static const double pow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6};
-    double a = d < 0 ? -d : d;
-    if (!(a >= 1e-4 && a < 1e15)) return 0; /* also NaN; repr switches to 1e-05 below */
-    for (int j = 0; j < 7; j++) {
-        double m = a * pow10[j];
-        if (m >= 2251799813685248.0) return 0; /* 2^51 */
-        unsigned long long r = (unsigned long long)(m + 0.5);
-        if ((double)r / pow10[j] != a) continue;
-        char digits[40];
-        char *end = digits + sizeof digits, *p = end;
-        if (j == 0) {
-            *--p = '0';
-            *--p = '.';
-            p = write_digits(p, r);
-        } else {
-            char *frac_end = p;
-            p = write_digits(p, r);
-            while (frac_end - p < j + 1) *--p = '0'; /* 0.05: leading zeros */
-            /* insert the point before the last j digits */
-            memmove(p - 1, p, (size_t)(frac_end - p - j));
-            p--;
-            frac_end[-j - 1] = '.';
-        }
-        if (d < 0) *--p = '-';
-        memcpy(out, p, (size_t)(end - p));
-        return end - p;
-    }
-    return 0;
-}
-
-/* The value of an exact int that fits one CPython digit (ids, counts,
-   prices in cents): read from the object, where PyLong_AsLongLong's call
-   and checks cost more than writing the digits. 0 for a larger int. */
-static inline int small_int_value(PyObject *num, long long *v) {
-#if PY_VERSION_HEX >= 0x030C0000
-    if (!PyUnstable_Long_IsCompact((PyLongObject *)num)) return 0;
-    *v = (long long)PyUnstable_Long_CompactValue((PyLongObject *)num);
-#else
-    Py_ssize_t size = Py_SIZE(num); /* the digit count, negative for a negative int */
-    if (size < -1 || size > 1) return 0;
-    *v = (long long)size * (long long)((PyLongObject *)num)->ob_digit[0];
-#endif
-    return 1;
-}
-
-Py_ssize_t pm_format_number(PyObject *num, char out[PM_NUMBER_MAX]) {
-    if (PyLong_CheckExact(num)) {
-        long long v;
-        if (!small_int_value(num, &v)) {
-            int overflow = 0;
-            v = PyLong_AsLongLongAndOverflow(num, &overflow);
-            if (overflow) return 0;
-            if (v == -1 && PyErr_Occurred()) return -1;
-        }
-        /* Count the digits, then write them in place: no copy, no memcpy
-           call for the ids and counts most pages print. */
-        unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-        Py_ssize_t len = v < 0;
-        for (unsigned long long rest = u; ; rest /= 10) {
-            len++;
-            if (rest < 10) break;
-        }
-        if (v < 0) out[0] = '-';
-        write_digits(out + len, u);
-        return len;
-    }
-    /* PyFloat_CheckExact. Prices and measures are mostly short decimals:
-       try those first, then float.__repr__'s own call, minus the str. */
-    Py_ssize_t len_short = format_short_decimal(PyFloat_AS_DOUBLE(num), out);
-    if (len_short > 0) return len_short;
-    char *repr = PyOS_double_to_string(PyFloat_AS_DOUBLE(num), 'r', 0, Py_DTSF_ADD_DOT_0, NULL);
-    if (repr == NULL) return -1;
-    size_t len = strlen(repr);
-    if (len >= PM_NUMBER_MAX) {
-        PyMem_Free(repr);
-        return 0;
-    }
-    memcpy(out, repr, len);
-    PyMem_Free(repr);
-    return (Py_ssize_t)len;
 }
 
 /* int and float as str() gives them (what Jinja2 prints); escaped anyway,
@@ -612,41 +462,22 @@ int pm_render_into(pm_state *st, markup_buf *buf, PyObject *obj) {
     return r;
 }
 
-PyObject *pm_render(PyObject *module, PyObject *obj) {
-    pm_state *st = pm_state_from_module(module);
+PyObject *pm_render_as(pm_state *st, PyObject *obj, pm_output kind) {
     /* A baked page is already HTML: an ASCII SafeString (always valid
        UTF-8) becomes its plain str without a trip through the buffer. */
-    if (Py_TYPE(obj) == st->safestring_type && PyUnicode_IS_ASCII(obj)) {
+    if (kind == PM_OUTPUT_STR && Py_TYPE(obj) == st->safestring_type && PyUnicode_IS_ASCII(obj))
         return PyUnicode_FromObject(obj);
-    }
     markup_buf buf;
     markup_buf_init(&buf, &pm_pymem_alloc);
     PyObject *result = NULL;
     if (pm_render_into(st, &buf, obj) == 0) {
-        result = pm_str_from_utf8(buf.data, (Py_ssize_t)buf.len);
-    }
-    markup_buf_free(&buf);
-    return result;
-}
-
-PyObject *pm_render_bytes(PyObject *module, PyObject *obj) {
-    pm_state *st = pm_state_from_module(module);
-    markup_buf buf;
-    markup_buf_init(&buf, &pm_pymem_alloc);
-    PyObject *result = NULL;
-    if (pm_render_into(st, &buf, obj) == 0) {
-        result = PyBytes_FromStringAndSize(buf.data, (Py_ssize_t)buf.len);
-    }
-    markup_buf_free(&buf);
-    return result;
-}
-
-PyObject *pm_render_to_safestring(pm_state *st, PyObject *obj) {
-    markup_buf buf;
-    markup_buf_init(&buf, &pm_pymem_alloc);
-    PyObject *result = NULL;
-    if (pm_render_into(st, &buf, obj) == 0) {
-        result = pm_safestring_from_utf8(st, buf.data, (Py_ssize_t)buf.len);
+        const char *s = buf.data ? buf.data : "";
+        Py_ssize_t n = (Py_ssize_t)buf.len;
+        switch (kind) {
+        case PM_OUTPUT_STR: result = pm_str_from_utf8(s, n); break;
+        case PM_OUTPUT_BYTES: result = PyBytes_FromStringAndSize(s, n); break;
+        case PM_OUTPUT_SAFESTRING: result = pm_safestring_from_utf8(st, s, n); break;
+        }
     }
     markup_buf_free(&buf);
     return result;

@@ -1,9 +1,12 @@
 /*
  * state.h - private header of the markup._core extension.
  *
- * The module state (heap types, interned strings, caches), the Element
- * object, and the internal functions shared between module.c, element.c,
- * render.c, safestring.c and baked.c. Nothing here is public API.
+ * The module state (heap types, interned strings, caches), the Element and
+ * Comment objects, and the functions the files of pymarkup/ share, grouped
+ * by the file that defines them, lowest first. Each file calls only files
+ * below it: base.c and stack.c (the ground floor), safestring.c, render.c,
+ * element.c, baked.c, stream.c, and module.c, which wires them together.
+ * Nothing here is public API.
  */
 #ifndef PYMARKUP_STATE_H
 #define PYMARKUP_STATE_H
@@ -150,17 +153,21 @@ typedef struct pm_render_ctx {
     markup_buf *attrs;
 } pm_render_ctx;
 
-/* Our own Element or Comment given as an attribute value: raises the
-   TypeError (`where` names the place, e.g. "<div>") and returns -1;
-   returns 0 for any other value. Their HTML holds '"', which would end the
-   quoted value early. */
-int pm_node_attr_value_error(pm_state *st, PyObject *where, PyObject *name, PyObject *value);
+/* ------------------------------------------------------------------------ */
+/* The ground floor: base.c and stack.c (they call no other file)             */
+/* ------------------------------------------------------------------------ */
 
-/* Raises the ValueError for raw text of <tag> (script or style) that a
-   check refused: err->refused is the sequence, at err->pos. `what` is the
-   subject and verb of the message ("text contains"), or NULL when the
-   sequence was formed across two pieces of the text. Returns -1. */
-int pm_raw_text_error(PyObject *tag, const char *what, const markup_error *err);
+#if defined(__GNUC__) || defined(__clang__)
+#  define PM_NOINLINE __attribute__((noinline))
+#else
+#  define PM_NOINLINE
+#endif
+
+/* A pointer's bits above the allocator's alignment, mixed so that
+   neighbouring objects spread out: for the caches keyed by address. */
+static inline uint64_t pm_pointer_hash(const void *p) {
+    return (uint64_t)((uintptr_t)p >> 4) * UINT64_C(0x9E3779B97F4A7C15);
+}
 
 /* The C stack guard (stack.c): 0 while enough of this thread's C stack is
    left for another level of rendering, else -1 with RecursionError set
@@ -173,40 +180,11 @@ int pm_stack_check(const char *where);
 /* The allocator of every buffer the extension makes: PyMem_*. */
 extern const markup_alloc pm_pymem_alloc;
 
-/* Writes any child value: str (escaped), SafeString and __html__ objects
-   (verbatim), int/float (str()), None (nothing), Element, Comment, lists
-   and tuples (each item), placeholders (ctx->on_placeholder). `depth` is
-   the element nesting depth so far (0 at the top). Returns 0, or -1 with an
-   exception set (the buffer may hold a partial write: the caller discards
-   it or truncates). */
-int pm_render_child(pm_render_ctx *ctx, PyObject *child, int depth);
-
-/* Writes one attribute by the value rules: str -> ' name="escaped"',
-   SafeString/__html__ -> ' name="verbatim"', int/float -> str() escaped,
-   True -> ' name', False/None -> nothing, placeholder ->
-   ctx->on_placeholder, anything else -> TypeError. The name must already
-   be validated. Returns 0 or -1 with an exception set. */
-int pm_render_attr_value(pm_render_ctx *ctx, const char *name, Py_ssize_t name_len,
-                         PyObject *value);
-
 /* Converts a markup_status into a Python exception (MemoryError,
    OverflowError, ValueError) and returns -1. `what` names the element or
    function for the message. */
 int pm_raise_status(markup_status status, const char *what);
 
-/* Renders `obj` (any child value) and returns a new SafeString. */
-PyObject *pm_render_to_safestring(pm_state *st, PyObject *obj);
-
-/* Renders `obj` at the start of a body into `buf` (initialized by the
-   caller) through one HTML writer. Returns 0, or -1 with an exception. */
-int pm_render_into(pm_state *st, markup_buf *buf, PyObject *obj);
-
-const char *pm_utf8_slow(PyObject *str, Py_ssize_t *n, PyObject *tag, const char *func);
-
-/* The UTF-8 form of a str (cached by CPython; no copy for ASCII). A lone
-   surrogate becomes a ValueError that names the element `tag` (a str, as
-   "<div>") or, when tag is NULL, the function `func` ("render()").
-   Returns NULL with an exception set on failure. */
 /* The characters of an ASCII str (any layout), which are its UTF-8; NULL
    when `str` is not ASCII. */
 static inline const char *pm_ascii_chars(PyObject *str, Py_ssize_t *n) {
@@ -218,16 +196,22 @@ static inline const char *pm_ascii_chars(PyObject *str, Py_ssize_t *n) {
     return (const char *)PyUnicode_DATA(str);
 }
 
+const char *pm_utf8_slow(PyObject *str, Py_ssize_t *n, PyObject *tag, const char *func);
+
+/* The UTF-8 form of a str (cached by CPython; no copy for ASCII). A lone
+   surrogate becomes a ValueError that names the element `tag` (a str, as
+   "<div>") or, when tag is NULL, the function `func` ("render()").
+   Returns NULL with an exception set on failure. */
+static inline const char *pm_utf8(PyObject *str, Py_ssize_t *n, PyObject *tag, const char *func) {
+    const char *s = pm_ascii_chars(str, n); /* most text */
+    return s ? s : pm_utf8_slow(str, n, tag, func);
+}
+
 /* Whether the str instance `s` (a subclass) defines its own __str__. Its
    text is then str(s), not its stored characters, as markupsafe.escape
    (and so Jinja2) takes it. */
 static inline int pm_str_has_own_str(PyObject *s) {
     return Py_TYPE(s)->tp_str != PyUnicode_Type.tp_str;
-}
-
-static inline const char *pm_utf8(PyObject *str, Py_ssize_t *n, PyObject *tag, const char *func) {
-    const char *s = pm_ascii_chars(str, n); /* most text */
-    return s ? s : pm_utf8_slow(str, n, tag, func);
 }
 
 /* The text str() gives an exact int or float, written into
@@ -260,13 +244,20 @@ static inline int pm_is_placeholder(pm_state *st, PyObject *obj) {
     return st->placeholder_type != NULL && PyObject_TypeCheck(obj, st->placeholder_type);
 }
 
-/* Module functions (METH_O). */
-PyObject *pm_render(PyObject *module, PyObject *obj);
-PyObject *pm_render_bytes(PyObject *module, PyObject *obj);
-PyObject *pm_escape(PyObject *module, PyObject *obj);
+/* Our own Element or Comment given as an attribute value: raises the
+   TypeError (`where` names the place, e.g. "<div>") and returns -1;
+   returns 0 for any other value. Their HTML holds '"', which would end the
+   quoted value early. */
+int pm_node_attr_value_error(pm_state *st, PyObject *where, PyObject *name, PyObject *value);
+
+/* Raises the ValueError for raw text of <tag> (script or style) that a
+   check refused: err->refused is the sequence, at err->pos. `what` is the
+   subject and verb of the message ("text contains"), or NULL when the
+   sequence was formed across two pieces of the text. Returns -1. */
+int pm_raw_text_error(PyObject *tag, const char *what, const markup_error *err);
 
 /* ------------------------------------------------------------------------ */
-/* SafeString                                                                 */
+/* SafeString (safestring.c; above the ground floor only)                     */
 /* ------------------------------------------------------------------------ */
 
 /* A new SafeString holding `n` bytes of UTF-8 (already safe HTML). */
@@ -278,6 +269,44 @@ PyObject *pm_safestring_from_ascii(pm_state *st, const char *s, Py_ssize_t n);
 /* A new plain str of `n` bytes of UTF-8 (strict): ASCII text, most pages,
    is copied as it is rather than checked word by word by the decoder. */
 PyObject *pm_str_from_utf8(const char *s, Py_ssize_t n);
+
+/* escape(obj), the module function (METH_O). */
+PyObject *pm_escape(PyObject *module, PyObject *obj);
+
+/* ------------------------------------------------------------------------ */
+/* The render walker (render.c; above SafeString)                             */
+/* ------------------------------------------------------------------------ */
+
+/* Writes any child value: str (escaped), SafeString and __html__ objects
+   (verbatim), int/float (str()), None (nothing), Element, Comment, lists
+   and tuples (each item), placeholders (ctx->on_placeholder). `depth` is
+   the element nesting depth so far (0 at the top). Returns 0, or -1 with an
+   exception set (the buffer may hold a partial write: the caller discards
+   it or truncates). */
+int pm_render_child(pm_render_ctx *ctx, PyObject *child, int depth);
+
+/* Writes one attribute by the value rules: str -> ' name="escaped"',
+   SafeString/__html__ -> ' name="verbatim"', int/float -> str() escaped,
+   True -> ' name', False/None -> nothing, placeholder ->
+   ctx->on_placeholder, anything else -> TypeError. The name must already
+   be validated. Returns 0 or -1 with an exception set. */
+int pm_render_attr_value(pm_render_ctx *ctx, const char *name, Py_ssize_t name_len,
+                         PyObject *value);
+
+/* Renders `obj` at the start of a body into `buf` (initialized by the
+   caller) through one HTML writer. Returns 0, or -1 with an exception. */
+int pm_render_into(pm_state *st, markup_buf *buf, PyObject *obj);
+
+/* What pm_render_as returns. */
+typedef enum pm_output {
+    PM_OUTPUT_STR,        /* render(): a SafeString-free str            */
+    PM_OUTPUT_BYTES,      /* render_bytes(): UTF-8 bytes                  */
+    PM_OUTPUT_SAFESTRING  /* __html__ and str() of an element             */
+} pm_output;
+
+/* The one render entry point: `obj` (any child value) rendered as `kind`.
+   Returns a new reference, or NULL with an exception set. */
+PyObject *pm_render_as(pm_state *st, PyObject *obj, pm_output kind);
 
 /* ------------------------------------------------------------------------ */
 /* Per-file init (called from module.c's exec slot)                            */
