@@ -7,7 +7,7 @@ CMAKE  := $(VENV)/bin/cmake
 BUILD  := build
 JOBS   ?= 2
 
-.PHONY: all bench bench-quick bench-deps bench-c test setup system venv install cbuild ctest pytest parser-state clean
+.PHONY: all bench bench-quick bench-deps bench-c test setup system venv install cbuild ctest pytest parser-state lint lint-deps format clean
 .PHONY: fuzz fuzz-ci fuzz-build cross-check cross-pytest
 
 all: test
@@ -101,6 +101,23 @@ bench-c: venv
 
 pytest: install
 	$(PY) -m pytest -q
+
+## Lint: clang-format (check mode) over every C source, ruff (lint and
+## format check) over the Python code. `make format` rewrites both.
+C_SOURCES = $(shell git ls-files '*.c' '*.h' '*.cpp' 2>/dev/null || find include libmarkup pymarkup tests fuzz bench examples -name '*.[ch]')
+lint-deps: $(VENV)/.lint-stamp
+$(VENV)/.lint-stamp: requirements-lint.txt $(VENV)/.stamp
+	$(PY) -m pip install -q -r requirements-lint.txt
+	touch $@
+
+lint: lint-deps
+	$(VENV)/bin/clang-format --dry-run --Werror $(C_SOURCES)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: lint-deps
+	$(VENV)/bin/clang-format -i $(C_SOURCES)
+	$(VENV)/bin/ruff format .
 
 ## The parser-state differential tests with 30x the trees `make test` draws
 ## (about 4 minutes): random trees rendered and read back by html5lib.

@@ -40,10 +40,10 @@
 /* ------------------------------------------------------------------------ */
 
 typedef struct settings {
-    int reps;           /* timed repetitions per measurement (median taken) */
-    size_t rep_bytes;   /* input bytes escaped per repetition               */
-    size_t pool_bytes;  /* distinct input bytes per pool (small sizes)      */
-    int slot_renders;   /* template renders per slot repetition             */
+    int reps;          /* timed repetitions per measurement (median taken) */
+    size_t rep_bytes;  /* input bytes escaped per repetition               */
+    size_t pool_bytes; /* distinct input bytes per pool (small sizes)      */
+    int slot_renders;  /* template renders per slot repetition             */
 } settings;
 
 static const settings FULL = {9, (size_t)16 << 20, (size_t)512 << 10, 2000};
@@ -132,12 +132,28 @@ static void fill_density(char *p, size_t n, double density) {
    characters, with an apostrophe or quote now and then, as in real text. */
 static void fill_prose(char *p, size_t n) {
     static const char *const words[] = {
-        "the",  "tea",    "caf\xc3\xa9",   "na\xc3\xafve",  "stra\xc3\x9f" "e",  "\xc3\xbc" "ber",
-        "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", "\xe4\xb8\xad\xe6\x96\x87",
+        "the",
+        "tea",
+        "caf\xc3\xa9",
+        "na\xc3\xafve",
+        "stra\xc3\x9f"
+        "e",
+        "\xc3\xbc"
+        "ber",
+        "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e",
+        "\xe4\xb8\xad\xe6\x96\x87",
         "\xd1\x80\xd1\x83\xd1\x81\xd1\x81\xd0\xba\xd0\xb8\xd0\xb9",
         "\xce\xb5\xce\xbb\xce\xbb\xce\xb7\xce\xbd\xce\xb9\xce\xba\xce\xac",
-        "\xf0\x9f\x8d\xb5", "\xe2\x82\xac" "5", "and", "with", "price", "market",
-        "\xd8\xa7\xd9\x84\xd8\xb9\xd8\xb1\xd8\xa8\xd9\x8a\xd8\xa9", "it's", "\"quoted\"",
+        "\xf0\x9f\x8d\xb5",
+        "\xe2\x82\xac"
+        "5",
+        "and",
+        "with",
+        "price",
+        "market",
+        "\xd8\xa7\xd9\x84\xd8\xb9\xd8\xb1\xd8\xa8\xd9\x8a\xd8\xa9",
+        "it's",
+        "\"quoted\"",
     };
     const size_t nwords = sizeof words / sizeof words[0];
     size_t i = 0;
@@ -252,18 +268,15 @@ static volatile size_t sink;
 /* Escapes (or copies) one input; returns the output length. Not inlined so
    that every contender pays the same call. */
 #if defined(__GNUC__) || defined(__clang__)
-#define NOINLINE __attribute__((noinline))
+#  define NOINLINE __attribute__((noinline))
 #else
-#define NOINLINE
+#  define NOINLINE
 #endif
 
 NOINLINE static size_t run_one(const contender *c, const char *in, size_t n) {
     switch (c->kind) {
-    case C_MEMCPY:
-        memcpy(out_buf.data, in, n);
-        return n;
-    case C_TABLE:
-        return table_escape(out_buf.data, (const unsigned char *)in, n);
+    case C_MEMCPY: memcpy(out_buf.data, in, n); return n;
+    case C_TABLE: return table_escape(out_buf.data, (const unsigned char *)in, n);
     case C_MARKUP:
         markup_buf_clear(&out_buf);
         if (markup_escape_with(&out_buf, in, n, c->impl) != MARKUP_OK) die("escape failed");
@@ -499,8 +512,7 @@ int main(int argc, char **argv) {
 
     /* Density sweep against the branch-free table. */
     static double sweep[NDENSITIES][5];
-    printf("\nDensity sweep at %d B: GB/s; (x) = ratio to the branch-free table\n",
-           SWEEP_SIZE);
+    printf("\nDensity sweep at %d B: GB/s; (x) = ratio to the branch-free table\n", SWEEP_SIZE);
     printf("%-8s", "special");
     for (int c = 0; c < ncontenders; c++) printf(" %15s", contenders[c].name);
     printf("\n");
@@ -520,8 +532,8 @@ int main(int argc, char **argv) {
     static const double SLOT_DENSITIES[] = {0, 1.0 / 8};
     static const char *const SLOT_NAMES[] = {"clean", "heavy"};
     double slot_ns[2], slot_bytes[2], slot_best[2];
-    printf("\nBaked template, %d slots (%d attribute, %d child), 4..48-byte text values:\n",
-           SLOTS, SLOT_ROWS, 2 * SLOT_ROWS);
+    printf("\nBaked template, %d slots (%d attribute, %d child), 4..48-byte text values:\n", SLOTS,
+           SLOT_ROWS, 2 * SLOT_ROWS);
     for (int i = 0; i < 2; i++) {
         slot_ns[i] = measure_slots(tpl, SLOT_DENSITIES[i], cfg, &slot_bytes[i], &slot_best[i]);
         printf("  %-6s values (mean %.1f B): %6.1f ns per slot\n", SLOT_NAMES[i], slot_bytes[i],
@@ -562,8 +574,7 @@ int main(int argc, char **argv) {
     if (json_path) {
         FILE *f = fopen(json_path, "w");
         if (!f) die("cannot open the --json file");
-        fprintf(f, "{\n  \"markup_version\": \"%s\",\n  \"cpu\": \"%s\",\n", markup_version(),
-                cpu);
+        fprintf(f, "{\n  \"markup_version\": \"%s\",\n  \"cpu\": \"%s\",\n", markup_version(), cpu);
         fprintf(f, "  \"run\": \"%s\",\n  \"reps\": %d,\n  \"rep_bytes\": %zu,\n",
                 cfg == &QUICK ? "quick" : "full", cfg->reps, cfg->rep_bytes);
         fprintf(f, "  \"best_impl\": \"%s\",\n  \"unit\": \"GB/s of input\",\n",
@@ -599,8 +610,8 @@ int main(int argc, char **argv) {
                     "\"ns_per_slot\": %.3f, \"best_ns_per_slot\": %.3f}%s\n",
                     SLOT_NAMES[i], SLOTS, slot_bytes[i], slot_ns[i], slot_best[i],
                     i == 0 ? "," : "");
-        fprintf(f, "  ],\n  \"seconds\": %.2f,\n  \"load_average\": [%.2f, %.2f]\n}\n",
-                elapsed, load_before, load_after);
+        fprintf(f, "  ],\n  \"seconds\": %.2f,\n  \"load_average\": [%.2f, %.2f]\n}\n", elapsed,
+                load_before, load_after);
         fclose(f);
     }
     markup_buf_free(&out_buf);

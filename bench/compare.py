@@ -77,7 +77,9 @@ class Settings:
 CLOCKS = {"cpu": time.thread_time_ns, "wall": time.perf_counter_ns}
 
 
-def time_batch(fn: Callable[..., Any], args: tuple[Any, ...], calls: int, clock=time.thread_time_ns) -> float:
+def time_batch(
+    fn: Callable[..., Any], args: tuple[Any, ...], calls: int, clock=time.thread_time_ns
+) -> float:
     """Seconds for `calls` calls of fn(*args). GC stays on: allocation is part of the cost."""
     loop = range(calls)
     start = clock()
@@ -86,7 +88,9 @@ def time_batch(fn: Callable[..., Any], args: tuple[Any, ...], calls: int, clock=
     return (clock() - start) / 1e9
 
 
-def calibrate(fn: Callable[..., Any], args: tuple[Any, ...], target: float, clock) -> tuple[int, float]:
+def calibrate(
+    fn: Callable[..., Any], args: tuple[Any, ...], target: float, clock
+) -> tuple[int, float]:
     """(calls per batch so that one batch takes about `target` seconds, at least one; seconds per call)."""
     calls = 1
     while True:
@@ -125,7 +129,9 @@ def measure(
         calls, per_call = calibrate(fn, args, settings.batch_seconds, CLOCKS[settings.clock])
         timings[name] = Timing(calls)
         round_seconds += calls * per_call
-    rounds = max(settings.min_rounds, min(settings.rounds, int(settings.page_seconds / round_seconds)))
+    rounds = max(
+        settings.min_rounds, min(settings.rounds, int(settings.page_seconds / round_seconds))
+    )
     names = list(entries)
     for round_index in range(rounds):
         shift = round_index % len(names)
@@ -149,7 +155,9 @@ def check_outputs(page, contenders, reference) -> dict[str, tuple[str, ...]]:
         if not isinstance(output, str):
             fail(f"{contender.name} returned {type(output).__name__} on page {page.key}, not str")
         try:
-            needed[contender.name] = pages.match_output(str(expected), str(output), contender.normalizations)
+            needed[contender.name] = pages.match_output(
+                str(expected), str(output), contender.normalizations
+            )
         except pages.OutputMismatch as mismatch:
             fail(
                 f"output mismatch on page {page.key!r}: {contender.name} differs from {reference.name}"
@@ -179,8 +187,12 @@ def run_pages(page_list, contenders, settings, log=print) -> dict[str, Any]:
         needed = check_outputs(page, contenders, reference)
         output_bytes = len(reference.renderer(page.kind)(*page.args).encode())
         started = time.perf_counter()
-        timings = measure({c.name: (c.renderer(page.kind), page.args) for c in contenders}, settings)
-        log(f"  {page.key:<16} {output_bytes:>9,} bytes  timed in {time.perf_counter() - started:5.1f} s")
+        timings = measure(
+            {c.name: (c.renderer(page.kind), page.args) for c in contenders}, settings
+        )
+        log(
+            f"  {page.key:<16} {output_bytes:>9,} bytes  timed in {time.perf_counter() - started:5.1f} s"
+        )
         results[page.key] = {
             "description": page.description,
             "rows": page.rows,
@@ -210,13 +222,15 @@ def escape_inputs() -> dict[str, tuple[str, list[str]]]:
     short = []
     for i in range(100):
         length = 10 + (i * 37) % 91  # 10..100 chars
-        text = " ".join(words[(i + k) % len(words)] for k in range(length // 3))[:length].ljust(length, "x")
+        text = " ".join(words[(i + k) % len(words)] for k in range(length // 3))[:length].ljust(
+            length, "x"
+        )
         if i % 4 == 0:  # a quarter of them hold one character to escape
             text = text[: length // 2] + "&<>\"'"[i % 5] + text[length // 2 + 1 :]
         short.append(text)
     prose = "Tea is brewed from leaves; coffee from roasted beans. Both are served hot or iced. "
     clean = (prose * (16384 // len(prose) + 1))[:16384]
-    heavy_unit = 'a<b & "c" > \'d\' '  # 6 of 16 characters escaped
+    heavy_unit = "a<b & \"c\" > 'd' "  # 6 of 16 characters escaped
     heavy = (heavy_unit * (16384 // len(heavy_unit) + 1))[:16384]
     intl_unit = "Größe & Qualität — 東京の「お茶」は <美味しい> です. Ελληνικό τσάι. "
     intl = (intl_unit * (16384 // len(intl_unit) + 1))[:16384]
@@ -224,14 +238,17 @@ def escape_inputs() -> dict[str, tuple[str, list[str]]]:
     # one decides), so each storage width gets a case of its own.
     latin1_unit = "Größe & Qualität, café crème <à la carte> für 5 ¤, «très» bien. "
     latin1 = (latin1_unit * (16384 // len(latin1_unit) + 1))[:16384]
-    astral_unit = "Tea 🍵 & cake 🍰 <fresh> — 東京 \"today\" 😀 "
+    astral_unit = 'Tea 🍵 & cake 🍰 <fresh> — 東京 "today" 😀 '
     astral = (astral_unit * (16384 // len(astral_unit) + 1))[:16384]
     # The short strings again with one non-ASCII character in each: a third
     # of each storage width.
     short_non_ascii = [s[:3] + "éж🍵"[i % 3] + s[4:] for i, s in enumerate(short)]
     return {
         "short": ("100 short strings, 10-100 chars, 1 in 4 with one special", short),
-        "short-non-ascii": ("the short strings with one é, ж or 🍵 each (1, 2, 4 bytes/char)", short_non_ascii),
+        "short-non-ascii": (
+            "the short strings with one é, ж or 🍵 each (1, 2, 4 bytes/char)",
+            short_non_ascii,
+        ),
         "16k-clean": ("16 KB ASCII prose, nothing to escape", [clean]),
         "16k-heavy": ("16 KB, 6 of every 16 characters escaped", [heavy]),
         "16k-non-ascii": ("16 KB UTF-8 prose (Latin, CJK, Greek) with specials", [intl]),
@@ -240,7 +257,9 @@ def escape_inputs() -> dict[str, tuple[str, list[str]]]:
     }
 
 
-def escape_contenders() -> tuple[dict[str, tuple[Callable[[str], Any], tuple[str, ...]]], dict[str, str]]:
+def escape_contenders() -> (
+    tuple[dict[str, tuple[Callable[[str], Any], tuple[str, ...]]], dict[str, str]]
+):
     """{name: (escape function, normalizations)} and {name: skip reason}."""
     import html
 
@@ -276,7 +295,9 @@ def run_escape(settings: Settings, log=print) -> dict[str, Any]:
                 try:
                     pages.match_output(str(reference(s)), str(fn(s)), allowed)
                 except pages.OutputMismatch as mismatch:
-                    fail(f"escape mismatch in case {case}: {name} differs from markupsafe.escape\n{mismatch}")
+                    fail(
+                        f"escape mismatch in case {case}: {name} differs from markupsafe.escape\n{mismatch}"
+                    )
 
         def escape_all(fn, strings=strings):
             for s in strings:
@@ -340,9 +361,14 @@ def ensure_stario_env(explicit_python: str | None, log=print) -> tuple[Path | No
         if not python.exists():
             base = find_stario_python(explicit_python)
             if base is None:
-                return None, "no CPython >= 3.12 found (Stario 5 needs one); give one with --stario-python"
+                return (
+                    None,
+                    "no CPython >= 3.12 found (Stario 5 needs one); give one with --stario-python",
+                )
             log(f"  creating {venv.name} with {base}")
-            subprocess.run([base, "-m", "venv", str(venv)], check=True, capture_output=True, text=True)
+            subprocess.run(
+                [base, "-m", "venv", str(venv)], check=True, capture_output=True, text=True
+            )
         if not stamp.exists() or stamp.read_text() != wanted:
             log(f"  installing into {venv.name}: {', '.join(REQUIREMENTS)}")
             subprocess.run(
@@ -412,7 +438,10 @@ def machine_info() -> dict[str, Any]:
         pass
     try:
         commit = subprocess.run(
-            ["git", "-C", str(ROOT), "describe", "--always", "--dirty"], capture_output=True, text=True, timeout=10
+            ["git", "-C", str(ROOT), "describe", "--always", "--dirty"],
+            capture_output=True,
+            text=True,
+            timeout=10,
         ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         commit = ""
@@ -430,7 +459,9 @@ def library_versions(contenders) -> dict[str, str]:
     from contenders import version
 
     names = sorted({c.library for c in contenders} | {"markupsafe", "turbohtml", "matplotlib"})
-    return {name: (platform.python_version() if name == "python" else version(name)) for name in names}
+    return {
+        name: (platform.python_version() if name == "python" else version(name)) for name in names
+    }
 
 
 def ratio(reference: float | None, value: float) -> str:
@@ -440,12 +471,15 @@ def ratio(reference: float | None, value: float) -> str:
 def format_table(headers: list[str], rows: list[list[str]], align: str, style: str = "text") -> str:
     if style == "markdown":
         rule = ["---:" if a == "r" else "---" for a in align]
-        return "\n".join("| " + " | ".join(str(c).strip() for c in r) + " |" for r in [headers, rule, *rows])
+        return "\n".join(
+            "| " + " | ".join(str(c).strip() for c in r) + " |" for r in [headers, rule, *rows]
+        )
     widths = [max(len(str(r[i])) for r in [headers, *rows]) for i in range(len(headers))]
 
     def line(cells):
         return "  ".join(
-            str(c).ljust(w) if a == "l" else str(c).rjust(w) for c, w, a in zip(cells, widths, align)
+            str(c).ljust(w) if a == "l" else str(c).rjust(w)
+            for c, w, a in zip(cells, widths, align)
         ).rstrip()
 
     return "\n".join([line(headers), line(["-" * w for w in widths]), *[line(r) for r in rows]])
@@ -455,7 +489,9 @@ JINJA = "Jinja2 (compiled, autoescape)"
 FSTRING = "f-strings + html.escape"
 
 
-def page_table(result: dict[str, Any], jinja: str = JINJA, fstring: str = FSTRING, style: str = "text") -> str:
+def page_table(
+    result: dict[str, Any], jinja: str = JINJA, fstring: str = FSTRING, style: str = "text"
+) -> str:
     entries = result["contenders"]
     jinja_median = entries.get(jinja, {}).get("median_us")
     fstring_median = entries.get(fstring, {}).get("median_us")
@@ -472,14 +508,22 @@ def page_table(result: dict[str, Any], jinja: str = JINJA, fstring: str = FSTRIN
                 same,
             ]
         )
-    return format_table(["contender", "median us", "min us", "vs Jinja2", "vs f-str", "output"], rows, "lrrrrl", style)
+    return format_table(
+        ["contender", "median us", "min us", "vs Jinja2", "vs f-str", "output"],
+        rows,
+        "lrrrrl",
+        style,
+    )
 
 
 def scaling_table(results: dict[str, Any], style: str = "text") -> str:
     keys = [k for k in results if k.startswith("scale-")]
     if not keys:
         return ""
-    names = sorted(results[keys[-1]]["contenders"], key=lambda n: results[keys[-1]]["contenders"][n]["median_us"])
+    names = sorted(
+        results[keys[-1]]["contenders"],
+        key=lambda n: results[keys[-1]]["contenders"][n]["median_us"],
+    )
     rows = []
     for name in names:
         cells = [name]
@@ -496,7 +540,11 @@ def escape_table(case: dict[str, Any], style: str = "text") -> str:
     ref = entries.get("markupsafe.escape", {}).get("median_ns")
     rows = []
     for name, e in sorted(entries.items(), key=lambda item: item[1]["median_ns"]):
-        unit = f"{e['median_ns']:,.0f} ns" if e["median_ns"] < 10_000 else f"{e['median_ns'] / 1000:,.1f} us"
+        unit = (
+            f"{e['median_ns']:,.0f} ns"
+            if e["median_ns"] < 10_000
+            else f"{e['median_ns'] / 1000:,.1f} us"
+        )
         rows.append([name, unit, f"{e['mb_per_s']:,.0f}", ratio(ref, e["median_ns"])])
     return format_table(["function", "median/call", "MB/s", "vs markupsafe"], rows, "lrrr", style)
 
@@ -536,7 +584,9 @@ def print_report(report: dict[str, Any]) -> None:
         print()
     stario = report.get("stario", {})
     if "pages" in stario:
-        print(f"== Stario, on {stario['python']} in its own virtualenv ({stario['venv']}), same pages")
+        print(
+            f"== Stario, on {stario['python']} in its own virtualenv ({stario['venv']}), same pages"
+        )
         print(f"   versions: {', '.join(f'{k} {v}' for k, v in stario['versions'].items())}")
         for note, reason in stario.get("skipped_contenders", {}).items():
             print(f"   skipped {note}: {reason}")
@@ -560,15 +610,21 @@ def print_report(report: dict[str, Any]) -> None:
         for name, reason in report["escape"]["skipped"].items():
             print(f"   skipped {name}: {reason}")
     all_pages = [*report["pages"].values(), *stario.get("pages", {}).values()]
-    used = sorted({n for r in all_pages for e in r["contenders"].values() for n in e["normalizations"]})
+    used = sorted(
+        {n for r in all_pages for e in r["contenders"].values() for n in e["normalizations"]}
+    )
     if used:
-        print("Outputs marked ~ equal the reference after these documented rewrites (bench/pages.py):")
+        print(
+            "Outputs marked ~ equal the reference after these documented rewrites (bench/pages.py):"
+        )
         for name in used:
             print(f"  {name}: {pages.NORMALIZATION_DOCS[name]}")
         print()
     lines = targets(report["pages"])
     if lines:
-        print("Design targets on the 50-row product page, clean and escape-heavy (median vs median):")
+        print(
+            "Design targets on the 50-row product page, clean and escape-heavy (median vs median):"
+        )
         print("\n".join(lines))
         print()
 
@@ -590,9 +646,19 @@ def markdown_report(report: dict[str, Any]) -> str:
     ]
     for key, result in report["pages"].items():
         if not key.startswith("scale-"):
-            out += [f"#### {key}: {result['description']} ({result['bytes']:,} bytes)", "", page_table(result, style="markdown"), ""]
+            out += [
+                f"#### {key}: {result['description']} ({result['bytes']:,} bytes)",
+                "",
+                page_table(result, style="markdown"),
+                "",
+            ]
     if any(k.startswith("scale-") for k in report["pages"]):
-        out += ["#### scaling: product list, nanoseconds per row (median)", "", scaling_table(report["pages"], "markdown"), ""]
+        out += [
+            "#### scaling: product list, nanoseconds per row (median)",
+            "",
+            scaling_table(report["pages"], "markdown"),
+            "",
+        ]
     stario = report.get("stario", {})
     if "pages" in stario:
         out += [
@@ -604,14 +670,27 @@ def markdown_report(report: dict[str, Any]) -> str:
         for key, result in stario["pages"].items():
             if not key.startswith("scale-"):
                 out += [f"{key}:", "", page_table(result, fstring="", style="markdown"), ""]
-        out += ["scaling, nanoseconds per row (median):", "", scaling_table(stario["pages"], "markdown"), ""]
+        out += [
+            "scaling, nanoseconds per row (median):",
+            "",
+            scaling_table(stario["pages"], "markdown"),
+            "",
+        ]
     elif stario:
         out += [f"Stario skipped: {stario['skipped']}", ""]
     for case, result in report.get("escape", {}).get("cases", {}).items():
-        out += [f"#### escape, {case}: {result['description']}", "", escape_table(result, "markdown"), ""]
+        out += [
+            f"#### escape, {case}: {result['description']}",
+            "",
+            escape_table(result, "markdown"),
+            "",
+        ]
     lines = targets(report["pages"])
     if lines:
-        out += ["#### Design targets on the 50-row product page, clean and escape-heavy (median vs median)", ""]
+        out += [
+            "#### Design targets on the 50-row product page, clean and escape-heavy (median vs median)",
+            "",
+        ]
         out += [f"- {line.strip()}" for line in lines] + [""]
     return "\n".join(out)
 
@@ -629,15 +708,27 @@ def plot(report: dict[str, Any], path: str) -> None:
     python_label = report["machine"]["python"]
     stario_label = report.get("stario", {}).get("python", "")
     # Colour says which interpreter ran it; markup's own bars are the darker shade.
-    palette = {("main", False): "#7aa6d6", ("main", True): "#1f4e8c", ("stario", False): "#f2b06b", ("stario", True): "#b35900"}
+    palette = {
+        ("main", False): "#7aa6d6",
+        ("main", True): "#1f4e8c",
+        ("stario", False): "#f2b06b",
+        ("stario", True): "#b35900",
+    }
     fig, axes = plt.subplots(2, 2, figsize=(15, 11))
     for ax, key in zip(axes.flat, main_pages):
         entries = report["pages"][key]["contenders"]
         suffix = f" [{python_label.split()[-1]}]" if stario_pages else ""
-        bars = [(n + suffix, e["median_us"], palette["main", n.startswith("markup")]) for n, e in entries.items()]
+        bars = [
+            (n + suffix, e["median_us"], palette["main", n.startswith("markup")])
+            for n, e in entries.items()
+        ]
         if key in stario_pages:
             bars += [
-                (f"{n} [{stario_label.split()[-1]}]", e["median_us"], palette["stario", n.startswith("markup")])
+                (
+                    f"{n} [{stario_label.split()[-1]}]",
+                    e["median_us"],
+                    palette["stario", n.startswith("markup")],
+                )
                 for n, e in stario_pages[key]["contenders"].items()
             ]
         bars.sort(key=lambda b: b[1], reverse=True)
@@ -659,7 +750,12 @@ def plot(report: dict[str, Any], path: str) -> None:
         names = list(report["pages"][scale_keys[0]]["contenders"])
         for name in names:
             xs = [report["pages"][k]["rows"] for k in scale_keys]
-            ys = [report["pages"][k]["contenders"][name]["median_us"] * 1000 / report["pages"][k]["rows"] for k in scale_keys]
+            ys = [
+                report["pages"][k]["contenders"][name]["median_us"]
+                * 1000
+                / report["pages"][k]["rows"]
+                for k in scale_keys
+            ]
             style = "-o" if name.startswith("markup") else "--."
             ax.plot(xs, ys, style, label=name, linewidth=2 if name.startswith("markup") else 1)
         ax.set_xscale("log")
@@ -689,10 +785,16 @@ def plot(report: dict[str, Any], path: str) -> None:
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="a short run (under a minute): fewer rounds, shorter batches")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="a short run (under a minute): fewer rounds, shorter batches",
+    )
     parser.add_argument("--json", metavar="FILE", help="write every number to FILE")
     parser.add_argument("--plot", metavar="FILE.png", help="draw a bar chart (matplotlib)")
-    parser.add_argument("--markdown", metavar="FILE", help="write the tables as Markdown (for docs/benchmarks.md)")
+    parser.add_argument(
+        "--markdown", metavar="FILE", help="write the tables as Markdown (for docs/benchmarks.md)"
+    )
     parser.add_argument("--pages", help="comma-separated page keys to run (default: all)")
     parser.add_argument(
         "--clock", choices=sorted(CLOCKS), default="cpu",
@@ -700,7 +802,9 @@ def parse_args(argv=None):
     )  # fmt: skip
     parser.add_argument("--no-stario", action="store_true", help="skip the Stario virtualenv run")
     parser.add_argument("--no-escape", action="store_true", help="skip the escape() benchmark")
-    parser.add_argument("--stario-python", metavar="PATH", help="CPython >= 3.12 for the Stario virtualenv")
+    parser.add_argument(
+        "--stario-python", metavar="PATH", help="CPython >= 3.12 for the Stario virtualenv"
+    )
     return parser.parse_args(argv)
 
 

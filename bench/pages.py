@@ -32,9 +32,9 @@ _HEAVY_NAMES = (
     "<script>alert('x')</script>",
     'Fish & Chips "Deluxe"',
     "O'Reilly & Sons <Ltd>",
-    'Size 10" > Size 8\'',
+    "Size 10\" > Size 8'",
 )
-_HEAVY_PRICES = ('< 5 & "cheap"', "&pound;9 > 8", "'1.99' & up", '<b>2.50</b>')
+_HEAVY_PRICES = ('< 5 & "cheap"', "&pound;9 > 8", "'1.99' & up", "<b>2.50</b>")
 
 
 def product_rows(count: int, *, escape_heavy: bool = False) -> list[dict[str, Any]]:
@@ -64,8 +64,8 @@ def _admin_user(i: int) -> dict[str, Any]:
     email = f"{first.lower()}.{last.lower()}{i}@acme.io"
     status = _STATUSES[i % len(_STATUSES)]
     if i % 7 == 3:  # one row in seven carries text that must be escaped
-        name = f"{first} O'{last} & <Co> \"{i}\""
-        email = f"\"{first.lower()}&{last.lower()}\"{i}@acme.io"
+        name = f'{first} O\'{last} & <Co> "{i}"'
+        email = f'"{first.lower()}&{last.lower()}"{i}@acme.io'
         status = "on <leave> & 'away'"
     return {
         "id": 1000 + i,
@@ -82,7 +82,16 @@ def _admin_user(i: int) -> dict[str, Any]:
 
 def admin_data(rows: int = 50) -> dict[str, Any]:
     """The admin page's data: header, navigation, a user table and a form."""
-    sections = ("Dashboard", "Users", "Teams", "Billing", "Audit log", "Settings", "API keys", "Help")
+    sections = (
+        "Dashboard",
+        "Users",
+        "Teams",
+        "Billing",
+        "Audit log",
+        "Settings",
+        "API keys",
+        "Help",
+    )
     return {
         "title": "Users \u2014 Acme admin",
         "site": "Acme admin",
@@ -97,7 +106,7 @@ def admin_data(rows: int = 50) -> dict[str, Any]:
         ],
         "users": [_admin_user(i) for i in range(rows)],
         "csrf_token": "q8Zr1x-2bVd9_0kLm3NpQ7sT",
-        "form_name": "Bob \"Bobby\" Tables'); DROP TABLE users;--",
+        "form_name": 'Bob "Bobby" Tables\'); DROP TABLE users;--',
         "form_email": "bob&tables@example.com",
         "roles": [{"value": role, "label": role.title()} for role in _ROLES],
         "selected_role": "editor",
@@ -123,7 +132,13 @@ class Page:
 
 def all_pages(scale_sizes: tuple[int, ...] = (10, 100, 1_000, 10_000)) -> list[Page]:
     pages = [
-        Page("products", "50-row product list, clean text", "products", ("Products", product_rows(50)), 50),
+        Page(
+            "products",
+            "50-row product list, clean text",
+            "products",
+            ("Products", product_rows(50)),
+            50,
+        ),
         Page(
             "products-escape",
             "50-row product list, escape-heavy names and prices",
@@ -131,10 +146,18 @@ def all_pages(scale_sizes: tuple[int, ...] = (10, 100, 1_000, 10_000)) -> list[P
             ("Products & <Offers>", product_rows(50, escape_heavy=True)),
             50,
         ),
-        Page("admin", "admin page: header, nav, 50-row table (1 in 7 escaped), form", "admin", (admin_data(),), 50),
+        Page(
+            "admin",
+            "admin page: header, nav, 50-row table (1 in 7 escaped), form",
+            "admin",
+            (admin_data(),),
+            50,
+        ),
     ]
     pages += [
-        Page(f"scale-{n}", f"product list, {n:,} rows", "products", ("Products", product_rows(n)), n)
+        Page(
+            f"scale-{n}", f"product list, {n:,} rows", "products", ("Products", product_rows(n)), n
+        )
         for n in scale_sizes
     ]
     return pages
@@ -160,7 +183,15 @@ _ENTITY_SPELLINGS = {
     "&#x2F;": "/",
 }
 _ENTITY = re.compile("|".join(re.escape(k) for k in _ENTITY_SPELLINGS))
-_BOOLEAN_ATTRIBUTES = ("checked", "disabled", "required", "selected", "readonly", "multiple", "hidden")
+_BOOLEAN_ATTRIBUTES = (
+    "checked",
+    "disabled",
+    "required",
+    "selected",
+    "readonly",
+    "multiple",
+    "hidden",
+)
 _BOOLEAN_VALUE = re.compile(r" (%s)=(?:\"\1\"|\"\")" % "|".join(_BOOLEAN_ATTRIBUTES))
 _SINGLE_QUOTED = re.compile(r"( [^\s=<>\"']+)='([^']*)'")
 
@@ -200,7 +231,9 @@ def _void_slash(html: str) -> str:
 
 def _single_quoted_attributes(html: str) -> str:
     """``class='say "hi"'`` to ``class="say &#34;hi&#34;"`` (fastcore quotes values holding ``"`` with ``'``)."""
-    return _SINGLE_QUOTED.sub(lambda m: '%s="%s"' % (m.group(1), m.group(2).replace('"', "&#34;")), html)
+    return _SINGLE_QUOTED.sub(
+        lambda m: '%s="%s"' % (m.group(1), m.group(2).replace('"', "&#34;")), html
+    )
 
 
 # Order matters: quotes are decided after the spellings are unified.
@@ -258,6 +291,8 @@ def unified_diff(reference: str, output: str, context: int = 2) -> str:
     def lines(html: str) -> list[str]:
         return [piece + "\n" for piece in re.split(r"(?<=>)", html) if piece]
 
-    diff = difflib.unified_diff(lines(reference), lines(output), "reference", "contender", n=context)
+    diff = difflib.unified_diff(
+        lines(reference), lines(output), "reference", "contender", n=context
+    )
     text = "".join(diff)
     return text if len(text) < 6000 else text[:6000] + "\n... (diff cut)\n"

@@ -47,7 +47,9 @@ def main() -> None:
 
     wanted = args.pages.split(",")
     page_list = [p for p in pages.all_pages() if p.key in wanted]
-    settings = compare.Settings(args.rounds, args.batch_seconds, args.page_seconds, args.min_rounds, args.clock)
+    settings = compare.Settings(
+        args.rounds, args.batch_seconds, args.page_seconds, args.min_rounds, args.clock
+    )
 
     def log(line: str) -> None:
         print(line, file=sys.stderr, flush=True)

@@ -54,13 +54,24 @@ enum {
 #define DEPTH_MAX 64
 
 static const char *const known_tags[] = {
-    "div", "p", "span", "a", "ul", "li", "br", "img", "input", "hr", "meta", "script",
-    "style", "SCRIPT", "title", "textarea", "my-widget", "h1", "td", "wbr", "Style", "b",
+    "div",       "p",  "span", "a",      "ul",    "li",     "br",    "img",
+    "input",     "hr", "meta", "script", "style", "SCRIPT", "title", "textarea",
+    "my-widget", "h1", "td",   "wbr",    "Style", "b",
 };
 
 static const char *const known_attrs[] = {
-    "class", "id", "href", "data-id", "@click", ":class", "x-on:click.prevent",
-    "data-on-click__debounce.500ms", "disabled", "style", "onclick", "value",
+    "class",
+    "id",
+    "href",
+    "data-id",
+    "@click",
+    ":class",
+    "x-on:click.prevent",
+    "data-on-click__debounce.500ms",
+    "disabled",
+    "style",
+    "onclick",
+    "value",
 };
 
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -83,7 +94,7 @@ typedef struct program {
     size_t nslots;
     markup_value values[STEPS_MAX];
     const step *slot_steps[STEPS_MAX];
-    bool true_in_child; /* a child slot holds TRUE: SLOT_VALUE */
+    bool true_in_child;   /* a child slot holds TRUE: SLOT_VALUE */
     bool in_text_content; /* content inside a <title>, <textarea>...: the tree's
                              writer may refuse it (MARKUP_ERR_RAW_TEXT for end
                              tags in trusted HTML, MARKUP_ERR_CONTEXT for an
@@ -267,7 +278,9 @@ static void decode(decoder *d) {
                 free(value);
                 continue;
             }
-            step *s = add_step(d, how == 0 ? STEP_ATTR : how == 1 ? STEP_ATTR_HTML : STEP_ATTR_BARE);
+            step *s = add_step(d, how == 0   ? STEP_ATTR
+                                  : how == 1 ? STEP_ATTR_HTML
+                                             : STEP_ATTR_BARE);
             s->name = name;
             s->name_len = name_len;
             s->s = value;
@@ -335,9 +348,7 @@ static FUZZ_NO_COVERAGE size_t expected_output(const program *p, fuzz_buf *out) 
             fuzz_buf_adds(out, "<");
             fuzz_buf_add(out, s->tag, s->tag_len);
             break;
-        case STEP_START_END:
-            fuzz_buf_adds(out, ">");
-            break;
+        case STEP_START_END: fuzz_buf_adds(out, ">"); break;
         case STEP_CLOSE:
             if (s->tag_kind == MARKUP_TAG_VOID) break;
             fuzz_buf_adds(out, "</");
@@ -351,26 +362,16 @@ static FUZZ_NO_COVERAGE size_t expected_output(const program *p, fuzz_buf *out) 
                 fuzz_ref_escape(out, s->s, s->n);
             }
             break;
-        case STEP_HTML:
-            fuzz_buf_add(out, s->s, s->n);
-            break;
+        case STEP_HTML: fuzz_buf_add(out, s->s, s->n); break;
         case STEP_COMMENT:
             fuzz_buf_adds(out, "<!--");
             fuzz_ref_escape(out, s->s, s->n);
             fuzz_buf_adds(out, "-->");
             break;
-        case STEP_DOCTYPE:
-            fuzz_buf_adds(out, "<!doctype html>");
-            break;
-        case STEP_ATTR:
-            expected_attr(out, s, MARKUP_VALUE_TEXT);
-            break;
-        case STEP_ATTR_HTML:
-            expected_attr(out, s, MARKUP_VALUE_HTML);
-            break;
-        case STEP_ATTR_BARE:
-            expected_attr(out, s, MARKUP_VALUE_TRUE);
-            break;
+        case STEP_DOCTYPE: fuzz_buf_adds(out, "<!doctype html>"); break;
+        case STEP_ATTR: expected_attr(out, s, MARKUP_VALUE_TEXT); break;
+        case STEP_ATTR_HTML: expected_attr(out, s, MARKUP_VALUE_HTML); break;
+        case STEP_ATTR_BARE: expected_attr(out, s, MARKUP_VALUE_TRUE); break;
         case STEP_CHILD_SLOT:
             is_static = false;
             if (s->value.kind == MARKUP_VALUE_TEXT) {
@@ -383,9 +384,7 @@ static FUZZ_NO_COVERAGE size_t expected_output(const program *p, fuzz_buf *out) 
             is_static = false;
             if (s->value.kind != MARKUP_VALUE_OMIT) expected_attr(out, s, s->value.kind);
             break;
-        default:
-            is_static = false;
-            break;
+        default: is_static = false; break;
         }
         if (is_static) static_bytes += out->len - before;
     }
@@ -420,7 +419,8 @@ static markup_status write_static_step(markup_buf *w, const step *s) {
     case STEP_OPEN: return markup_html_write_open(w, s->tag, s->tag_len);
     case STEP_START_END: return markup_buf_putc(w, '>');
     case STEP_CLOSE:
-        return s->tag_kind == MARKUP_TAG_VOID ? MARKUP_OK : markup_html_write_close(w, s->tag, s->tag_len);
+        return s->tag_kind == MARKUP_TAG_VOID ? MARKUP_OK
+                                              : markup_html_write_close(w, s->tag, s->tag_len);
     case STEP_TEXT:
         if (s->tag_kind == MARKUP_TAG_SCRIPT || s->tag_kind == MARKUP_TAG_STYLE) {
             return markup_buf_append(w, s->s, s->n);
@@ -471,7 +471,8 @@ static markup_baked *build_template(const program *p, fuzz_alloc *alc, bool flus
             const size_t before = pending.len;
             markup_status st = write_static_step(&pending, s);
             if (st != MARKUP_OK) FUZZ_CHECK(pending.len == before); /* writers roll back */
-            ok = build_ok(st, alc, failures) && (!flush_every_step || flush_static(b, &pending, alc));
+            ok = build_ok(st, alc, failures) &&
+                 (!flush_every_step || flush_static(b, &pending, alc));
         }
     }
     ok = ok && flush_static(b, &pending, alc);
@@ -502,8 +503,10 @@ static markup_status tree_step(markup_node *node, const step *s) {
         return markup_node_set_attr_html(node, s->name, s->name_len, s->s, s->n, NULL);
     case STEP_ATTR_BARE: return markup_node_set_attr_bool(node, s->name, s->name_len, true, NULL);
     case STEP_CHILD_SLOT:
-        if (s->value.kind == MARKUP_VALUE_TEXT) return markup_node_append_text(node, s->s, s->n, NULL);
-        if (s->value.kind == MARKUP_VALUE_HTML) return markup_node_append_html(node, s->s, s->n, NULL);
+        if (s->value.kind == MARKUP_VALUE_TEXT)
+            return markup_node_append_text(node, s->s, s->n, NULL);
+        if (s->value.kind == MARKUP_VALUE_HTML)
+            return markup_node_append_html(node, s->s, s->n, NULL);
         return MARKUP_OK;
     case STEP_ATTR_SLOT:
         switch (s->value.kind) {
@@ -567,7 +570,8 @@ static void start_out(markup_buf *out, fuzz_alloc *alc, size_t prefix_len) {
 
 static void check_prefix(const markup_buf *out, size_t prefix_len) {
     FUZZ_CHECK(out->len >= prefix_len);
-    FUZZ_CHECK(prefix_len == 0 || fuzz_bytes_equal(out->data, prefix_len, prefix_pattern, prefix_len));
+    FUZZ_CHECK(prefix_len == 0 ||
+               fuzz_bytes_equal(out->data, prefix_len, prefix_pattern, prefix_len));
 }
 
 typedef struct writer_ctx {
@@ -585,7 +589,8 @@ static markup_status write_slot(void *ctx, size_t slot, markup_slot_kind kind, c
     if (s->kind == STEP_CHILD_SLOT) {
         FUZZ_CHECK(kind == MARKUP_SLOT_CHILD && name == NULL);
     } else {
-        FUZZ_CHECK(kind == MARKUP_SLOT_ATTR && fuzz_bytes_equal(name, name_len, s->name, s->name_len));
+        FUZZ_CHECK(kind == MARKUP_SLOT_ATTR &&
+                   fuzz_bytes_equal(name, name_len, s->name, s->name_len));
     }
     if (slot == w->stop_at) {
         (void)markup_buf_append(out, "partial", 7); /* must be rolled back */
@@ -621,9 +626,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         FUZZ_CHECK(markup_baked_slot_count(tpl) == prog.nslots);
         FUZZ_CHECK(markup_baked_static_size(tpl) == static_bytes);
         for (size_t i = 0; i < prog.nslots; i++) {
-            const markup_slot_kind kind = prog.slot_steps[i]->kind == STEP_CHILD_SLOT
-                                              ? MARKUP_SLOT_CHILD
-                                              : MARKUP_SLOT_ATTR;
+            const markup_slot_kind kind =
+                prog.slot_steps[i]->kind == STEP_CHILD_SLOT ? MARKUP_SLOT_CHILD : MARKUP_SLOT_ATTR;
             FUZZ_CHECK(markup_baked_slot_kind(tpl, i) == kind);
         }
 
@@ -656,10 +660,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         start_out(&out, &alc, prefix_len);
         failures = alc.failures;
         st = markup_baked_render(tpl, prog.values, prog.nslots + 1, &out, NULL);
-        FUZZ_CHECK(st == MARKUP_ERR_SLOT_COUNT || (st == MARKUP_ERR_NOMEM && alc.failures > failures));
+        FUZZ_CHECK(st == MARKUP_ERR_SLOT_COUNT ||
+                   (st == MARKUP_ERR_NOMEM && alc.failures > failures));
         if (prog.nslots > 0) {
             st = markup_baked_render(tpl, prog.values, prog.nslots - 1, &out, NULL);
-            FUZZ_CHECK(st == MARKUP_ERR_SLOT_COUNT || (st == MARKUP_ERR_NOMEM && alc.failures > failures));
+            FUZZ_CHECK(st == MARKUP_ERR_SLOT_COUNT ||
+                       (st == MARKUP_ERR_NOMEM && alc.failures > failures));
         }
         FUZZ_CHECK(out.len == prefix_len);
         markup_buf_free(&out);
@@ -677,8 +683,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                             expected.data, expected.len));
             } else {
                 FUZZ_CHECK(out.len == prefix_len);
-                FUZZ_CHECK((st == MARKUP_ERR_SLOT_VALUE && w.next_slot == (size_t)opt.stop_at + 1) ||
-                           (st == MARKUP_ERR_NOMEM && alc.failures > failures));
+                FUZZ_CHECK(
+                    (st == MARKUP_ERR_SLOT_VALUE && w.next_slot == (size_t)opt.stop_at + 1) ||
+                    (st == MARKUP_ERR_NOMEM && alc.failures > failures));
             }
             markup_buf_free(&out);
         }

@@ -56,12 +56,12 @@ static inline void fuzz_unpoison(const void *p, size_t n) {
 #endif
 
 /* Aborts with the failed condition on stderr; libFuzzer saves the input. */
-#define FUZZ_CHECK(cond)                                                              \
-    do {                                                                              \
-        if (!(cond)) {                                                                \
-            fprintf(stderr, "%s:%d: invariant violated: %s\n", __FILE__, __LINE__, #cond); \
-            abort();                                                                  \
-        }                                                                             \
+#define FUZZ_CHECK(cond)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: invariant violated: %s\n", __FILE__, __LINE__, #cond);         \
+            abort();                                                                               \
+        }                                                                                          \
     } while (0)
 
 /* ------------------------------------------------------------------------ */
@@ -340,7 +340,8 @@ static inline FUZZ_NO_COVERAGE size_t fuzz_ref_escape_span(const char *s, size_t
 
 /* Length of the well-formed sequence at s[0..n), or 0 if there is none;
    the code point goes to *cp. */
-static inline FUZZ_NO_COVERAGE size_t fuzz_ref_utf8_seq(const unsigned char *s, size_t n, uint32_t *cp) {
+static inline FUZZ_NO_COVERAGE size_t fuzz_ref_utf8_seq(const unsigned char *s, size_t n,
+                                                        uint32_t *cp) {
     unsigned char b0 = s[0];
     if (b0 <= 0x7F) {
         *cp = b0;
@@ -425,9 +426,8 @@ static inline FUZZ_NO_COVERAGE size_t fuzz_ref_tag_error(const char *s, size_t n
 }
 
 static inline markup_tag_kind fuzz_ref_tag_kind(const char *s, size_t n) {
-    static const char *const voids[] = {"area", "base",  "br",     "col",   "embed",
-                                        "hr",   "img",   "input",  "link",  "meta",
-                                        "source", "track", "wbr"};
+    static const char *const voids[] = {"area",  "base", "br",   "col",    "embed", "hr", "img",
+                                        "input", "link", "meta", "source", "track", "wbr"};
     for (size_t i = 0; i < sizeof voids / sizeof voids[0]; i++) {
         if (fuzz_ascii_iequal(s, n, voids[i])) return MARKUP_TAG_VOID;
     }
@@ -438,8 +438,8 @@ static inline markup_tag_kind fuzz_ref_tag_kind(const char *s, size_t n) {
 
 /* An ASCII byte that may not appear in an attribute name. */
 static inline bool fuzz_ref_attr_byte_rejected(unsigned char c) {
-    return c <= 0x20 || c == 0x7F || c == '"' || c == '\'' || c == '<' || c == '>' ||
-           c == '/' || c == '=' || c == '&' || c == '\\' || c == '`';
+    return c <= 0x20 || c == 0x7F || c == '"' || c == '\'' || c == '<' || c == '>' || c == '/' ||
+           c == '=' || c == '&' || c == '\\' || c == '`';
 }
 
 /* The two places an attribute-name check may report, scanning from the
@@ -480,7 +480,8 @@ static inline bool fuzz_ref_attr_name_valid(const char *s, size_t n) {
 
 /* Offset of the '<' of the first sequence that may not appear in raw text
    of this kind, or n. */
-static inline FUZZ_NO_COVERAGE size_t fuzz_ref_raw_text_error(markup_tag_kind kind, const char *s, size_t n) {
+static inline FUZZ_NO_COVERAGE size_t fuzz_ref_raw_text_error(markup_tag_kind kind, const char *s,
+                                                              size_t n) {
     if (kind != MARKUP_TAG_SCRIPT && kind != MARKUP_TAG_STYLE) return n;
     for (size_t i = 0; i < n; i++) {
         if (s[i] != '<') continue;

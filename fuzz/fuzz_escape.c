@@ -40,13 +40,15 @@ static const char prefix_pattern[] = "<&>\"'pre&amp;fix<<>>''\"\"&&\0x\xff\xfe<!
 /* Reads `out` back as escaped HTML: no raw < > " ', every & one of the
    five entities, and the decoded bytes equal `in`. Independent of the
    reference escaper on purpose. */
-static FUZZ_NO_COVERAGE void check_escaped_form(const char *out, size_t out_len, const char *in, size_t in_len) {
+static FUZZ_NO_COVERAGE void check_escaped_form(const char *out, size_t out_len, const char *in,
+                                                size_t in_len) {
     static const struct {
         const char *entity;
         size_t len;
         char decoded;
     } entities[] = {
-        {"&amp;", 5, '&'}, {"&lt;", 4, '<'}, {"&gt;", 4, '>'}, {"&#34;", 5, '"'}, {"&#39;", 5, '\''},
+        {"&amp;", 5, '&'}, {"&lt;", 4, '<'},   {"&gt;", 4, '>'},
+        {"&#34;", 5, '"'}, {"&#39;", 5, '\''},
     };
     size_t i = 0, j = 0;
     while (i < out_len) {
@@ -80,10 +82,12 @@ static void start_buffer(markup_buf *buf, fuzz_alloc *alc, size_t prefix_len) {
 
 /* After a call: either it failed from the injected allocation failure and
    rolled back, or it succeeded and the buffer is prefix + expected. */
-static FUZZ_NO_COVERAGE void check_buffer(const markup_buf *buf, markup_status st, size_t failures_before,
-                         const fuzz_alloc *alc, size_t prefix_len, const fuzz_buf *expected) {
+static FUZZ_NO_COVERAGE void check_buffer(const markup_buf *buf, markup_status st,
+                                          size_t failures_before, const fuzz_alloc *alc,
+                                          size_t prefix_len, const fuzz_buf *expected) {
     FUZZ_CHECK(buf->len >= prefix_len);
-    FUZZ_CHECK(prefix_len == 0 || fuzz_bytes_equal(buf->data, prefix_len, prefix_pattern, prefix_len));
+    FUZZ_CHECK(prefix_len == 0 ||
+               fuzz_bytes_equal(buf->data, prefix_len, prefix_pattern, prefix_len));
     if (st == MARKUP_ERR_NOMEM) {
         FUZZ_CHECK(alc->failures > failures_before); /* NOMEM without a failed allocation */
         FUZZ_CHECK(buf->len == prefix_len);          /* not rolled back */
@@ -143,8 +147,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         size_t failures = alc.failures;
         fuzz_alloc_fail_in(&alc, opt.fail_at);
-        markup_status st = via_default ? markup_escape(&buf, input, n)
-                                       : markup_escape_with(&buf, input, n, impl);
+        markup_status st =
+            via_default ? markup_escape(&buf, input, n) : markup_escape_with(&buf, input, n, impl);
         fuzz_alloc_fail_in(&alc, 0);
         check_buffer(&buf, st, failures, &alc, prefix_len, &expected);
         if (st == MARKUP_OK) {

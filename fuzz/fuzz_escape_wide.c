@@ -47,8 +47,7 @@ static FUZZ_NO_COVERAGE void unit_set(void *p, size_t i, uint32_t u, size_t w) {
 
 /* The reference for units: one below 0x80 is escaped as that byte, any
    other is copied. Returns *len units of w bytes (free with free()). */
-static FUZZ_NO_COVERAGE void *ref_escape_units(const void *units, size_t n, size_t w,
-                                               size_t *len) {
+static FUZZ_NO_COVERAGE void *ref_escape_units(const void *units, size_t n, size_t w, size_t *len) {
     void *out = malloc(5 * n * w + 1);
     FUZZ_CHECK(out != NULL);
     size_t k = 0;
@@ -137,7 +136,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         for (size_t i = 0; i < n; i++) unit_set(units, i, (unsigned char)input[i], w);
         void *widened = malloc(bytes.len * w + 1);
         FUZZ_CHECK(widened != NULL);
-        for (size_t i = 0; i < bytes.len; i++) unit_set(widened, i, (unsigned char)bytes.data[i], w);
+        for (size_t i = 0; i < bytes.len; i++)
+            unit_set(widened, i, (unsigned char)bytes.data[i], w);
         check_units(units, n, w, widened, bytes.len);
         free(widened);
 

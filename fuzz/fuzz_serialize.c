@@ -29,7 +29,7 @@ typedef struct serialize_options {
     uint8_t flags;   /* bit 0: make one allocation fail */
     uint8_t fail_lo; /* which one: fail_lo + 256 * fail_hi, counted from 1 */
     uint8_t fail_hi;
-    uint8_t prefix;  /* bytes (prefix % 32) already in the output buffers */
+    uint8_t prefix; /* bytes (prefix % 32) already in the output buffers */
 } serialize_options;
 
 enum {
@@ -51,22 +51,34 @@ enum {
     OP_COUNT
 };
 
-#define STACK_MAX (MARKUP_MAX_DEPTH + 64)
-#define SHARES_MAX 8              /* adopt/reuse calls: each may double the output */
-#define EXPECTED_MAX (1u << 20)   /* no subtree the model predicts grows past this */
+#define STACK_MAX    (MARKUP_MAX_DEPTH + 64)
+#define SHARES_MAX   8          /* adopt/reuse calls: each may double the output */
+#define EXPECTED_MAX (1u << 20) /* no subtree the model predicts grows past this */
 
 static const char *const known_tags[] = {
-    "div",    "p",     "span",  "a",      "ul",       "li",   "br",       "img",
-    "input",  "hr",    "meta",  "link",   "script",   "style", "SCRIPT",  "Style",
-    "title",  "textarea", "html", "head", "body",     "my-widget", "h1",  "BR",
-    "template", "svg", "table", "td",     "wbr",      "sCrIpT", "option", "x-1",
-    "noscript", "math", "mglyph",
+    "div",  "p",    "span",   "a",         "ul",    "li",       "br",       "img",    "input",
+    "hr",   "meta", "link",   "script",    "style", "SCRIPT",   "Style",    "title",  "textarea",
+    "html", "head", "body",   "my-widget", "h1",    "BR",       "template", "svg",    "table",
+    "td",   "wbr",  "sCrIpT", "option",    "x-1",   "noscript", "math",     "mglyph",
 };
 
 static const char *const known_attrs[] = {
-    "class", "id",          "href",    "data-id", "@click", ":class", "x-on:click.prevent",
-    "data-on-click__debounce.500ms",   "disabled", "style",  "onclick", "src", "value",
-    "aria-label", "\xc3\xa9t\xc3\xa9", "type",
+    "class",
+    "id",
+    "href",
+    "data-id",
+    "@click",
+    ":class",
+    "x-on:click.prevent",
+    "data-on-click__debounce.500ms",
+    "disabled",
+    "style",
+    "onclick",
+    "src",
+    "value",
+    "aria-label",
+    "\xc3\xa9t\xc3\xa9",
+    "type",
 };
 
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -84,14 +96,14 @@ typedef struct model {
     size_t el_height;   /* elements on the longest path down, this one included */
     size_t node_height; /* nodes on that path, fragments counted too */
     bool frozen;
-    bool unpredictable; /* holds something whose rendering the contract leaves open */
-    bool may_refuse;    /* rendering may refuse it: raw text or trusted HTML inside a
+    bool unpredictable;   /* holds something whose rendering the contract leaves open */
+    bool may_refuse;      /* rendering may refuse it: raw text or trusted HTML inside a
                            <title>, <noscript>... (markup_html_check_text_inside),
                            or elements whose place the writer's context rules
                            judge (MARKUP_ERR_CONTEXT): inside svg or math, or
                            inside a text element */
-    bool raw_inside;    /* holds <script>/<style> text, which <svg>/<math> escape */
-    bool html_inside;   /* holds trusted HTML */
+    bool raw_inside;      /* holds <script>/<style> text, which <svg>/<math> escape */
+    bool html_inside;     /* holds trusted HTML */
     bool elements_inside; /* holds an element below it */
 } model;
 
@@ -161,8 +173,7 @@ static void check_counts(const model *m) {
    breakout. */
 static void check_raw_content(const model *m) {
     if (m->fragment || !raw_kind(m->kind)) return;
-    FUZZ_CHECK(fuzz_ref_raw_text_error(m->kind, m->content.data, m->content.len) ==
-               m->content.len);
+    FUZZ_CHECK(fuzz_ref_raw_text_error(m->kind, m->content.data, m->content.len) == m->content.len);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -215,7 +226,8 @@ static void render_and_compare(harness *h, const model *m, size_t fail_at) {
     h->alc.fail_call = armed;
 
     FUZZ_CHECK(out.len >= h->prefix_len);
-    FUZZ_CHECK(h->prefix_len == 0 || fuzz_bytes_equal(out.data, h->prefix_len, prefix_pattern, h->prefix_len));
+    FUZZ_CHECK(h->prefix_len == 0 ||
+               fuzz_bytes_equal(out.data, h->prefix_len, prefix_pattern, h->prefix_len));
     const bool must_fit = m->node_height + 1 <= MARKUP_MAX_DEPTH - 8;
     const bool must_refuse = m->el_height > MARKUP_MAX_DEPTH + 8;
     if (st == MARKUP_OK) {
@@ -469,7 +481,8 @@ static void op_attr(harness *h, int op, const char *name, size_t name_len, const
     if (m->frozen) errs |= BIT(MARKUP_ERR_FROZEN);
     fuzz_attr_verdict v = fuzz_ref_attr_name(name, name_len);
     if (v.bad_char != SIZE_MAX) errs |= BIT(MARKUP_ERR_INVALID_ATTR_NAME);
-    if (v.bad_utf8 != SIZE_MAX) errs |= BIT(MARKUP_ERR_INVALID_ATTR_NAME) | BIT(MARKUP_ERR_INVALID_UTF8);
+    if (v.bad_utf8 != SIZE_MAX)
+        errs |= BIT(MARKUP_ERR_INVALID_ATTR_NAME) | BIT(MARKUP_ERR_INVALID_UTF8);
     if (op != OP_ATTR_BOOL && !fuzz_ref_utf8_valid(value, value_len)) {
         errs |= BIT(MARKUP_ERR_INVALID_UTF8);
     }
@@ -515,7 +528,8 @@ static void op_mutate_frozen(harness *h) {
     model *m = &h->last;
     if (m->node == NULL || !m->frozen) return;
     const unsigned errs = child_errors(m); /* FROZEN at least */
-    const unsigned attr_errs = BIT(MARKUP_ERR_FROZEN) | (m->fragment ? BIT(MARKUP_ERR_INVALID_ARG) : 0);
+    const unsigned attr_errs =
+        BIT(MARKUP_ERR_FROZEN) | (m->fragment ? BIT(MARKUP_ERR_INVALID_ARG) : 0);
     size_t failures = h->alc.failures;
     outcome(h, markup_node_append_text(m->node, "x", 1, NULL), must(errs), failures);
     outcome(h, markup_node_append_html(m->node, "<b>", 3, NULL), must(errs), failures);
@@ -532,9 +546,7 @@ static void op_mutate_frozen(harness *h) {
     check_counts(m);
 }
 
-static void op_render_top(harness *h) {
-    render_and_compare(h, top(h), 0);
-}
+static void op_render_top(harness *h) { render_and_compare(h, top(h), 0); }
 
 /* A tag: mostly a known one, sometimes arbitrary bytes. */
 static char *take_tag(harness *h, size_t *len) {
@@ -565,12 +577,8 @@ static void run_op(harness *h, int op) {
         s = take_tag(h, &n);
         op_open(h, s, n);
         break;
-    case OP_OPEN_FRAGMENT:
-        op_open_fragment(h);
-        break;
-    case OP_CLOSE:
-        op_close(h);
-        break;
+    case OP_OPEN_FRAGMENT: op_open_fragment(h); break;
+    case OP_CLOSE: op_close(h); break;
     case OP_TEXT:
     case OP_HTML:
     case OP_COMMENT:
@@ -585,24 +593,16 @@ static void run_op(harness *h, int op) {
         v = fuzz_take_string(&h->in, &m);
         op_attr(h, op, s, n, v, m);
         break;
-    case OP_ADOPT:
-        op_adopt(h, fuzz_take_u8(&h->in));
-        break;
-    case OP_REUSE:
-        op_reuse(h);
-        break;
-    case OP_MUTATE_FROZEN:
-        op_mutate_frozen(h);
-        break;
+    case OP_ADOPT: op_adopt(h, fuzz_take_u8(&h->in)); break;
+    case OP_REUSE: op_reuse(h); break;
+    case OP_MUTATE_FROZEN: op_mutate_frozen(h); break;
     case OP_DEEP: {
         size_t k = (size_t)fuzz_take_u8(&h->in) % 64 + 1;
         s = take_tag(h, &n);
         for (size_t i = 0; i < k; i++) op_open(h, s, n);
         break;
     }
-    default:
-        op_render_top(h);
-        break;
+    default: op_render_top(h); break;
     }
     free(s);
     free(v);

@@ -80,8 +80,8 @@ static void check_attr_name(const char *s, size_t n) {
     FUZZ_CHECK(err.code == st && err.msg != NULL);
     /* A scan may meet the bad character first; a validate-first check
        reports the UTF-8 error. Both are fine, anything else is not. */
-    const bool at_char = st == MARKUP_ERR_INVALID_ATTR_NAME && v.bad_char != SIZE_MAX &&
-                         err.pos == v.bad_char;
+    const bool at_char =
+        st == MARKUP_ERR_INVALID_ATTR_NAME && v.bad_char != SIZE_MAX && err.pos == v.bad_char;
     const bool at_utf8 = (st == MARKUP_ERR_INVALID_UTF8 || st == MARKUP_ERR_INVALID_ATTR_NAME) &&
                          v.bad_utf8 != SIZE_MAX && err.pos == v.bad_utf8;
     FUZZ_CHECK(at_char || at_utf8);

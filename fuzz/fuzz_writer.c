@@ -34,31 +34,78 @@ typedef struct writer_options {
     uint8_t spare;
 } writer_options;
 
-enum { OP_OPEN, OP_ATTR, OP_ATTR_HTML, OP_ATTR_BARE, OP_TEXT, OP_HTML, OP_COMMENT, OP_DOCTYPE,
-       OP_CLOSE, OP_FLUSH, OP_SLOT, OP_COUNT };
-
-static const char *const known_tags[] = {
-    "select", "option", "optgroup", "svg", "math", "mi", "mo", "mtext", "annotation-xml",
-    "foreignObject", "desc", "title", "textarea", "style", "script", "noscript", "noembed",
-    "iframe", "xmp", "noframes", "table", "td", "tr", "p", "b", "div", "font", "mglyph",
-    "malignmark", "template", "frameset", "plaintext", "param", "image", "br", "g",
-    "my-widget", "SCRIPT", "Title", "SVG",
+enum {
+    OP_OPEN,
+    OP_ATTR,
+    OP_ATTR_HTML,
+    OP_ATTR_BARE,
+    OP_TEXT,
+    OP_HTML,
+    OP_COMMENT,
+    OP_DOCTYPE,
+    OP_CLOSE,
+    OP_FLUSH,
+    OP_SLOT,
+    OP_COUNT
 };
 
-static const char *const known_attrs[] = {"id", "color", "face", "size", "encoding", "ENCODING",
-                                          "class", "@click"};
+static const char *const known_tags[] = {
+    "select",
+    "option",
+    "optgroup",
+    "svg",
+    "math",
+    "mi",
+    "mo",
+    "mtext",
+    "annotation-xml",
+    "foreignObject",
+    "desc",
+    "title",
+    "textarea",
+    "style",
+    "script",
+    "noscript",
+    "noembed",
+    "iframe",
+    "xmp",
+    "noframes",
+    "table",
+    "td",
+    "tr",
+    "p",
+    "b",
+    "div",
+    "font",
+    "mglyph",
+    "malignmark",
+    "template",
+    "frameset",
+    "plaintext",
+    "param",
+    "image",
+    "br",
+    "g",
+    "my-widget",
+    "SCRIPT",
+    "Title",
+    "SVG",
+};
 
-static const char *const known_values[] = {"text/html", "application/xhtml+xml", "TEXT/HTML",
-                                           "red", "", "&amp;", "text&#47;html"};
+static const char *const known_attrs[] = {"id",       "color",    "face",  "size",
+                                          "encoding", "ENCODING", "class", "@click"};
+
+static const char *const known_values[] = {
+    "text/html", "application/xhtml+xml", "TEXT/HTML", "red", "", "&amp;", "text&#47;html"};
 
 static const char *const known_texts[] = {
-    "</script>", "</style>", "<!--", "</title>", "</textarea ", "</noscript>", "</iframe",
-    "</xmp>", "</noembed", "</noframes>", "</scr", "ipt>", "</tit", "le>", "<img src=x>",
-    "a < b", "</select>", "</SCRIPT", "</Style", "<!-", "-",
+    "</script>",   "</style>",  "<!--",        "</title>", "</textarea ", "</noscript>", "</iframe",
+    "</xmp>",      "</noembed", "</noframes>", "</scr",    "ipt>",        "</tit",       "le>",
+    "<img src=x>", "a < b",     "</select>",   "</SCRIPT", "</Style",     "<!-",         "-",
 };
 
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
-#define OPEN_MAX 64
+#define OPEN_MAX    64
 
 /* What the harness knows of an element it opened. */
 typedef struct open_el {
@@ -187,8 +234,13 @@ static void op_open(harness *h, markup_writer *w, char *tag, size_t n) {
     markup_tag_class cls = markup_html_tag_class(tag, n);
     bool foreign = (cls & (MARKUP_TAG_IS_SVG | MARKUP_TAG_IS_MATH)) != 0 ||
                    (h->depth && h->stack[h->depth - 1].foreign_around);
-    h->stack[h->depth++] = (open_el){tag, n, 0, (cls & (MARKUP_TAG_IS_SCRIPT | MARKUP_TAG_IS_STYLE)) != 0,
-                                     (cls & MARKUP_TAG_TEXT_MASK) != 0, foreign, false,
+    h->stack[h->depth++] = (open_el){tag,
+                                     n,
+                                     0,
+                                     (cls & (MARKUP_TAG_IS_SCRIPT | MARKUP_TAG_IS_STYLE)) != 0,
+                                     (cls & MARKUP_TAG_TEXT_MASK) != 0,
+                                     foreign,
+                                     false,
                                      (cls & MARKUP_TAG_IS_VOID) != 0};
 }
 
@@ -233,7 +285,8 @@ static void op_slot(harness *h, markup_writer *w) {
     char *tag = take_from(h, known_tags, COUNT_OF(known_tags), &tag_len);
     char *text = take_from(h, known_texts, COUNT_OF(known_texts), &text_len);
     if (markup_writer_open(&slot, tag, tag_len, NULL) == MARKUP_OK) {
-        if (fuzz_ref_utf8_valid(text, text_len)) (void)markup_writer_text(&slot, text, text_len, NULL);
+        if (fuzz_ref_utf8_valid(text, text_len))
+            (void)markup_writer_text(&slot, text, text_len, NULL);
         (void)markup_writer_close(&slot, NULL);
     }
     FUZZ_CHECK(slot.depth == 0 || h->alc.failures > failures);
@@ -284,9 +337,7 @@ static void run_op(harness *h, markup_writer *w, int op) {
         st = markup_writer_doctype(w, &err);
         if (st == MARKUP_OK && h->depth) h->stack[h->depth - 1].has_element = true;
         break;
-    default:
-        st = markup_writer_flush_tag(w, &err);
-        break;
+    default: st = markup_writer_flush_tag(w, &err); break;
     }
     if (succeeded(h, st, &err, failures)) note_content_start(h, w, pending, at);
     FUZZ_CHECK(w->depth == before);

@@ -6,6 +6,7 @@ Each seed is a small, readable case in the byte format the harness decodes
 attribute tables are read from the harness sources, so seeds follow them
 when they change. Run from anywhere: python3 fuzz/make_seeds.py
 """
+
 import re
 import struct
 from pathlib import Path
@@ -17,7 +18,9 @@ def c_table(source: str, name: str) -> list:
     """The string literals of `static const char *const <name>[] = {...};`."""
     text = (HERE / source).read_text()
     body = re.search(r"\b" + name + r"\[\]\s*=\s*\{(.*?)\};", text, re.S).group(1)
-    return [bytes(s, "ascii").decode("unicode_escape") for s in re.findall(r'"((?:[^"\\]|\\.)*)"', body)]
+    return [
+        bytes(s, "ascii").decode("unicode_escape") for s in re.findall(r'"((?:[^"\\]|\\.)*)"', body)
+    ]
 
 
 def s(data) -> bytes:
@@ -32,6 +35,7 @@ def s(data) -> bytes:
 # fuzz_escape: offset, prefix, split, fail_at, then the text
 # --------------------------------------------------------------------------
 
+
 def escape_seeds():
     def seed(text, offset=0, prefix=0, split=128, fail_at=0):
         if isinstance(text, str):
@@ -45,12 +49,12 @@ def escape_seeds():
         "entities_twice": seed("&amp; &lt; &gt; &#34; &#39; &quot;", prefix=5),
         "xss_attr": seed('" onmouseover="alert(1)" x=\'', offset=3),
         "script_tag": seed("<script>alert('x')</script>", offset=7, prefix=12),
-        "utf8_mixed": seed("caf\u00e9 \u20ac <b>\U0001F600</b> & \u2028", offset=1),
+        "utf8_mixed": seed("caf\u00e9 \u20ac <b>\U0001f600</b> & \u2028", offset=1),
         "nul_and_controls": seed(b"\x00<\x01>\x7f&\xff\xfe'\"\x00"),
         "simd_tail": seed("a" * 63 + "<", offset=13),
         "simd_blocks": seed(("x" * 31 + "&") * 6 + "'" * 17, offset=31, split=77),
         "long_clean": seed("lorem ipsum dolor sit amet " * 40, offset=5, split=200),
-        "special_every_16": seed(("0123456789abcde" + "\"") * 20, offset=9),
+        "special_every_16": seed(("0123456789abcde" + '"') * 20, offset=9),
         "alloc_failure": seed("needs <escaping> & more " * 10, prefix=20, fail_at=1),
         "alloc_failure_2": seed("x" * 300 + "<" * 300, fail_at=2),
     }
@@ -59,6 +63,7 @@ def escape_seeds():
 # --------------------------------------------------------------------------
 # fuzz_escape_wide: unit offset, high byte, then the text
 # --------------------------------------------------------------------------
+
 
 def escape_wide_seeds():
     def seed(text, offset=0, high=0):
@@ -69,11 +74,16 @@ def escape_wide_seeds():
     return {
         "empty": seed(b""),
         "all_five": seed("&<>\"'"),
-        "latin1_prose": seed("Gr\u00f6\u00dfe & Qualit\u00e4t, caf\u00e9 <cr\u00e8me> \u00abtr\u00e8s\u00bb " * 6, offset=3),
+        "latin1_prose": seed(
+            "Gr\u00f6\u00dfe & Qualit\u00e4t, caf\u00e9 <cr\u00e8me> \u00abtr\u00e8s\u00bb " * 6,
+            offset=3,
+        ),
         "lookalikes_u0126": seed("&<>\"'" * 20, offset=5, high=1),
         "lookalikes_high_ff": seed("a&b<c>d\"e'f" * 12, offset=11, high=0xFF),
         # raw units: "&\0" is U+0026 in 16 bits, "&\0\0\0" in 32 bits
-        "raw_units": seed(b"&\x00<\x00&\x01<\x01\"\x00\x00\x00'\x00\x01\x00\x00\xd8>\x00" * 8, offset=1),
+        "raw_units": seed(
+            b"&\x00<\x00&\x01<\x01\"\x00\x00\x00'\x00\x01\x00\x00\xd8>\x00" * 8, offset=1
+        ),
         "block_edges": seed(("x" * 15 + "&") * 12 + "<" * 40, offset=16),
         "dense": seed("<" * 300, offset=7),
     }
@@ -83,6 +93,7 @@ def escape_wide_seeds():
 # fuzz_utf8: offset, raw_kind, then the bytes
 # --------------------------------------------------------------------------
 
+
 def utf8_seeds():
     def seed(data, offset=0, raw_kind=2):
         if isinstance(data, str):
@@ -91,7 +102,7 @@ def utf8_seeds():
 
     return {
         "ascii": seed("plain ascii text, long enough for a word-at-a-time path: abcdefgh", 3),
-        "valid_each_length": seed("a\u00e9\u20ac\U0001F600\U0010FFFF\uFFFD"),
+        "valid_each_length": seed("a\u00e9\u20ac\U0001f600\U0010ffff\ufffd"),
         "overlong": seed(b"ok\xc0\xafok"),
         "overlong_3": seed(b"\xe0\x80\xaf"),
         "surrogate": seed(b"abc\xed\xa0\x80def", 5),
@@ -119,8 +130,23 @@ def utf8_seeds():
 
 SER_TAGS = c_table("fuzz_serialize.c", "known_tags")
 SER_ATTRS = c_table("fuzz_serialize.c", "known_attrs")
-(OPEN, FRAGMENT, CLOSE, TEXT, HTML, COMMENT, DOCTYPE, ATTR, ATTR_HTML, ATTR_BOOL,
- ADOPT, REUSE, MUTATE, DEEP, RENDER) = range(15)
+(
+    OPEN,
+    FRAGMENT,
+    CLOSE,
+    TEXT,
+    HTML,
+    COMMENT,
+    DOCTYPE,
+    ATTR,
+    ATTR_HTML,
+    ATTR_BOOL,
+    ADOPT,
+    REUSE,
+    MUTATE,
+    DEEP,
+    RENDER,
+) = range(15)
 
 
 class Ser:
@@ -162,25 +188,67 @@ class Ser:
 
 
 def serialize_seeds():
-    page = (Ser().op(DOCTYPE).open("html").open("head").open("title").text("Tea & cake").close(2)
-            .open("body").open("ul"))
-    for i, name in enumerate(["Earl <Grey>", "Caf\u00e9 \"au\" lait", "O'Brien's"]):
-        page.open("li").attr("class", "card").attr("data-id", str(i)).open("span").text(name).close(2)
+    page = (
+        Ser()
+        .op(DOCTYPE)
+        .open("html")
+        .open("head")
+        .open("title")
+        .text("Tea & cake")
+        .close(2)
+        .open("body")
+        .open("ul")
+    )
+    for i, name in enumerate(["Earl <Grey>", 'Caf\u00e9 "au" lait', "O'Brien's"]):
+        page.open("li").attr("class", "card").attr("data-id", str(i)).open("span").text(name).close(
+            2
+        )
     page.close(3)
 
-    raw = (Ser().open("script").text("if (a < b && c > d) { s = '<\\/script>'; }").close()
-           .open("style").text("a > b { content: \"&\" }").close()
-           .open("SCRIPT").html("x = 1;").close())
+    raw = (
+        Ser()
+        .open("script")
+        .text("if (a < b && c > d) { s = '<\\/script>'; }")
+        .close()
+        .open("style")
+        .text('a > b { content: "&" }')
+        .close()
+        .open("SCRIPT")
+        .html("x = 1;")
+        .close()
+    )
 
-    attrs = (Ser(prefix=9).open("input").attr("@click", "open = !open").attr(":class", "{'a': b}")
-             .attr("disabled", "x", ATTR_BOOL).attr("id", "", ATTR_BOOL).attr("value", "<b>", ATTR_HTML)
-             .attr("x-on:click.prevent", "go()").close())
+    attrs = (
+        Ser(prefix=9)
+        .open("input")
+        .attr("@click", "open = !open")
+        .attr(":class", "{'a': b}")
+        .attr("disabled", "x", ATTR_BOOL)
+        .attr("id", "", ATTR_BOOL)
+        .attr("value", "<b>", ATTR_HTML)
+        .attr("x-on:click.prevent", "go()")
+        .close()
+    )
 
     comments = Ser().open("div").comment("a -- b > c").text("after").op(DOCTYPE).close()
 
-    sharing = (Ser().open("ul").open("li").text("shared <li>").close().op(REUSE).op(REUSE)
-               .op(MUTATE).op(FRAGMENT).text("in a fragment").op(ADOPT, 0)
-               .close().op(REUSE).op(RENDER).close())
+    sharing = (
+        Ser()
+        .open("ul")
+        .open("li")
+        .text("shared <li>")
+        .close()
+        .op(REUSE)
+        .op(REUSE)
+        .op(MUTATE)
+        .op(FRAGMENT)
+        .text("in a fragment")
+        .op(ADOPT, 0)
+        .close()
+        .op(REUSE)
+        .op(RENDER)
+        .close()
+    )
 
     deep = Ser().op(DEEP, 63, SER_TAGS.index("div"))
     for _ in range(16):
@@ -191,15 +259,36 @@ def serialize_seeds():
     for _ in range(14):
         near_limit.op(DEEP, 63, SER_TAGS.index("p"))
 
-    refused = (Ser().open("br").text("child of a void").close()
-               .open("script").text("</script><img src=x onerror=alert(1)>").text("</scr")
-               .text("ipt>").comment("c").close()
-               .open("style").text("</STYLE").close()
-               .open_raw("1bad").open_raw("my-widget").text(b"bad \xff utf8")
-               .op(ATTR, 0xF0, s('on"x'), s("v")).close())
+    refused = (
+        Ser()
+        .open("br")
+        .text("child of a void")
+        .close()
+        .open("script")
+        .text("</script><img src=x onerror=alert(1)>")
+        .text("</scr")
+        .text("ipt>")
+        .comment("c")
+        .close()
+        .open("style")
+        .text("</STYLE")
+        .close()
+        .open_raw("1bad")
+        .open_raw("my-widget")
+        .text(b"bad \xff utf8")
+        .op(ATTR, 0xF0, s('on"x'), s("v"))
+        .close()
+    )
 
-    failing = (Ser(flags=1, fail_at=3).open("div").attr("class", "a").text("t" * 40).open("p")
-               .text("<x>").close(2))
+    failing = (
+        Ser(flags=1, fail_at=3)
+        .open("div")
+        .attr("class", "a")
+        .text("t" * 40)
+        .open("p")
+        .text("<x>")
+        .close(2)
+    )
     failing_render = Ser(flags=1, fail_at=200).open("p").text("&" * 100).close()
 
     return {
@@ -266,21 +355,59 @@ class Baked:
 
 
 def baked_seeds():
-    row = (Baked().open("li").attr_slot("class", "card").attr_slot("data-id", "7")
-           .open("span").attr("class", "name").child_slot("Earl <Grey> & \"tea\"").close()
-           .open("span").attr("class", "price").child_slot("3.50").close(2))
+    row = (
+        Baked()
+        .open("li")
+        .attr_slot("class", "card")
+        .attr_slot("data-id", "7")
+        .open("span")
+        .attr("class", "name")
+        .child_slot('Earl <Grey> & "tea"')
+        .close()
+        .open("span")
+        .attr("class", "price")
+        .child_slot("3.50")
+        .close(2)
+    )
 
-    page = (Baked(prefix=7).doctype().open("title").child_slot("Products & <more>").close()
-            .open("ul").child_slot("<li>trusted</li>", VALUE_HTML).child_slot("", VALUE_OMIT).close())
+    page = (
+        Baked(prefix=7)
+        .doctype()
+        .open("title")
+        .child_slot("Products & <more>")
+        .close()
+        .open("ul")
+        .child_slot("<li>trusted</li>", VALUE_HTML)
+        .child_slot("", VALUE_OMIT)
+        .close()
+    )
 
-    bools = (Baked().open("input").attr_slot("disabled", "", VALUE_TRUE)
-             .attr_slot("value", "", VALUE_OMIT).attr_slot("id", "<b>", VALUE_HTML)
-             .attr("style", "", 2).open("p").text("after a void"))
+    bools = (
+        Baked()
+        .open("input")
+        .attr_slot("disabled", "", VALUE_TRUE)
+        .attr_slot("value", "", VALUE_OMIT)
+        .attr_slot("id", "<b>", VALUE_HTML)
+        .attr("style", "", 2)
+        .open("p")
+        .text("after a void")
+    )
 
-    statics = (Baked(flags=2).open("div").attr("onclick", "a('x')").attr("href", "&amp;", 1)
-               .text("<not a tag>").comment("-- c --").html("<b>bold</b>")
-               .open("script").text("if (a < b) {}").close().open("style").text("p > a {}")
-               .close(2))
+    statics = (
+        Baked(flags=2)
+        .open("div")
+        .attr("onclick", "a('x')")
+        .attr("href", "&amp;", 1)
+        .text("<not a tag>")
+        .comment("-- c --")
+        .html("<b>bold</b>")
+        .open("script")
+        .text("if (a < b) {}")
+        .close()
+        .open("style")
+        .text("p > a {}")
+        .close(2)
+    )
 
     true_in_child = Baked().open("p").child_slot("", VALUE_TRUE).close()
     bad_utf8 = Baked().open("p").child_slot(b"ok \xed\xa0\x80 surrogate").close()
@@ -309,8 +436,19 @@ WRITER_TAGS = c_table("fuzz_writer.c", "known_tags")
 WRITER_ATTRS = c_table("fuzz_writer.c", "known_attrs")
 WRITER_VALUES = c_table("fuzz_writer.c", "known_values")
 WRITER_TEXTS = c_table("fuzz_writer.c", "known_texts")
-(W_OPEN, W_ATTR, W_ATTR_HTML, W_ATTR_BARE, W_TEXT, W_HTML, W_COMMENT, W_DOCTYPE, W_CLOSE,
- W_FLUSH, W_SLOT) = range(11)
+(
+    W_OPEN,
+    W_ATTR,
+    W_ATTR_HTML,
+    W_ATTR_BARE,
+    W_TEXT,
+    W_HTML,
+    W_COMMENT,
+    W_DOCTYPE,
+    W_CLOSE,
+    W_FLUSH,
+    W_SLOT,
+) = range(11)
 
 
 class WriterProgram:
@@ -344,28 +482,72 @@ class WriterProgram:
 def writer_seeds():
     W = WriterProgram
     return {
-        "select_style": W().open("select").open("style").text("</select>").text("<img src=x>").close(2).bytes(),
-        "svg_p_title": W().open("svg").open("p").open("title").open("style").text("</title>").close(4).bytes(),
-        "math_mi_mglyph": W().open("math").open("mi").open("mglyph").open("script").text("<img src=x>").close(4).bytes(),
-        "annotation_html": W().open("math").open("annotation-xml").attr("encoding", "text/html")
-        .open("script").text("a < b").close(3).bytes(),
-        "desc_td": W().open("table").open("tr").open("td").open("svg").open("desc").open("td").close(6).bytes(),
+        "select_style": W()
+        .open("select")
+        .open("style")
+        .text("</select>")
+        .text("<img src=x>")
+        .close(2)
+        .bytes(),
+        "svg_p_title": W()
+        .open("svg")
+        .open("p")
+        .open("title")
+        .open("style")
+        .text("</title>")
+        .close(4)
+        .bytes(),
+        "math_mi_mglyph": W()
+        .open("math")
+        .open("mi")
+        .open("mglyph")
+        .open("script")
+        .text("<img src=x>")
+        .close(4)
+        .bytes(),
+        "annotation_html": W()
+        .open("math")
+        .open("annotation-xml")
+        .attr("encoding", "text/html")
+        .open("script")
+        .text("a < b")
+        .close(3)
+        .bytes(),
+        "desc_td": W()
+        .open("table")
+        .open("tr")
+        .open("td")
+        .open("svg")
+        .open("desc")
+        .open("td")
+        .close(6)
+        .bytes(),
         "title_in_title": W().open("title").open("svg").open("title").close(3).bytes(),
         "seam_in_script": W().open("script").text("</scr").text("ipt>").close().bytes(),
         "noscript_style": W().open("noscript").open("style").text("</noscript>").close(2).bytes(),
         "font_color": W().open("svg").open("font").attr("color", "red").close(2).bytes(),
         "slot_in_svg": W().open("svg").slot("style", "<img src=x>").close().bytes(),
         "slot_in_select": W().open("select").slot("style", "a < b").close().bytes(),
-        "alloc_failure": W(flags=1, fail_at=2).open("div").open("svg").open("desc").open("script")
-        .text("a < b").close(4).bytes(),
+        "alloc_failure": W(flags=1, fail_at=2)
+        .open("div")
+        .open("svg")
+        .open("desc")
+        .open("script")
+        .text("a < b")
+        .close(4)
+        .bytes(),
     }
 
 
 def main():
-    for harness, seeds in [("fuzz_escape", escape_seeds()), ("fuzz_escape_wide", escape_wide_seeds()),
-                           ("fuzz_utf8", utf8_seeds()),
-                           ("fuzz_serialize", serialize_seeds()), ("fuzz_baked", baked_seeds()),
-                           ("fuzz_writer", writer_seeds())]:
+    for harness, seeds in [
+        ("fuzz_escape", escape_seeds()),
+        ("fuzz_escape_wide", escape_wide_seeds()),
+        ("fuzz_utf8", utf8_seeds()),
+        ("fuzz_serialize", serialize_seeds()),
+        ("fuzz_baked", baked_seeds()),
+        ("fuzz_writer", writer_seeds()),
+    ]:
         d = HERE / "corpus" / harness
         # Keep regression inputs (regress_*), regenerate the rest.
         if d.exists():

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #if defined(__SSE2__)
-#include <emmintrin.h>
+#  include <emmintrin.h>
 #endif
 
 #include "alloc_impl.h"
@@ -94,8 +94,8 @@ static markup_status push_slot(markup_baked_builder *b, markup_slot_kind kind, s
     if (b->nslots == b->slots_cap) {
         size_t cap = markup_grow_capacity(b->slots_cap, b->nslots + 1, 8, sizeof *b->slots);
         if (cap == 0) return MARKUP_ERR_TOO_LARGE;
-        baked_slot *slots = markup_alc_realloc(b->alc, b->slots, b->slots_cap * sizeof *slots,
-                                               cap * sizeof *slots);
+        baked_slot *slots =
+            markup_alc_realloc(b->alc, b->slots, b->slots_cap * sizeof *slots, cap * sizeof *slots);
         if (!slots) return MARKUP_ERR_NOMEM;
         b->slots = slots;
         b->slots_cap = cap;
@@ -151,8 +151,8 @@ markup_status markup_baked_builder_finish(markup_baked_builder *b, markup_baked 
     }
 
     /* One block: the header, the slot table, the static text, the names. */
-    size_t slots_off = (sizeof(markup_baked) + alignof(baked_slot) - 1) &
-                       ~(size_t)(alignof(baked_slot) - 1);
+    size_t slots_off =
+        (sizeof(markup_baked) + alignof(baked_slot) - 1) & ~(size_t)(alignof(baked_slot) - 1);
     size_t total = slots_off;
     bool fits = b->nslots <= SIZE_MAX / sizeof(baked_slot) &&
                 add_size(&total, b->nslots * sizeof(baked_slot));
@@ -250,7 +250,7 @@ typedef enum value_class {
     VALUE_OTHER  /* not ASCII: must be validated as UTF-8           */
 } value_class;
 
-#define ONES MARKUP_ONES_
+#define ONES  MARKUP_ONES_
 #define HIGHS MARKUP_HIGHS_
 
 /* Every one of the n < 8 bytes of s somewhere in a word (some twice), the
@@ -294,8 +294,8 @@ static inline value_class copy_classify(char *d, const char *s, size_t n) {
         _mm_storeu_si128((__m128i *)(void *)(d + n - 16), v3);
         __m128i any = _mm_or_si128(_mm_or_si128(v0, v1), _mm_or_si128(v2, v3));
         unsigned high = (unsigned)_mm_movemask_epi8(any); /* the top bit of each byte */
-        unsigned special = markup_special_mask16_(v0) | markup_special_mask16_(v1) | markup_special_mask16_(v2) |
-                           markup_special_mask16_(v3);
+        unsigned special = markup_special_mask16_(v0) | markup_special_mask16_(v1) |
+                           markup_special_mask16_(v2) | markup_special_mask16_(v3);
         return class_of(high, special);
     }
 #endif
@@ -360,7 +360,7 @@ markup_status markup_baked_render(const markup_baked *tpl, const markup_value *v
         return markup_fail_(err, MARKUP_ERR_INVALID_ARG, 0, "invalid argument");
     if (nvalues != tpl->nslots)
         return markup_fail_(err, MARKUP_ERR_SLOT_COUNT, 0,
-                         "number of values differs from the template's slot count");
+                            "number of values differs from the template's slot count");
     /* One pass: each value is checked where it is written, and a failure
        rolls the whole render back. Room for all but long and non-ASCII
        values is made once, so the loop writes through a local cursor with
@@ -389,8 +389,7 @@ markup_status markup_baked_render(const markup_baked *tpl, const markup_value *v
         done = slot->at;
         bool attr = slot->kind == MARKUP_SLOT_ATTR;
         switch (v->kind) {
-        case MARKUP_VALUE_OMIT:
-            continue;
+        case MARKUP_VALUE_OMIT: continue;
         case MARKUP_VALUE_TRUE:
             if (!attr) {
                 st = MARKUP_ERR_SLOT_VALUE;

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #if defined(__SSE2__)
-#include <emmintrin.h>
+#  include <emmintrin.h>
 #endif
 
 #include "copy_impl.h"
@@ -21,20 +21,22 @@
 /* ---- entity table ------------------------------------------------------ */
 
 #define ESC_SPECIAL(x) ((x) == '&' || (x) == '<' || (x) == '>' || (x) == '"' || (x) == '\'')
-#define ESC_B0(x) (ESC_SPECIAL(x) ? '&' : (x))
-#define ESC_B1(x) ((x) == '&' ? 'a' : (x) == '<' ? 'l' : (x) == '>' ? 'g' : ESC_SPECIAL(x) ? '#' : 0)
+#define ESC_B0(x)      (ESC_SPECIAL(x) ? '&' : (x))
+#define ESC_B1(x)                                                                                  \
+    ((x) == '&' ? 'a' : (x) == '<' ? 'l' : (x) == '>' ? 'g' : ESC_SPECIAL(x) ? '#' : 0)
 #define ESC_B2(x) ((x) == '&' ? 'm' : ((x) == '<' || (x) == '>') ? 't' : ESC_SPECIAL(x) ? '3' : 0)
-#define ESC_B3(x) ((x) == '&' ? 'p' : ((x) == '<' || (x) == '>') ? ';' : (x) == '"' ? '4' \
-                   : (x) == '\'' ? '9' : 0)
-#define ESC_B4(x) (((x) == '&' || (x) == '"' || (x) == '\'') ? ';' : 0)
+#define ESC_B3(x)                                                                                  \
+    ((x) == '&' ? 'p' : ((x) == '<' || (x) == '>') ? ';' : (x) == '"' ? '4' : (x) == '\'' ? '9' : 0)
+#define ESC_B4(x)  (((x) == '&' || (x) == '"' || (x) == '\'') ? ';' : 0)
 #define ESC_LEN(x) (((x) == '<' || (x) == '>') ? 4 : ESC_SPECIAL(x) ? 5 : 1)
 
-#define ENT1(x) {(char)ESC_B0(x), (char)ESC_B1(x), (char)ESC_B2(x), (char)ESC_B3(x), (char)ESC_B4(x)}
-#define ENT4(x) ENT1(x), ENT1((x) + 1), ENT1((x) + 2), ENT1((x) + 3)
+#define ENT1(x)                                                                                    \
+    {(char)ESC_B0(x), (char)ESC_B1(x), (char)ESC_B2(x), (char)ESC_B3(x), (char)ESC_B4(x)}
+#define ENT4(x)  ENT1(x), ENT1((x) + 1), ENT1((x) + 2), ENT1((x) + 3)
 #define ENT16(x) ENT4(x), ENT4((x) + 4), ENT4((x) + 8), ENT4((x) + 12)
 #define ENT64(x) ENT16(x), ENT16((x) + 16), ENT16((x) + 32), ENT16((x) + 48)
-#define LEN1(x) ESC_LEN(x)
-#define LEN4(x) LEN1(x), LEN1((x) + 1), LEN1((x) + 2), LEN1((x) + 3)
+#define LEN1(x)  ESC_LEN(x)
+#define LEN4(x)  LEN1(x), LEN1((x) + 1), LEN1((x) + 2), LEN1((x) + 3)
 #define LEN16(x) LEN4(x), LEN4((x) + 4), LEN4((x) + 8), LEN4((x) + 12)
 #define LEN64(x) LEN16(x), LEN16((x) + 16), LEN16((x) + 32), LEN16((x) + 48)
 
@@ -43,7 +45,7 @@ const uint8_t markup_escape_entity_len_[256] = {LEN64(0), LEN64(64), LEN64(128),
 
 /* ---- scalar kernel ----------------------------------------------------- */
 
-#define ONES MARKUP_ONES_
+#define ONES  MARKUP_ONES_
 #define HIGHS MARKUP_HIGHS_
 
 /* Non-zero when some byte of w is zero. May also flag bytes above a true
@@ -246,8 +248,8 @@ static markup_status escape_run(markup_buf *buf, const char *s, size_t n,
     size_t start = buf->len;
     while (n > 0) {
         size_t chunk = n < MARKUP_ESCAPE_CHUNK ? n : MARKUP_ESCAPE_CHUNK;
-        markup_status st = markup_buf_reserve(buf, chunk * MARKUP_ESCAPE_MAX_EXPANSION +
-                                                       MARKUP_ESCAPE_SLACK);
+        markup_status st =
+            markup_buf_reserve(buf, chunk * MARKUP_ESCAPE_MAX_EXPANSION + MARKUP_ESCAPE_SLACK);
         if (st != MARKUP_OK) {
             markup_buf_truncate(buf, start);
             return st;

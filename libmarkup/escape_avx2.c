@@ -23,29 +23,29 @@
 #include "escape_impl.h"
 
 #if MARKUP_ESCAPE_X86 && defined(__AVX2__) && !defined(__BMI2__)
-#error "escape_avx2.c is built with -mavx2 -mbmi2 (libmarkup/CMakeLists.txt)"
+#  error "escape_avx2.c is built with -mavx2 -mbmi2 (libmarkup/CMakeLists.txt)"
 #endif
 
 #if MARKUP_ESCAPE_X86 && defined(__AVX2__)
 
-#include <immintrin.h>
-#include <string.h>
+#  include <immintrin.h>
+#  include <string.h>
 
-#define BLOCK 32
+#  define BLOCK     32
 /* From this length on the output is aligned first: below it the extra
    partial blocks at both ends cost more than the aligned stores save. */
-#define ALIGN_MIN 2048
+#  define ALIGN_MIN 2048
 
 /* Both 128-bit lanes get the same 16 bytes: shuffles work per lane. */
-#define LANES(b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15)            \
-    _mm256_setr_epi8(b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15, b0, \
-                     b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15)
+#  define LANES(b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15)              \
+      _mm256_setr_epi8(b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15, b0,   \
+                       b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15)
 
 /* At each low nibble the special byte that has it, else 0x80, which no
    byte the lookup can return for (bytes >= 0x80 look up 0) is equal to. */
 static inline __m256i special_bytes(__m256i v) {
-    const __m256i specials = LANES(-128, -128, '"', -128, -128, -128, '&', '\'', -128, -128,
-                                   -128, -128, '<', -128, '>', -128);
+    const __m256i specials = LANES(-128, -128, '"', -128, -128, -128, '&', '\'', -128, -128, -128,
+                                   -128, '<', -128, '>', -128);
     return _mm256_cmpeq_epi8(_mm256_shuffle_epi8(specials, v), v);
 }
 
@@ -122,8 +122,7 @@ static inline char *expand_block(char *d, __m256i v, __m256i special) {
 /* One special byte: the bytes before it, its entity, the rest. Reads
    src[0..64). Inline: a third of the blocks take it at one special in 21
    to 32 bytes, where the call cost 4-8% (25% at one in 32, in one run). */
-static inline char *escape_one_special(char *d, const char *src, __m256i v,
-                                        uint32_t mask) {
+static inline char *escape_one_special(char *d, const char *src, __m256i v, uint32_t mask) {
     unsigned i = (unsigned)__builtin_ctz(mask);
     unsigned char c = (unsigned char)src[i];
     _mm256_storeu_si256((__m256i *)(void *)d, v);
@@ -179,9 +178,9 @@ static inline char *escape_block(char *d, const char *src, __m256i v, __m256i sp
 
 /* 0xFF in bytes 0..m-1 (m <= 32), the rest 0. */
 static inline __m256i first_mask(size_t m) {
-    const __m256i index = _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-                                           16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28,
-                                           29, 30, 31);
+    const __m256i index =
+        _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+                         21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
     return _mm256_cmpgt_epi8(_mm256_set1_epi8((char)m), index);
 }
 
@@ -195,11 +194,11 @@ static inline __m256i first_bytes(__m256i v, size_t m) {
    read from a sliding window. */
 static inline __m256i last_bytes(__m256i w, size_t m) {
     static const uint8_t window[64] = {
-        0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
-        0x80, 0x80, 0,    1,    2,    3,    4,    5,    6,    7,    8,    9,    10,   11,
-        12,   13,   14,   15,   0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
-        0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
-        0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80};
+        0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+        0x80, 0x80, 0x80, 0,    1,    2,    3,    4,    5,    6,    7,    8,    9,
+        10,   11,   12,   13,   14,   15,   0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+        0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+        0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80};
     size_t shift = BLOCK - m;
     __m256i above = _mm256_permute2x128_si256(w, w, 0x81); /* lane 1 to lane 0, 0 to lane 1 */
     __m256i from_same = _mm256_broadcastsi128_si256(

@@ -13,28 +13,28 @@
 
 /* x86-64 SIMD kernels need GCC/Clang intrinsics and __builtin_cpu_supports.
    MARKUP_ESCAPE_NO_SIMD builds the portable path alone, as on other CPUs. */
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && \
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) &&                            \
     !defined(MARKUP_ESCAPE_NO_SIMD)
-#define MARKUP_ESCAPE_X86 1
+#  define MARKUP_ESCAPE_X86 1
 #else
-#define MARKUP_ESCAPE_X86 0
+#  define MARKUP_ESCAPE_X86 0
 #endif
 
 #if defined(__GNUC__) || defined(__clang__)
-#define MARKUP_NOINLINE __attribute__((noinline))
+#  define MARKUP_NOINLINE __attribute__((noinline))
 #else
-#define MARKUP_NOINLINE
+#  define MARKUP_NOINLINE
 #endif
 
 #if defined(__SSE2__)
-#include <emmintrin.h>
+#  include <emmintrin.h>
 #endif
 
 /* The special bytes, & < > " ', found a word or a block at a time: '&'
    (0x26) and '\'' (0x27) differ only in bit 0, '<' (0x3C) and '>' (0x3E)
    only in bit 1, so three equality tests cover the five. Shared by the
    escaper's dispatch and the baked renderer's value scan. */
-#define MARKUP_ONES_ UINT64_C(0x0101010101010101)
+#define MARKUP_ONES_  UINT64_C(0x0101010101010101)
 #define MARKUP_HIGHS_ UINT64_C(0x8080808080808080)
 
 /* The high bit of byte i of the result is set when byte i of w is special
@@ -126,8 +126,7 @@ static inline markup_escape_short_fn markup_escape_short_best_(void) {
 
 /* markup_escape for text of at most MARKUP_ESCAPE_SHORT_MAX bytes that the
    caller has already found to hold a byte to escape, inline. */
-static inline markup_status markup_escape_short_dirty_(markup_buf *buf, const char *s,
-                                                       size_t n) {
+static inline markup_status markup_escape_short_dirty_(markup_buf *buf, const char *s, size_t n) {
     markup_status st =
         markup_buf_reserve(buf, n * MARKUP_ESCAPE_MAX_EXPANSION + MARKUP_ESCAPE_SLACK);
     if (st != MARKUP_OK) return st;

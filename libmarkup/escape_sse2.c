@@ -16,9 +16,9 @@
 
 #if MARKUP_ESCAPE_X86
 
-#include <emmintrin.h>
-#include <tmmintrin.h>
-#include <string.h>
+#  include <emmintrin.h>
+#  include <tmmintrin.h>
+#  include <string.h>
 
 /* ---- group expansion table (shared with escape_avx2.c) ----------------- */
 
@@ -27,41 +27,64 @@
    closing ';' of a 5-byte entity is slot 1 of the group's first clean
    byte; in a group of four special bytes it is 0x80. Past the group's
    output, 0x80. */
-#define GROUP_SEMICOLON(a, b, c, d) \
-    ((a) == 1 ? 1 : (b) == 1 ? 5 : (c) == 1 ? 9 : (d) == 1 ? 13 : 0x80)
-#define GROUP_SLOT(i, k, a, b, c, d) ((k) == 4 ? GROUP_SEMICOLON(a, b, c, d) : 4 * (i) + (k))
-#define GROUP_PICK(j, a, b, c, d, p1, p2, p3, end)                                   \
-    ((j) >= (end)  ? 0x80                                                          \
-     : (j) >= (p3) ? GROUP_SLOT(3, (j) - (p3), a, b, c, d)                         \
-     : (j) >= (p2) ? GROUP_SLOT(2, (j) - (p2), a, b, c, d)                         \
-     : (j) >= (p1) ? GROUP_SLOT(1, (j) - (p1), a, b, c, d)                         \
-                   : GROUP_SLOT(0, (j), a, b, c, d))
-#define GROUP_AT(j, a, b, c, d) GROUP_PICK(j, a, b, c, d, a, a + b, a + b + c, a + b + c + d)
-#define GROUP_ROW(a, b, c, d)                                                        \
-    {GROUP_AT(0, a, b, c, d),  GROUP_AT(1, a, b, c, d),  GROUP_AT(2, a, b, c, d),  \
-     GROUP_AT(3, a, b, c, d),  GROUP_AT(4, a, b, c, d),  GROUP_AT(5, a, b, c, d),  \
-     GROUP_AT(6, a, b, c, d),  GROUP_AT(7, a, b, c, d),  GROUP_AT(8, a, b, c, d),  \
-     GROUP_AT(9, a, b, c, d),  GROUP_AT(10, a, b, c, d), GROUP_AT(11, a, b, c, d), \
-     GROUP_AT(12, a, b, c, d), GROUP_AT(13, a, b, c, d), GROUP_AT(14, a, b, c, d), \
-     GROUP_AT(15, a, b, c, d), GROUP_AT(16, a, b, c, d), GROUP_AT(17, a, b, c, d), \
-     GROUP_AT(18, a, b, c, d), GROUP_AT(19, a, b, c, d), 0x80, 0x80, 0x80, 0x80,    \
-     0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, a + b + c + d}
+#  define GROUP_SEMICOLON(a, b, c, d)                                                              \
+      ((a) == 1 ? 1 : (b) == 1 ? 5 : (c) == 1 ? 9 : (d) == 1 ? 13 : 0x80)
+#  define GROUP_SLOT(i, k, a, b, c, d) ((k) == 4 ? GROUP_SEMICOLON(a, b, c, d) : 4 * (i) + (k))
+#  define GROUP_PICK(j, a, b, c, d, p1, p2, p3, end)                                               \
+      ((j) >= (end)  ? 0x80                                                                        \
+       : (j) >= (p3) ? GROUP_SLOT(3, (j) - (p3), a, b, c, d)                                       \
+       : (j) >= (p2) ? GROUP_SLOT(2, (j) - (p2), a, b, c, d)                                       \
+       : (j) >= (p1) ? GROUP_SLOT(1, (j) - (p1), a, b, c, d)                                       \
+                     : GROUP_SLOT(0, (j), a, b, c, d))
+#  define GROUP_AT(j, a, b, c, d) GROUP_PICK(j, a, b, c, d, a, a + b, a + b + c, a + b + c + d)
+#  define GROUP_ROW(a, b, c, d)                                                                    \
+      {GROUP_AT(0, a, b, c, d),                                                                    \
+       GROUP_AT(1, a, b, c, d),                                                                    \
+       GROUP_AT(2, a, b, c, d),                                                                    \
+       GROUP_AT(3, a, b, c, d),                                                                    \
+       GROUP_AT(4, a, b, c, d),                                                                    \
+       GROUP_AT(5, a, b, c, d),                                                                    \
+       GROUP_AT(6, a, b, c, d),                                                                    \
+       GROUP_AT(7, a, b, c, d),                                                                    \
+       GROUP_AT(8, a, b, c, d),                                                                    \
+       GROUP_AT(9, a, b, c, d),                                                                    \
+       GROUP_AT(10, a, b, c, d),                                                                   \
+       GROUP_AT(11, a, b, c, d),                                                                   \
+       GROUP_AT(12, a, b, c, d),                                                                   \
+       GROUP_AT(13, a, b, c, d),                                                                   \
+       GROUP_AT(14, a, b, c, d),                                                                   \
+       GROUP_AT(15, a, b, c, d),                                                                   \
+       GROUP_AT(16, a, b, c, d),                                                                   \
+       GROUP_AT(17, a, b, c, d),                                                                   \
+       GROUP_AT(18, a, b, c, d),                                                                   \
+       GROUP_AT(19, a, b, c, d),                                                                   \
+       0x80,                                                                                       \
+       0x80,                                                                                       \
+       0x80,                                                                                       \
+       0x80,                                                                                       \
+       0x80,                                                                                       \
+       0x80,                                                                                       \
+       0x80,                                                                                       \
+       0x80,                                                                                       \
+       0x80,                                                                                       \
+       0x80,                                                                                       \
+       0x80,                                                                                       \
+       a + b + c + d}
 /* Two key bits per byte, low byte first: bit 0 "special", bit 1 the
    byte's bit 4 (set for < and >, clear for & " '; ignored when clean).
    So the four codes escape to 1, 5, 1 and 4 bytes. */
-#define GROUP_ROWS1(b, c, d) \
-    GROUP_ROW(1, b, c, d), GROUP_ROW(5, b, c, d), GROUP_ROW(1, b, c, d), GROUP_ROW(4, b, c, d)
-#define GROUP_ROWS2(c, d) \
-    GROUP_ROWS1(1, c, d), GROUP_ROWS1(5, c, d), GROUP_ROWS1(1, c, d), GROUP_ROWS1(4, c, d)
-#define GROUP_ROWS3(d) \
-    GROUP_ROWS2(1, d), GROUP_ROWS2(5, d), GROUP_ROWS2(1, d), GROUP_ROWS2(4, d)
+#  define GROUP_ROWS1(b, c, d)                                                                     \
+      GROUP_ROW(1, b, c, d), GROUP_ROW(5, b, c, d), GROUP_ROW(1, b, c, d), GROUP_ROW(4, b, c, d)
+#  define GROUP_ROWS2(c, d)                                                                        \
+      GROUP_ROWS1(1, c, d), GROUP_ROWS1(5, c, d), GROUP_ROWS1(1, c, d), GROUP_ROWS1(4, c, d)
+#  define GROUP_ROWS3(d) GROUP_ROWS2(1, d), GROUP_ROWS2(5, d), GROUP_ROWS2(1, d), GROUP_ROWS2(4, d)
 
-_Alignas(64) const uint8_t markup_escape_group_shuffle_[256][32] = {
-    GROUP_ROWS3(1), GROUP_ROWS3(5), GROUP_ROWS3(1), GROUP_ROWS3(4)};
+_Alignas(64) const uint8_t markup_escape_group_shuffle_[256][32] = {GROUP_ROWS3(1), GROUP_ROWS3(5),
+                                                                    GROUP_ROWS3(1), GROUP_ROWS3(4)};
 
-#define BLOCK 16
+#  define BLOCK 16
 /* More special bytes than this in a block: the table path wins. */
-#define DENSE 6
+#  define DENSE 6
 
 /* Bit i set when byte i is one of & < > " '. Same three tests as the scalar
    path: v|2 == '>' finds < and >, v|1 == '\'' finds & and '. */
@@ -222,13 +245,13 @@ static const markup_escape_kernels sse2_kernels = {sse2_escape, sse2_count, sse2
 
 /* The functions below use pshufb. They are compiled for SSSE3 and only
    reached after the CPU said it has it; the x86-64 baseline is SSE2. */
-#define SSSE3_FN __attribute__((target("ssse3")))
+#  define SSSE3_FN __attribute__((target("ssse3")))
 
 /* At each low nibble the special byte that has it, else 0x80, which no
    byte the lookup can return for (bytes >= 0x80 look up 0) is equal to. */
 static inline SSSE3_FN __m128i ssse3_special_bytes(__m128i v) {
-    const __m128i specials = _mm_setr_epi8(-128, -128, '"', -128, -128, -128, '&', '\'', -128,
-                                           -128, -128, -128, '<', -128, '>', -128);
+    const __m128i specials = _mm_setr_epi8(-128, -128, '"', -128, -128, -128, '&', '\'', -128, -128,
+                                           -128, -128, '<', -128, '>', -128);
     return _mm_cmpeq_epi8(_mm_shuffle_epi8(specials, v), v);
 }
 

@@ -36,13 +36,13 @@
 #include "markup/markup.h"
 
 #if MARKUP_ESCAPE_X86
-#include <immintrin.h>
+#  include <immintrin.h>
 #endif
 
 #if defined(__GNUC__) || defined(__clang__)
-#define ALWAYS_INLINE inline __attribute__((always_inline))
+#  define ALWAYS_INLINE inline __attribute__((always_inline))
 #else
-#define ALWAYS_INLINE inline
+#  define ALWAYS_INLINE inline
 #endif
 
 /* Every kernel is written once for a unit width `w` (2 or 4 bytes) and
@@ -101,8 +101,7 @@ static ALWAYS_INLINE void put_entity(void *d, size_t o, unsigned char c, size_t 
 
 /* Escapes s[0..n) into d[0..cap) unit by unit; returns the units written
    or NO_ROOM. */
-static ALWAYS_INLINE size_t scalar_escape(void *d, size_t cap, const void *s, size_t n,
-                                          size_t w) {
+static ALWAYS_INLINE size_t scalar_escape(void *d, size_t cap, const void *s, size_t n, size_t w) {
     size_t o = 0;
     for (size_t i = 0; i < n; i++) {
         uint32_t c = unit_at(s, i, w);
@@ -121,7 +120,7 @@ static ALWAYS_INLINE size_t scalar_escape(void *d, size_t cap, const void *s, si
 
 #if MARKUP_ESCAPE_X86
 
-#define BLOCK 16
+#  define BLOCK 16
 
 /* The 16 units at p as 16 bytes: a unit up to 0xFF keeps its value, a
    larger one saturates to 0xFF (or to 0x00 when it reads as negative). */
@@ -257,8 +256,7 @@ static ALWAYS_INLINE size_t escape_block_exact(char *d, size_t room, const char 
     return o + (r - pos);
 }
 
-static ALWAYS_INLINE size_t sse2_escape(void *dst, size_t cap, const void *s, size_t n,
-                                        size_t w) {
+static ALWAYS_INLINE size_t sse2_escape(void *dst, size_t cap, const void *s, size_t n, size_t w) {
     char *d = dst;
     size_t i = 0, o = 0;
     /* Two blocks per test: a clean pair is stored whole, other blocks go
@@ -311,9 +309,9 @@ static ALWAYS_INLINE size_t sse2_escape(void *dst, size_t cap, const void *s, si
 
 /* BMI1 and BMI2 (tzcnt, blsr, shrx) take a sixth of the writer's
    instructions per special; the dispatcher asks the CPU for all three. */
-#define AVX2_FN __attribute__((target("avx2,bmi,bmi2")))
+#  define AVX2_FN    __attribute__((target("avx2,bmi,bmi2")))
 /* Units per block of the sizing pass. */
-#define WIDE_BLOCK 32
+#  define WIDE_BLOCK 32
 
 /* The 32 units at p as 32 bytes, in order, saturated as in load_narrow. */
 static ALWAYS_INLINE AVX2_FN __m256i avx2_load_narrow(const char *p, size_t w) {
@@ -340,8 +338,7 @@ static ALWAYS_INLINE AVX2_FN __m256i avx2_special_bytes(__m256i v) {
 
 /* Bit k set when unit k of the block at p is special; the same bits for
    & " ' alone (no bit 4, unlike < >) go to *five. */
-static ALWAYS_INLINE AVX2_FN uint64_t avx2_special_masks(const char *p, size_t w,
-                                                          uint64_t *five) {
+static ALWAYS_INLINE AVX2_FN uint64_t avx2_special_masks(const char *p, size_t w, uint64_t *five) {
     __m256i v = avx2_load_narrow(p, w);
     __m256i special = avx2_special_bytes(v);
     uint32_t all = (uint32_t)_mm256_movemask_epi8(special);
@@ -369,8 +366,8 @@ static ALWAYS_INLINE AVX2_FN void avx2_load_narrow_unordered(const char *p, size
 
 static ALWAYS_INLINE AVX2_FN size_t avx2_size(const void *s, size_t n, size_t w) {
     /* What each special adds: 3 units for < >, 4 for & " '. */
-    const __m256i extra_units = _mm256_setr_epi8(0, 0, 4, 0, 0, 0, 4, 4, 0, 0, 0, 0, 3, 0, 3, 0, 0, 0,
-                                                 4, 0, 0, 0, 4, 4, 0, 0, 0, 0, 3, 0, 3, 0);
+    const __m256i extra_units = _mm256_setr_epi8(0, 0, 4, 0, 0, 0, 4, 4, 0, 0, 0, 0, 3, 0, 3, 0, 0,
+                                                 0, 4, 0, 0, 0, 4, 4, 0, 0, 0, 0, 3, 0, 3, 0);
     size_t extra = 0, i = 0;
     while (n - i >= 2 * WIDE_BLOCK) {
         /* Per-lane byte counters, at most 8 a step, summed before they
@@ -403,7 +400,7 @@ static ALWAYS_INLINE AVX2_FN size_t avx2_size(const void *s, size_t n, size_t w)
 /* The writer's blocks are 64 bytes, two AVX2 stores: 32 units of text
    for 2-byte text, 16 for 4-byte text (where 32-unit blocks took four
    stores per special and ran slower on dense text). */
-#define ESCAPE_BLOCK(w) (64 / (w))
+#  define ESCAPE_BLOCK(w) (64 / (w))
 
 /* Special bits (and *five) of the ESCAPE_BLOCK(w) units at p. */
 static ALWAYS_INLINE AVX2_FN uint64_t avx2_block_masks(const char *p, size_t w, uint64_t *five) {
@@ -546,8 +543,8 @@ static const wide_kernels *kernels_for(markup_escape_impl impl, size_t w) {
     return NULL;
 }
 
-static markup_status escape_wide(void *dst, size_t cap, const void *s, size_t n,
-                                 size_t *written, markup_escape_impl impl, size_t w) {
+static markup_status escape_wide(void *dst, size_t cap, const void *s, size_t n, size_t *written,
+                                 markup_escape_impl impl, size_t w) {
     if (written != NULL) *written = 0;
     if ((s == NULL && n != 0) || (dst == NULL && cap != 0)) return MARKUP_ERR_INVALID_ARG;
     const wide_kernels *k = kernels_for(impl, w);

@@ -43,12 +43,13 @@ markup_status markup_html_check_tag(const char *name, size_t n, markup_tag_kind 
         return markup_fail_(err, MARKUP_ERR_INVALID_ARG, 0, "NULL tag name with non-zero length");
     if (n == 0) return markup_fail_(err, MARKUP_ERR_INVALID_TAG, 0, "tag name is empty");
     if (!ascii_alpha((unsigned char)name[0]))
-        return markup_fail_(err, MARKUP_ERR_INVALID_TAG, 0, "tag name must start with an ASCII letter");
+        return markup_fail_(err, MARKUP_ERR_INVALID_TAG, 0,
+                            "tag name must start with an ASCII letter");
     for (size_t i = 1; i < n; i++) {
         unsigned char c = (unsigned char)name[i];
         if (!ascii_alpha(c) && !ascii_digit(c) && c != '-')
             return markup_fail_(err, MARKUP_ERR_INVALID_TAG, i,
-                        "tag name may only hold ASCII letters, digits and '-'");
+                                "tag name may only hold ASCII letters, digits and '-'");
     }
     if (kind) *kind = tag_kind(name, n);
     return MARKUP_OK;
@@ -62,8 +63,15 @@ static const char *attr_ascii_reject(unsigned char c) {
         return "attribute name contains whitespace";
     if (c < 0x20 || c == 0x7F) return "attribute name contains a control character";
     switch (c) {
-    case '"': case '\'': case '<': case '>': case '/': case '=': case '&': case '\\': case '`':
-        return "attribute name contains one of \" ' < > / = & \\ `";
+    case '"':
+    case '\'':
+    case '<':
+    case '>':
+    case '/':
+    case '=':
+    case '&':
+    case '\\':
+    case '`': return "attribute name contains one of \" ' < > / = & \\ `";
     default: return NULL;
     }
 }
@@ -91,8 +99,10 @@ static bool attr_name_plain_ascii(const char *name, size_t n) {
 
 markup_status markup_html_check_attr_name(const char *name, size_t n, markup_error *err) {
     if (name == NULL && n != 0)
-        return markup_fail_(err, MARKUP_ERR_INVALID_ARG, 0, "NULL attribute name with non-zero length");
-    if (n == 0) return markup_fail_(err, MARKUP_ERR_INVALID_ATTR_NAME, 0, "attribute name is empty");
+        return markup_fail_(err, MARKUP_ERR_INVALID_ARG, 0,
+                            "NULL attribute name with non-zero length");
+    if (n == 0)
+        return markup_fail_(err, MARKUP_ERR_INVALID_ATTR_NAME, 0, "attribute name is empty");
     if (attr_name_plain_ascii(name, n)) return MARKUP_OK;
     size_t i = 0;
     while (i < n) {
@@ -104,11 +114,13 @@ markup_status markup_html_check_attr_name(const char *name, size_t n, markup_err
             continue;
         }
         size_t len = markup_utf8_sequence_(name + i, n - i);
-        if (len == 0) return markup_fail_(err, MARKUP_ERR_INVALID_UTF8, i, "attribute name is not valid UTF-8");
+        if (len == 0)
+            return markup_fail_(err, MARKUP_ERR_INVALID_UTF8, i,
+                                "attribute name is not valid UTF-8");
         /* C1 controls U+0080..U+009F are encoded C2 80..C2 9F. */
         if (c == 0xC2 && (unsigned char)name[i + 1] <= 0x9F)
             return markup_fail_(err, MARKUP_ERR_INVALID_ATTR_NAME, i,
-                        "attribute name contains a control character");
+                                "attribute name contains a control character");
         i += len;
     }
     return MARKUP_OK;
@@ -135,13 +147,13 @@ markup_status markup_html_check_raw_text(markup_tag_kind kind, const char *s, si
         if (kind == MARKUP_TAG_SCRIPT) {
             if (starts_with_ignore_case(p, left, "</script", 8))
                 return markup_refuse_(err, (size_t)(p - s), "</script",
-                              "\"</script\" inside <script> would end it early");
+                                      "\"</script\" inside <script> would end it early");
             if (starts_with_ignore_case(p, left, "<!--", 4))
                 return markup_refuse_(err, (size_t)(p - s), "<!--",
-                              "\"<!--\" inside <script> changes how it is parsed");
+                                      "\"<!--\" inside <script> changes how it is parsed");
         } else if (starts_with_ignore_case(p, left, "</style", 7)) {
             return markup_refuse_(err, (size_t)(p - s), "</style",
-                          "\"</style\" inside <style> would end it early");
+                                  "\"</style\" inside <style> would end it early");
         }
         p++;
     }
@@ -174,9 +186,10 @@ markup_status markup_html_check_text_inside(const char *s, size_t n, markup_erro
         for (size_t i = 0; i < TEXT_ELEMENTS; i++) {
             const char *end_tag = TEXT_ELEMENT_END_TAGS[i];
             if (starts_with_ignore_case(p, left, end_tag, strlen(end_tag)))
-                return markup_refuse_(err, (size_t)(p - s), end_tag,
-                            "an end tag of title, textarea, noscript, iframe, xmp, noembed or "
-                            "noframes in raw text inside such an element would end it early");
+                return markup_refuse_(
+                    err, (size_t)(p - s), end_tag,
+                    "an end tag of title, textarea, noscript, iframe, xmp, noembed or "
+                    "noframes in raw text inside such an element would end it early");
         }
         p++;
     }
@@ -272,54 +285,106 @@ markup_status markup_html_write_comment(markup_buf *buf, const char *s, size_t n
 static const struct {
     const char *name;
     markup_tag_class cls;
-} TAG_CLASSES[] = { /* lower case; looked up by length first */
+} TAG_CLASSES[] = {
+    /* lower case; looked up by length first */
     /* Void, and the ones the parser reads as empty. */
-    {"area", MARKUP_TAG_IS_VOID}, {"base", MARKUP_TAG_IS_VOID},
-    {"br", MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_BREAKOUT}, {"col", MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_TABLE_PART},
-    {"embed", MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_BREAKOUT}, {"hr", MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_BREAKOUT},
-    {"img", MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_BREAKOUT}, {"input", MARKUP_TAG_IS_VOID},
-    {"link", MARKUP_TAG_IS_VOID}, {"meta", MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_BREAKOUT},
-    {"source", MARKUP_TAG_IS_VOID}, {"track", MARKUP_TAG_IS_VOID}, {"wbr", MARKUP_TAG_IS_VOID},
-    {"keygen", MARKUP_TAG_IS_VOID}, {"param", MARKUP_TAG_IS_VOID}, {"basefont", MARKUP_TAG_IS_VOID},
-    {"bgsound", MARKUP_TAG_IS_VOID}, {"frame", MARKUP_TAG_IS_VOID}, {"image", MARKUP_TAG_IS_VOID},
+    {"area", MARKUP_TAG_IS_VOID},
+    {"base", MARKUP_TAG_IS_VOID},
+    {"br", MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_BREAKOUT},
+    {"col", MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_TABLE_PART},
+    {"embed", MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_BREAKOUT},
+    {"hr", MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_BREAKOUT},
+    {"img", MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_BREAKOUT},
+    {"input", MARKUP_TAG_IS_VOID},
+    {"link", MARKUP_TAG_IS_VOID},
+    {"meta", MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_BREAKOUT},
+    {"source", MARKUP_TAG_IS_VOID},
+    {"track", MARKUP_TAG_IS_VOID},
+    {"wbr", MARKUP_TAG_IS_VOID},
+    {"keygen", MARKUP_TAG_IS_VOID},
+    {"param", MARKUP_TAG_IS_VOID},
+    {"basefont", MARKUP_TAG_IS_VOID},
+    {"bgsound", MARKUP_TAG_IS_VOID},
+    {"frame", MARKUP_TAG_IS_VOID},
+    {"image", MARKUP_TAG_IS_VOID},
     /* Raw text, and the elements whose content the parser reads as text,
        numbered 1-7 (MARKUP_TAG_TEXT_MASK) in
        the order of TEXT_ELEMENT_END_TAGS. */
-    {"script", MARKUP_TAG_IS_SCRIPT}, {"style", MARKUP_TAG_IS_STYLE},
-    {"title", 1 | MARKUP_TAG_IS_SVG_POINT}, {"textarea", 2}, {"iframe", 3}, {"xmp", 4},
-    {"noembed", 5}, {"noframes", 6}, {"noscript", 7},
-    {"plaintext", MARKUP_TAG_IS_PLAINTEXT}, {"select", MARKUP_TAG_IS_SELECT},
+    {"script", MARKUP_TAG_IS_SCRIPT},
+    {"style", MARKUP_TAG_IS_STYLE},
+    {"title", 1 | MARKUP_TAG_IS_SVG_POINT},
+    {"textarea", 2},
+    {"iframe", 3},
+    {"xmp", 4},
+    {"noembed", 5},
+    {"noframes", 6},
+    {"noscript", 7},
+    {"plaintext", MARKUP_TAG_IS_PLAINTEXT},
+    {"select", MARKUP_TAG_IS_SELECT},
     {"frameset", MARKUP_TAG_IS_FRAMESET},
     /* Foreign content. */
-    {"svg", MARKUP_TAG_IS_SVG}, {"math", MARKUP_TAG_IS_MATH},
-    {"foreignobject", MARKUP_TAG_IS_SVG_POINT}, {"desc", MARKUP_TAG_IS_SVG_POINT},
-    {"mi", MARKUP_TAG_IS_MATH_TEXT}, {"mo", MARKUP_TAG_IS_MATH_TEXT}, {"mn", MARKUP_TAG_IS_MATH_TEXT},
-    {"ms", MARKUP_TAG_IS_MATH_TEXT}, {"mtext", MARKUP_TAG_IS_MATH_TEXT},
+    {"svg", MARKUP_TAG_IS_SVG},
+    {"math", MARKUP_TAG_IS_MATH},
+    {"foreignobject", MARKUP_TAG_IS_SVG_POINT},
+    {"desc", MARKUP_TAG_IS_SVG_POINT},
+    {"mi", MARKUP_TAG_IS_MATH_TEXT},
+    {"mo", MARKUP_TAG_IS_MATH_TEXT},
+    {"mn", MARKUP_TAG_IS_MATH_TEXT},
+    {"ms", MARKUP_TAG_IS_MATH_TEXT},
+    {"mtext", MARKUP_TAG_IS_MATH_TEXT},
     {"annotation-xml", MARKUP_TAG_IS_ANNOTATION},
-    {"mglyph", MARKUP_TAG_IS_MGLYPH}, {"malignmark", MARKUP_TAG_IS_MGLYPH},
+    {"mglyph", MARKUP_TAG_IS_MGLYPH},
+    {"malignmark", MARKUP_TAG_IS_MGLYPH},
     {"font", MARKUP_TAG_IS_FONT},
     /* The rest of the elements that end foreign content. */
-    {"b", MARKUP_TAG_IS_BREAKOUT}, {"big", MARKUP_TAG_IS_BREAKOUT},
-    {"blockquote", MARKUP_TAG_IS_BREAKOUT}, {"body", MARKUP_TAG_IS_BREAKOUT},
-    {"center", MARKUP_TAG_IS_BREAKOUT}, {"code", MARKUP_TAG_IS_BREAKOUT},
-    {"dd", MARKUP_TAG_IS_BREAKOUT}, {"div", MARKUP_TAG_IS_BREAKOUT}, {"dl", MARKUP_TAG_IS_BREAKOUT},
-    {"dt", MARKUP_TAG_IS_BREAKOUT}, {"em", MARKUP_TAG_IS_BREAKOUT}, {"h1", MARKUP_TAG_IS_BREAKOUT},
-    {"h2", MARKUP_TAG_IS_BREAKOUT}, {"h3", MARKUP_TAG_IS_BREAKOUT}, {"h4", MARKUP_TAG_IS_BREAKOUT},
-    {"h5", MARKUP_TAG_IS_BREAKOUT}, {"h6", MARKUP_TAG_IS_BREAKOUT}, {"head", MARKUP_TAG_IS_BREAKOUT},
-    {"i", MARKUP_TAG_IS_BREAKOUT}, {"li", MARKUP_TAG_IS_BREAKOUT}, {"listing", MARKUP_TAG_IS_BREAKOUT},
-    {"menu", MARKUP_TAG_IS_BREAKOUT}, {"nobr", MARKUP_TAG_IS_BREAKOUT}, {"ol", MARKUP_TAG_IS_BREAKOUT},
-    {"p", MARKUP_TAG_IS_BREAKOUT}, {"pre", MARKUP_TAG_IS_BREAKOUT}, {"ruby", MARKUP_TAG_IS_BREAKOUT},
-    {"s", MARKUP_TAG_IS_BREAKOUT}, {"small", MARKUP_TAG_IS_BREAKOUT},
-    {"span", MARKUP_TAG_IS_BREAKOUT}, {"strong", MARKUP_TAG_IS_BREAKOUT},
-    {"strike", MARKUP_TAG_IS_BREAKOUT}, {"sub", MARKUP_TAG_IS_BREAKOUT},
-    {"sup", MARKUP_TAG_IS_BREAKOUT}, {"tt", MARKUP_TAG_IS_BREAKOUT}, {"u", MARKUP_TAG_IS_BREAKOUT},
-    {"ul", MARKUP_TAG_IS_BREAKOUT}, {"var", MARKUP_TAG_IS_BREAKOUT},
+    {"b", MARKUP_TAG_IS_BREAKOUT},
+    {"big", MARKUP_TAG_IS_BREAKOUT},
+    {"blockquote", MARKUP_TAG_IS_BREAKOUT},
+    {"body", MARKUP_TAG_IS_BREAKOUT},
+    {"center", MARKUP_TAG_IS_BREAKOUT},
+    {"code", MARKUP_TAG_IS_BREAKOUT},
+    {"dd", MARKUP_TAG_IS_BREAKOUT},
+    {"div", MARKUP_TAG_IS_BREAKOUT},
+    {"dl", MARKUP_TAG_IS_BREAKOUT},
+    {"dt", MARKUP_TAG_IS_BREAKOUT},
+    {"em", MARKUP_TAG_IS_BREAKOUT},
+    {"h1", MARKUP_TAG_IS_BREAKOUT},
+    {"h2", MARKUP_TAG_IS_BREAKOUT},
+    {"h3", MARKUP_TAG_IS_BREAKOUT},
+    {"h4", MARKUP_TAG_IS_BREAKOUT},
+    {"h5", MARKUP_TAG_IS_BREAKOUT},
+    {"h6", MARKUP_TAG_IS_BREAKOUT},
+    {"head", MARKUP_TAG_IS_BREAKOUT},
+    {"i", MARKUP_TAG_IS_BREAKOUT},
+    {"li", MARKUP_TAG_IS_BREAKOUT},
+    {"listing", MARKUP_TAG_IS_BREAKOUT},
+    {"menu", MARKUP_TAG_IS_BREAKOUT},
+    {"nobr", MARKUP_TAG_IS_BREAKOUT},
+    {"ol", MARKUP_TAG_IS_BREAKOUT},
+    {"p", MARKUP_TAG_IS_BREAKOUT},
+    {"pre", MARKUP_TAG_IS_BREAKOUT},
+    {"ruby", MARKUP_TAG_IS_BREAKOUT},
+    {"s", MARKUP_TAG_IS_BREAKOUT},
+    {"small", MARKUP_TAG_IS_BREAKOUT},
+    {"span", MARKUP_TAG_IS_BREAKOUT},
+    {"strong", MARKUP_TAG_IS_BREAKOUT},
+    {"strike", MARKUP_TAG_IS_BREAKOUT},
+    {"sub", MARKUP_TAG_IS_BREAKOUT},
+    {"sup", MARKUP_TAG_IS_BREAKOUT},
+    {"tt", MARKUP_TAG_IS_BREAKOUT},
+    {"u", MARKUP_TAG_IS_BREAKOUT},
+    {"ul", MARKUP_TAG_IS_BREAKOUT},
+    {"var", MARKUP_TAG_IS_BREAKOUT},
     {"table", MARKUP_TAG_IS_BREAKOUT | MARKUP_TAG_IS_TABLE_PART},
     /* Table parts: the parser may close elements up to a table for them. */
-    {"caption", MARKUP_TAG_IS_TABLE_PART}, {"colgroup", MARKUP_TAG_IS_TABLE_PART},
-    {"tbody", MARKUP_TAG_IS_TABLE_PART}, {"thead", MARKUP_TAG_IS_TABLE_PART},
-    {"tfoot", MARKUP_TAG_IS_TABLE_PART}, {"tr", MARKUP_TAG_IS_TABLE_PART},
-    {"td", MARKUP_TAG_IS_TABLE_PART}, {"th", MARKUP_TAG_IS_TABLE_PART},
+    {"caption", MARKUP_TAG_IS_TABLE_PART},
+    {"colgroup", MARKUP_TAG_IS_TABLE_PART},
+    {"tbody", MARKUP_TAG_IS_TABLE_PART},
+    {"thead", MARKUP_TAG_IS_TABLE_PART},
+    {"tfoot", MARKUP_TAG_IS_TABLE_PART},
+    {"tr", MARKUP_TAG_IS_TABLE_PART},
+    {"td", MARKUP_TAG_IS_TABLE_PART},
+    {"th", MARKUP_TAG_IS_TABLE_PART},
 };
 
 markup_tag_class markup_html_tag_class(const char *tag, size_t n) {

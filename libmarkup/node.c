@@ -177,8 +177,8 @@ static markup_status reserve_attr(markup_node *node) {
     if (node->nattrs < node->attrs_cap) return MARKUP_OK;
     size_t cap = markup_grow_capacity(node->attrs_cap, node->nattrs + 1, 4, sizeof(node_attr));
     if (cap == 0) return MARKUP_ERR_TOO_LARGE;
-    node_attr *attrs = markup_alc_realloc(node->alc, node->attrs, node->attrs_cap * sizeof(node_attr),
-                                          cap * sizeof(node_attr));
+    node_attr *attrs = markup_alc_realloc(
+        node->alc, node->attrs, node->attrs_cap * sizeof(node_attr), cap * sizeof(node_attr));
     if (attrs == NULL) return MARKUP_ERR_NOMEM;
     node->attrs = attrs;
     node->attrs_cap = cap;
@@ -205,17 +205,18 @@ static markup_status check_attr_target(markup_node *node, const char *name, size
     if (node == NULL || !node->is_element)
         return markup_fail_(err, MARKUP_ERR_INVALID_ARG, 0, "attributes need an element node");
     if (is_frozen(node))
-        return markup_fail_(err, MARKUP_ERR_FROZEN, 0, "node is frozen: it was already added to a parent");
+        return markup_fail_(err, MARKUP_ERR_FROZEN, 0,
+                            "node is frozen: it was already added to a parent");
     return markup_html_check_attr_name(name, name_len, err);
 }
 
-static markup_status add_attr(markup_node *node, attr_kind kind, const char *name,
-                              size_t name_len, const char *value, size_t value_len,
-                              markup_error *err) {
+static markup_status add_attr(markup_node *node, attr_kind kind, const char *name, size_t name_len,
+                              const char *value, size_t value_len, markup_error *err) {
     markup_status st = check_attr_target(node, name, name_len, err);
     if (st != MARKUP_OK) return st;
     if (kind != ATTR_BARE) {
-        if (value == NULL && value_len != 0) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
+        if (value == NULL && value_len != 0)
+            return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
         st = markup_utf8_validate(value, value_len, err);
         if (st != MARKUP_OK) return st;
     }
@@ -229,8 +230,8 @@ static markup_status add_attr(markup_node *node, attr_kind kind, const char *nam
         markup_buf_truncate(&node->strings, mark);
         return markup_fail_status_(err, st);
     }
-    node->attrs[node->nattrs++] = (node_attr){kind, mark, name_len, mark + name_len,
-                                              kind == ATTR_BARE ? 0 : value_len};
+    node->attrs[node->nattrs++] =
+        (node_attr){kind, mark, name_len, mark + name_len, kind == ATTR_BARE ? 0 : value_len};
     return MARKUP_OK;
 }
 
@@ -260,7 +261,8 @@ static const char *child_string(const markup_node *node, const node_child *c) {
 static markup_status check_child_target(markup_node *node, markup_error *err) {
     if (node == NULL) return markup_fail_(err, MARKUP_ERR_INVALID_ARG, 0, "NULL node");
     if (is_frozen(node))
-        return markup_fail_(err, MARKUP_ERR_FROZEN, 0, "node is frozen: it was already added to a parent");
+        return markup_fail_(err, MARKUP_ERR_FROZEN, 0,
+                            "node is frozen: it was already added to a parent");
     if (node->kind == MARKUP_TAG_VOID)
         return markup_fail_(err, MARKUP_ERR_VOID_CHILD, 0, "a void element cannot have children");
     return MARKUP_OK;
@@ -294,7 +296,9 @@ static markup_status check_raw_seam(const markup_node *node, const char *s, size
     if (after) memcpy(seam + before, s, after);
     markup_error seam_err;
     if (markup_html_check_raw_text(node->kind, seam, before + after, &seam_err) != MARKUP_OK)
-        return markup_fail_(err, MARKUP_ERR_RAW_TEXT, 0, "text joined to the text before it would end the raw-text element early");
+        return markup_fail_(
+            err, MARKUP_ERR_RAW_TEXT, 0,
+            "text joined to the text before it would end the raw-text element early");
     return MARKUP_OK;
 }
 
@@ -344,12 +348,15 @@ markup_status markup_node_append_doctype(markup_node *node, markup_error *err) {
 }
 
 markup_status markup_node_append_child(markup_node *node, markup_node *child, markup_error *err) {
-    if (node == NULL || child == NULL) return markup_fail_(err, MARKUP_ERR_INVALID_ARG, 0, "NULL node");
-    if (child == node) return markup_fail_(err, MARKUP_ERR_INVALID_ARG, 0, "a node cannot contain itself");
+    if (node == NULL || child == NULL)
+        return markup_fail_(err, MARKUP_ERR_INVALID_ARG, 0, "NULL node");
+    if (child == node)
+        return markup_fail_(err, MARKUP_ERR_INVALID_ARG, 0, "a node cannot contain itself");
     markup_status st = check_child_target(node, err);
     if (st != MARKUP_OK) return st;
     if (is_raw_text(node))
-        return markup_fail_(err, MARKUP_ERR_RAW_TEXT, 0, "<script> and <style> cannot hold elements");
+        return markup_fail_(err, MARKUP_ERR_RAW_TEXT, 0,
+                            "<script> and <style> cannot hold elements");
     st = reserve_child(node);
     if (st != MARKUP_OK) return markup_fail_status_(err, st);
     node_child *c = &node->children[node->nchildren++];
@@ -397,15 +404,16 @@ static markup_status stack_push(render_stack *st, const markup_node *node) {
     return MARKUP_OK;
 }
 
-static markup_status write_start_tag(markup_writer *w, const markup_node *node,
-                                     markup_error *err) {
+static markup_status write_start_tag(markup_writer *w, const markup_node *node, markup_error *err) {
     markup_status st = markup_writer_open_class(w, node->tag, node->tag_len, node->cls, err);
     const char *strings = node->strings.data;
     for (size_t i = 0; st == MARKUP_OK && i < node->nattrs; i++) {
         const node_attr *a = &node->attrs[i];
         const char *name = strings + a->name_off, *value = strings + a->value_off;
         switch (a->kind) {
-        case ATTR_TEXT: st = markup_writer_attr(w, name, a->name_len, value, a->value_len, err); break;
+        case ATTR_TEXT:
+            st = markup_writer_attr(w, name, a->name_len, value, a->value_len, err);
+            break;
         case ATTR_HTML:
             st = markup_writer_attr_html(w, name, a->name_len, value, a->value_len, err);
             break;
@@ -445,8 +453,8 @@ markup_status markup_node_render(const markup_node *node, markup_buf *out, marku
     return markup_node_render_in(node, out, MARKUP_CONTEXT_HTML, err);
 }
 
-markup_status markup_node_render_in(const markup_node *node, markup_buf *out,
-                                    markup_context where, markup_error *err) {
+markup_status markup_node_render_in(const markup_node *node, markup_buf *out, markup_context where,
+                                    markup_error *err) {
     if (node == NULL || out == NULL) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
     size_t start = out->len;
     render_frame inline_frames[32];

@@ -16,8 +16,8 @@ size_t markup_utf8_sequence_(const char *s, size_t n) {
        above U+10FFFF, stray continuation bytes and truncated sequences;
        test_utf8.c holds it to that. Never hand it more than one sequence. */
     utf8proc_int32_t cp;
-    utf8proc_ssize_t len = utf8proc_iterate((const utf8proc_uint8_t *)s,
-                                            (utf8proc_ssize_t)(n < 4 ? n : 4), &cp);
+    utf8proc_ssize_t len =
+        utf8proc_iterate((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)(n < 4 ? n : 4), &cp);
     if (len <= 0 || cp < 0) return 0;
     /* Cheap re-check of the RFC 3629 ranges, so an older utf8proc that is
        laxer about overlongs or surrogates cannot let them through. */
@@ -29,7 +29,9 @@ size_t markup_utf8_sequence_(const char *s, size_t n) {
 
 markup_status markup_utf8_validate(const char *s, size_t n, markup_error *err) {
     if (s == NULL && n != 0) {
-        if (err) *err = (markup_error){MARKUP_ERR_INVALID_ARG, 0, "NULL string with non-zero length", NULL};
+        if (err)
+            *err =
+                (markup_error){MARKUP_ERR_INVALID_ARG, 0, "NULL string with non-zero length", NULL};
         return MARKUP_ERR_INVALID_ARG;
     }
     size_t i = 0;

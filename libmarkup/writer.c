@@ -18,21 +18,21 @@
 
 /* markup_context.mode: how the parser reads what comes inside. */
 enum {
-    MODE_HTML = 0,    /* HTML content                                   */
-    MODE_SVG,         /* foreign content, SVG namespace                 */
-    MODE_MATH,        /* foreign content, MathML namespace              */
-    MODE_MATH_TEXT,   /* mi mo mn ms mtext: HTML, but mglyph/malignmark */
-    MODE_ANNOTATION,  /* annotation-xml: MathML, but svg is SVG         */
-    MODE_SCRIPT,      /* raw text of an HTML <script>                   */
-    MODE_STYLE,       /* raw text of an HTML <style>                    */
-    MODE_VOID         /* no content                                     */
+    MODE_HTML = 0,   /* HTML content                                   */
+    MODE_SVG,        /* foreign content, SVG namespace                 */
+    MODE_MATH,       /* foreign content, MathML namespace              */
+    MODE_MATH_TEXT,  /* mi mo mn ms mtext: HTML, but mglyph/malignmark */
+    MODE_ANNOTATION, /* annotation-xml: MathML, but svg is SVG         */
+    MODE_SCRIPT,     /* raw text of an HTML <script>                   */
+    MODE_STYLE,      /* raw text of an HTML <style>                    */
+    MODE_VOID        /* no content                                     */
 };
 
 /* markup_context.flags: bits 0-6 are the text elements around (bit i-1 for
    text element i of MARKUP_TAG_TEXT_MASK). */
-#define IN_TEXT_MASK 0x7Fu
-#define IN_SELECT 0x80u
-#define IN_FOREIGN 0x100u /* HTML standing inside svg or math */
+#define IN_TEXT_MASK   0x7Fu
+#define IN_SELECT      0x80u
+#define IN_FOREIGN     0x100u /* HTML standing inside svg or math */
 /* In markup_writer_context only: a frameset was opened before this place,
    so a writer started there refuses script and style text as well. */
 #define AFTER_FRAMESET 0x200u
@@ -108,7 +108,6 @@ markup_context markup_writer_context(const markup_writer *w) {
     return c;
 }
 
-
 bool markup_context_is_plain(markup_context where) { return plain(where); }
 
 static markup_status end_start_tag(markup_writer *w) {
@@ -129,14 +128,16 @@ markup_status markup_writer_check_child_slot(markup_writer *w, markup_error *err
     if (c.mode == MODE_VOID)
         return markup_fail_(err, MARKUP_ERR_VOID_CHILD, 0, "a void element cannot have children");
     if (raw(c))
-        return markup_fail_(err, MARKUP_ERR_RAW_TEXT, 0,
-                    "the text of <script> and <style> is checked whole, so it cannot hold a slot");
+        return markup_fail_(
+            err, MARKUP_ERR_RAW_TEXT, 0,
+            "the text of <script> and <style> is checked whole, so it cannot hold a slot");
     /* In a text element, trusted HTML just before the slot may have begun
        an end tag that the slot's text would finish. */
     if (in_text(c) && w->tail_len && memchr(w->tail, '<', w->tail_len))
-        return markup_fail_(err, MARKUP_ERR_CONTEXT, 0,
-                    "trusted HTML just before this slot ends in a '<' that the slot's text could "
-                    "turn into the end tag of the element around it");
+        return markup_fail_(
+            err, MARKUP_ERR_CONTEXT, 0,
+            "trusted HTML just before this slot ends in a '<' that the slot's text could "
+            "turn into the end tag of the element around it");
     return MARKUP_OK;
 }
 
@@ -147,11 +148,16 @@ markup_status markup_writer_check_child_slot(markup_writer *w, markup_error *err
 static markup_context html_inside(markup_context up, markup_tag_class cls, bool foreign) {
     markup_context c = {MODE_HTML, 0, up.flags};
     if (foreign) c.flags |= IN_FOREIGN;
-    if (cls & MARKUP_TAG_IS_VOID) c.mode = MODE_VOID;
-    else if (cls & MARKUP_TAG_IS_SCRIPT) c.mode = MODE_SCRIPT;
-    else if (cls & MARKUP_TAG_IS_STYLE) c.mode = MODE_STYLE;
-    else if (cls & MARKUP_TAG_IS_SVG) c.mode = MODE_SVG;
-    else if (cls & MARKUP_TAG_IS_MATH) c.mode = MODE_MATH;
+    if (cls & MARKUP_TAG_IS_VOID)
+        c.mode = MODE_VOID;
+    else if (cls & MARKUP_TAG_IS_SCRIPT)
+        c.mode = MODE_SCRIPT;
+    else if (cls & MARKUP_TAG_IS_STYLE)
+        c.mode = MODE_STYLE;
+    else if (cls & MARKUP_TAG_IS_SVG)
+        c.mode = MODE_SVG;
+    else if (cls & MARKUP_TAG_IS_MATH)
+        c.mode = MODE_MATH;
     if (cls & MARKUP_TAG_IS_SELECT) c.flags |= IN_SELECT;
     unsigned text = cls & MARKUP_TAG_TEXT_MASK;
     if (text && c.mode == MODE_HTML) c.flags |= (uint16_t)(1u << (text - 1));
@@ -181,7 +187,8 @@ static markup_status place(const markup_writer *w, markup_tag_class cls, markup_
     markup_context up = top(w);
     bool html; /* the parser makes it an HTML element */
     switch (up.mode) {
-    case MODE_VOID: return markup_fail_(err, MARKUP_ERR_VOID_CHILD, 0, "a void element cannot have children");
+    case MODE_VOID:
+        return markup_fail_(err, MARKUP_ERR_VOID_CHILD, 0, "a void element cannot have children");
     case MODE_SCRIPT:
     case MODE_STYLE:
         return markup_fail_(err, MARKUP_ERR_RAW_TEXT, 0, "<script> and <style> hold only text");
@@ -194,31 +201,35 @@ static markup_status place(const markup_writer *w, markup_tag_class cls, markup_
        element's end tag, whatever markup takes the namespace to be. */
     unsigned text = cls & MARKUP_TAG_TEXT_MASK;
     if (text && (up.flags & (1u << (text - 1))))
-        return markup_fail_(err, MARKUP_ERR_CONTEXT, 0,
-                    "inside an element of the same name, whose content the HTML parser reads as "
-                    "text, its end tag would end the outer one early");
+        return markup_fail_(
+            err, MARKUP_ERR_CONTEXT, 0,
+            "inside an element of the same name, whose content the HTML parser reads as "
+            "text, its end tag would end the outer one early");
     if (!html) {
         if (cls & MARKUP_TAG_IS_BREAKOUT)
             return markup_fail_(err, MARKUP_ERR_CONTEXT, 0,
-                        "inside svg or math content the HTML parser closes the svg or math "
-                        "element before this one; put it inside <foreignObject> (svg) or "
-                        "<mtext> (math)");
+                                "inside svg or math content the HTML parser closes the svg or math "
+                                "element before this one; put it inside <foreignObject> (svg) or "
+                                "<mtext> (math)");
         *inside = foreign_inside(up, cls, up.mode == MODE_SVG ? MODE_SVG : MODE_MATH);
         return MARKUP_OK;
     }
     bool foreign = up.mode != MODE_HTML || (up.flags & IN_FOREIGN);
     if (cls & MARKUP_TAG_IS_PLAINTEXT)
-        return markup_fail_(err, MARKUP_ERR_CONTEXT, 0,
-                    "the HTML parser reads everything after <plaintext> as its text, end tags "
-                    "included: it cannot be closed");
+        return markup_fail_(
+            err, MARKUP_ERR_CONTEXT, 0,
+            "the HTML parser reads everything after <plaintext> as its text, end tags "
+            "included: it cannot be closed");
     if (foreign && (cls & (MARKUP_TAG_IS_TABLE_PART | MARKUP_TAG_IS_FRAMESET)))
-        return markup_fail_(err, MARKUP_ERR_CONTEXT, 0,
-                    "inside svg or math the HTML parser may close every element up to a table "
-                    "around it for this one, the svg or math included");
+        return markup_fail_(
+            err, MARKUP_ERR_CONTEXT, 0,
+            "inside svg or math the HTML parser may close every element up to a table "
+            "around it for this one, the svg or math included");
     if ((up.flags & IN_SELECT) && (cls & MARKUP_TAG_IS_STYLE))
-        return markup_fail_(err, MARKUP_ERR_CONTEXT, 0,
-                    "inside <select>, older HTML parsers ignore a <style> start tag and read its "
-                    "text as markup; put the style outside the select");
+        return markup_fail_(
+            err, MARKUP_ERR_CONTEXT, 0,
+            "inside <select>, older HTML parsers ignore a <style> start tag and read its "
+            "text as markup; put the style outside the select");
     *inside = html_inside(up, cls, foreign);
     return MARKUP_OK;
 }
@@ -246,16 +257,17 @@ static markup_status grow(markup_writer *w) {
 /* Classes that need more than html_inside, even in plain HTML content. */
 #define SLOW_IN_HTML (MARKUP_TAG_IS_PLAINTEXT | MARKUP_TAG_IS_FRAMESET)
 /* Classes whose content html_inside reads differently from their parent's. */
-#define CHANGES_CONTENT                                                                     \
-    (MARKUP_TAG_TEXT_MASK | MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_SCRIPT | MARKUP_TAG_IS_STYLE | \
+#define CHANGES_CONTENT                                                                            \
+    (MARKUP_TAG_TEXT_MASK | MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_SCRIPT | MARKUP_TAG_IS_STYLE |      \
      MARKUP_TAG_IS_SVG | MARKUP_TAG_IS_MATH | MARKUP_TAG_IS_SELECT)
 
 markup_status markup_writer_open_class(markup_writer *w, const char *tag, size_t n,
                                        markup_tag_class cls, markup_error *err) {
-    if (w == NULL || (tag == NULL && n != 0)) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
+    if (w == NULL || (tag == NULL && n != 0))
+        return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
     if (w->depth >= MARKUP_MAX_DEPTH)
         return markup_fail_(err, MARKUP_ERR_TOO_DEEP, 0,
-                    "tree nested deeper than MARKUP_MAX_DEPTH elements");
+                            "tree nested deeper than MARKUP_MAX_DEPTH elements");
     markup_context up = top(w), inside;
     markup_status st;
     if (up.mode == MODE_HTML && up.flags == 0 && !(cls & SLOW_IN_HTML)) {
@@ -276,8 +288,7 @@ markup_status markup_writer_open_class(markup_writer *w, const char *tag, size_t
     w->out->len = (size_t)(d + n - w->out->data);
     w->frames[w->depth++] = (markup_writer_frame){tag, n, cls, inside};
     w->in_start_tag = true;
-    w->attrs_direct = w->names_checked &&
-                      !(cls & (MARKUP_TAG_IS_FONT | MARKUP_TAG_IS_ANNOTATION));
+    w->attrs_direct = w->names_checked && !(cls & (MARKUP_TAG_IS_FONT | MARKUP_TAG_IS_ANNOTATION));
     w->top_plain = plain(inside);
     w->tail_len = 0; /* raw text starts afresh in a new element */
     return MARKUP_OK;
@@ -348,8 +359,9 @@ static markup_status attr_target(const markup_writer *w, const char *name, size_
                                  markup_error *err) {
     if (w == NULL || !w->in_start_tag)
         return markup_fail_(err, MARKUP_ERR_INVALID_ARG, 0, "attributes go straight after an open");
-    if (w->names_checked) return name == NULL && n != 0 ? markup_fail_status_(err, MARKUP_ERR_INVALID_ARG)
-                                                        : MARKUP_OK;
+    if (w->names_checked)
+        return name == NULL && n != 0 ? markup_fail_status_(err, MARKUP_ERR_INVALID_ARG)
+                                      : MARKUP_OK;
     return markup_html_check_attr_name(name, n, err);
 }
 
@@ -364,8 +376,8 @@ markup_status markup_writer_check_attr_slot(const markup_writer *w, const char *
     if (w->frames[w->depth - 1].cls & MARKUP_TAG_IS_FONT)
         return markup_fail_(err, MARKUP_ERR_CONTEXT, 0, font_breakout);
     return markup_fail_(err, MARKUP_ERR_CONTEXT, 0,
-                "the encoding of annotation-xml decides whether the HTML parser reads its "
-                "content as HTML: it must be known when the template is made");
+                        "the encoding of annotation-xml decides whether the HTML parser reads its "
+                        "content as HTML: it must be known when the template is made");
 }
 
 /* Applies an attribute that changes the parser's reading (see
@@ -377,15 +389,14 @@ static markup_status apply_context_attr(markup_writer *w, const char *value, siz
     if (f->cls & MARKUP_TAG_IS_FONT) return markup_fail_(err, MARKUP_ERR_CONTEXT, 0, font_breakout);
     /* annotation-xml: the tokenizer keeps the first of repeated
        attributes, so only the first encoding counts. */
-    if (value != NULL && (name_is(value, n, "text/html") ||
-                          name_is(value, n, "application/xhtml+xml"))) {
+    if (value != NULL &&
+        (name_is(value, n, "text/html") || name_is(value, n, "application/xhtml+xml"))) {
         f->inside.mode = MODE_HTML;
         f->inside.flags |= IN_FOREIGN;
     }
     f->cls &= ~(markup_tag_class)MARKUP_TAG_IS_ANNOTATION; /* only the first counts */
     return MARKUP_OK;
 }
-
 
 markup_status markup_writer_attr(markup_writer *w, const char *name, size_t name_len,
                                  const char *value, size_t value_len, markup_error *err) {
@@ -408,8 +419,9 @@ markup_status markup_writer_attr_html(markup_writer *w, const char *name, size_t
         /* Trusted HTML is decoded by the parser: a character reference
            could spell text/html in a way not compared here. */
         if (value_len && memchr(value, '&', value_len))
-            return markup_fail_(err, MARKUP_ERR_CONTEXT, 0,
-                        "a character reference in annotation-xml's encoding: write it plain");
+            return markup_fail_(
+                err, MARKUP_ERR_CONTEXT, 0,
+                "a character reference in annotation-xml's encoding: write it plain");
         if ((st = apply_context_attr(w, value ? value : "", value_len, err)) != MARKUP_OK)
             return st;
     }
@@ -452,9 +464,10 @@ static markup_status check_piece(markup_writer *w, markup_context c, const char 
         if (st == MARKUP_OK && in_text(c)) st = markup_html_check_text_inside(s, n, err);
         if (st != MARKUP_OK) return st;
         if (kind != MARKUP_TAG_NORMAL && w->after_frameset && n)
-            return markup_fail_(err, MARKUP_ERR_CONTEXT, 0,
-                        "after a <frameset> the HTML parser ignores <script> and <style> start "
-                        "tags and reads their text as markup");
+            return markup_fail_(
+                err, MARKUP_ERR_CONTEXT, 0,
+                "after a <frameset> the HTML parser ignores <script> and <style> start "
+                "tags and reads their text as markup");
     }
     enum { KEEP = sizeof w->tail };
     if (w->tail_len) {
@@ -465,13 +478,13 @@ static markup_status check_piece(markup_writer *w, markup_context c, const char 
         size_t len = w->tail_len + after;
         markup_error seam_err;
         if (markup_html_check_raw_text(kind, seam, len, &seam_err) != MARKUP_OK ||
-            (in_text(c) && markup_html_check_text_inside(seam, len, &seam_err) != MARKUP_OK))
-        {
-            if (err) *err = (markup_error){MARKUP_ERR_RAW_TEXT, 0,
-                                           "its text, written whole, would end the element "
-                                           "early: a piece joined to the one before it forms "
-                                           "the sequence",
-                                           seam_err.refused};
+            (in_text(c) && markup_html_check_text_inside(seam, len, &seam_err) != MARKUP_OK)) {
+            if (err)
+                *err = (markup_error){MARKUP_ERR_RAW_TEXT, 0,
+                                      "its text, written whole, would end the element "
+                                      "early: a piece joined to the one before it forms "
+                                      "the sequence",
+                                      seam_err.refused};
             return MARKUP_ERR_RAW_TEXT;
         }
     }
@@ -542,7 +555,8 @@ static markup_status markup_child(markup_writer *w, markup_error *err) {
     markup_context c = top(w);
     if (c.mode == MODE_VOID)
         return markup_fail_(err, MARKUP_ERR_VOID_CHILD, 0, "a void element cannot have children");
-    if (raw(c)) return markup_fail_(err, MARKUP_ERR_RAW_TEXT, 0, "<script> and <style> hold only text");
+    if (raw(c))
+        return markup_fail_(err, MARKUP_ERR_RAW_TEXT, 0, "<script> and <style> hold only text");
     w->tail_len = 0;
     return content(w, err);
 }

@@ -18,10 +18,9 @@
 
 #include "structmember.h"
 
-
 #if !defined(__STDC_NO_ATOMICS__)
-#include <stdatomic.h>
-#define PM_HAVE_ATOMICS 1
+#  include <stdatomic.h>
+#  define PM_HAVE_ATOMICS 1
 #endif
 
 /* ------------------------------------------------------------------------ */
@@ -30,26 +29,25 @@
 
 /* A stand-in for one parameter while the builder runs. */
 typedef struct pm_placeholder {
-    PyObject_HEAD
-    PyObject *name;      /* the parameter's name                     */
-    PyObject *func_name; /* the builder's qualified name, for errors */
-    Py_ssize_t index;    /* the parameter's position                 */
+    PyObject_HEAD PyObject *name; /* the parameter's name                     */
+    PyObject *func_name;          /* the builder's qualified name, for errors */
+    Py_ssize_t index;             /* the parameter's position                 */
 } pm_placeholder;
 
 /* What to do instead, by kind of misuse. */
 #define HINT_VALUE "compute the value in the caller and pass the result as the argument"
-#define HINT_TEXT                                                                          \
-    "build the text in the caller and pass it as the argument, or give the parameter its " \
+#define HINT_TEXT                                                                                  \
+    "build the text in the caller and pass it as the argument, or give the parameter its "         \
     "own child beside the fixed text: h.P(\"Hello, \", name)"
-#define HINT_BRANCH                                                                      \
-    "decide in the caller and pass the outcome as the argument: a class string or None, " \
+#define HINT_BRANCH                                                                                \
+    "decide in the caller and pass the outcome as the argument: a class string or None, "          \
     "True/False for a boolean attribute, an element or None for an optional child"
-#define HINT_CHILDREN                                                                 \
-    "pass the finished children as the argument (a child slot takes lists, tuples, " \
+#define HINT_CHILDREN                                                                              \
+    "pass the finished children as the argument (a child slot takes lists, tuples, "               \
     "generators, elements and the results of other baked functions)"
 #define HINT_ATTR "pass the value you need (for example item.name) as a parameter of its own"
-#define HINT_NAME \
-    "attribute names are fixed when baking: write the name as a constant and pass the " \
+#define HINT_NAME                                                                                  \
+    "attribute names are fixed when baking: write the name as a constant and pass the "            \
     "parameter as its value"
 
 /* Raises the TypeError for a misused placeholder and returns NULL. */
@@ -175,9 +173,9 @@ static int ph_setattro(PyObject *self, PyObject *name, PyObject *value) {
     return -1;
 }
 
-#define PH_BINARY(fn, what, hint)                                              \
+#define PH_BINARY(fn, what, hint)                                                                  \
     static PyObject *fn(PyObject *a, PyObject *b) { return misuse(either(a, b), what, hint); }
-#define PH_UNARY(fn, what, hint) \
+#define PH_UNARY(fn, what, hint)                                                                   \
     static PyObject *fn(PyObject *self) { return misuse(self, what, hint); }
 
 PH_BINARY(ph_add, "is used with '+'", HINT_TEXT)
@@ -213,10 +211,8 @@ static PyObject *ph_format(PyObject *self, PyObject *spec) {
     return misuse(self, "is formatted into a string (an f-string or format())", HINT_TEXT);
 }
 
-#define PH_METHOD(fn, what, hint)                                \
-    static PyObject *fn(PyObject *self, PyObject *Py_UNUSED(x)) { \
-        return misuse(self, what, hint);                         \
-    }
+#define PH_METHOD(fn, what, hint)                                                                  \
+    static PyObject *fn(PyObject *self, PyObject *Py_UNUSED(x)) { return misuse(self, what, hint); }
 
 PH_METHOD(ph_round, "is passed to round()", HINT_VALUE)
 PH_METHOD(ph_trunc, "is passed to math.trunc()", HINT_VALUE)
@@ -326,22 +322,21 @@ typedef struct pm_slot {
 } pm_slot;
 
 typedef struct pm_baked {
-    PyObject_HEAD
-    vectorcallfunc vectorcall;
-    PyObject *dict;        /* __dict__: functools.update_wrapper fills it */
+    PyObject_HEAD vectorcallfunc vectorcall;
+    PyObject *dict; /* __dict__: functools.update_wrapper fills it */
     PyObject *weakreflist;
-    pm_state *st;          /* the defining module's state (the type keeps it alive) */
+    pm_state *st; /* the defining module's state (the type keeps it alive) */
     markup_baked *tpl;
-    PyObject *func_name;   /* the builder's qualified name, for errors */
-    PyObject *params;      /* tuple of interned parameter names */
-    PyObject **defaults;   /* per parameter: its default (owned) or NULL */
+    PyObject *func_name; /* the builder's qualified name, for errors */
+    PyObject *params;    /* tuple of interned parameter names */
+    PyObject **defaults; /* per parameter: its default (owned) or NULL */
     Py_ssize_t nparams;
     Py_ssize_t npositional; /* the first npositional may be passed positionally */
     pm_slot *slots;         /* nslots of them, in template order */
     unsigned char *multi;   /* per parameter: fills more than one slot */
     int any_multi;
     size_t nslots;
-    int static_ascii;       /* the static HTML is ASCII */
+    int static_ascii; /* the static HTML is ASCII */
 #ifdef PM_HAVE_ATOMICS
     _Atomic size_t size_hint; /* the last output's size, to reserve at once */
 #else
@@ -381,7 +376,7 @@ static void hint_store(pm_baked *self, size_t n) {
    faulted in one by one at every call (a 1 MB page: 500 faults, 40% of
    its time). The hint is the last output's size, so a call after a huge
    one reserves that much once, without touching most of it. */
-#define MAX_RESERVE ((size_t)1 << 26)
+#define MAX_RESERVE  ((size_t)1 << 26)
 
 typedef struct scratch_alloc {
     markup_alloc alc; /* first: its ctx points back here */
@@ -551,16 +546,15 @@ static void raise_too_many(pm_baked *self, Py_ssize_t given, PyObject *const *va
     Py_ssize_t most = self->npositional, least = 0, kwonly = 0;
     while (least < most && !self->defaults[least]) least++;
     for (Py_ssize_t i = self->npositional; i < self->nparams; i++) kwonly += values[i] != NULL;
-    PyObject *takes = least == most
-                          ? PyUnicode_FromFormat("%zd positional argument%s", most,
-                                                 most == 1 ? "" : "s")
-                          : PyUnicode_FromFormat("from %zd to %zd positional arguments", least,
-                                                 most);
-    PyObject *extra = kwonly ? PyUnicode_FromFormat(" positional argument%s (and %zd "
-                                                    "keyword-only argument%s)",
-                                                    given == 1 ? "" : "s", kwonly,
-                                                    kwonly == 1 ? "" : "s")
-                             : PyUnicode_FromString("");
+    PyObject *takes =
+        least == most
+            ? PyUnicode_FromFormat("%zd positional argument%s", most, most == 1 ? "" : "s")
+            : PyUnicode_FromFormat("from %zd to %zd positional arguments", least, most);
+    PyObject *extra =
+        kwonly ? PyUnicode_FromFormat(" positional argument%s (and %zd "
+                                      "keyword-only argument%s)",
+                                      given == 1 ? "" : "s", kwonly, kwonly == 1 ? "" : "s")
+               : PyUnicode_FromString("");
     if (takes && extra)
         PyErr_Format(PyExc_TypeError, "%U() takes %U but %zd%U %s given", self->func_name, takes,
                      given, extra, given == 1 && !kwonly ? "was" : "were");
@@ -760,8 +754,7 @@ static PyObject *baked_vectorcall(PyObject *callable, PyObject *const *args, siz
     }
     markup_status st = MARKUP_ERR_SLOT_VALUE;
     int ascii = 0;
-    if (self->nslots <= FAST_SLOTS)
-        st = render_fast(self, values, &buf, &ascii);
+    if (self->nslots <= FAST_SLOTS) st = render_fast(self, values, &buf, &ascii);
     call_ctx c = {{self->st, &buf, call_on_placeholder, NULL, NULL, NULL}, self, values, 0, 0};
     if (st == MARKUP_ERR_SLOT_VALUE) {
         ascii = 0;
@@ -846,10 +839,9 @@ static PyMethodDef baked_methods[] = {
 
 static PyGetSetDef baked_getset[] = {
     {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
-    {"slot_count", baked_get_slot_count, NULL, "Number of slots in the compiled template.",
+    {"slot_count", baked_get_slot_count, NULL, "Number of slots in the compiled template.", NULL},
+    {"static_size", baked_get_static_size, NULL, "Bytes of static HTML in the compiled template.",
      NULL},
-    {"static_size", baked_get_static_size, NULL,
-     "Bytes of static HTML in the compiled template.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -863,16 +855,11 @@ static PyMemberDef baked_members[] = {
 PyDoc_STRVAR(baked_doc, "A function compiled by @baked: static HTML plus slots filled per call.");
 
 static PyType_Slot baked_slots[] = {
-    {Py_tp_dealloc, baked_dealloc},
-    {Py_tp_traverse, baked_traverse},
-    {Py_tp_clear, baked_clear},
-    {Py_tp_repr, baked_repr},
-    {Py_tp_call, PyVectorcall_Call},
-    {Py_tp_getset, baked_getset},
-    {Py_tp_methods, baked_methods},
-    {Py_tp_members, baked_members},
-    {Py_tp_doc, (void *)baked_doc},
-    {0, NULL},
+    {Py_tp_dealloc, baked_dealloc},  {Py_tp_traverse, baked_traverse},
+    {Py_tp_clear, baked_clear},      {Py_tp_repr, baked_repr},
+    {Py_tp_call, PyVectorcall_Call}, {Py_tp_getset, baked_getset},
+    {Py_tp_methods, baked_methods},  {Py_tp_members, baked_members},
+    {Py_tp_doc, (void *)baked_doc},  {0, NULL},
 };
 
 static PyType_Spec baked_spec = {
@@ -896,13 +883,13 @@ static PyType_Spec baked_spec = {
 typedef struct flatten_ctx {
     pm_render_ctx rctx;
     markup_baked_builder *builder;
-    size_t flushed;          /* bytes of the buffer already handed to the builder */
-    PyObject *placeholders;  /* tuple: this decoration's stand-ins */
+    size_t flushed;         /* bytes of the buffer already handed to the builder */
+    PyObject *placeholders; /* tuple: this decoration's stand-ins */
     PyObject *func_name;
-    pm_slot *slots;          /* grows with the slots */
+    pm_slot *slots; /* grows with the slots */
     size_t nslots, slots_cap;
-    Py_ssize_t *uses;        /* per parameter: slots it fills */
-    int names_ascii;         /* every attribute slot's name is ASCII */
+    Py_ssize_t *uses; /* per parameter: slots it fills */
+    int names_ascii;  /* every attribute slot's name is ASCII */
 } flatten_ctx;
 
 static int builder_status(markup_status st) {
@@ -912,8 +899,8 @@ static int builder_status(markup_status st) {
 
 /* The walker met a placeholder: what it wrote since the last one is static
    HTML, the placeholder becomes a slot. */
-static int flatten_on_placeholder(pm_render_ctx *ctx, PyObject *placeholder,
-                                  const char *attr_name, Py_ssize_t attr_name_len, int depth) {
+static int flatten_on_placeholder(pm_render_ctx *ctx, PyObject *placeholder, const char *attr_name,
+                                  Py_ssize_t attr_name_len, int depth) {
     flatten_ctx *f = (flatten_ctx *)ctx;
     pm_placeholder *ph = (pm_placeholder *)placeholder;
     Py_ssize_t n = PyTuple_GET_SIZE(f->placeholders);
@@ -928,9 +915,9 @@ static int flatten_on_placeholder(pm_render_ctx *ctx, PyObject *placeholder,
     }
     markup_buf *buf = ctx->buf;
     markup_error err = {MARKUP_OK, 0, NULL, NULL};
-    markup_status status = attr_name ? markup_writer_check_attr_slot(ctx->w, attr_name,
-                                                                     (size_t)attr_name_len, &err)
-                                     : markup_writer_check_child_slot(ctx->w, &err);
+    markup_status status =
+        attr_name ? markup_writer_check_attr_slot(ctx->w, attr_name, (size_t)attr_name_len, &err)
+                  : markup_writer_check_child_slot(ctx->w, &err);
     if (status != MARKUP_OK) {
         if (status == MARKUP_ERR_NOMEM) return builder_status(status);
         PyErr_Format(PyExc_TypeError, "@baked %U(): parameter '%U' cannot be a slot here: %s",
@@ -955,8 +942,7 @@ static int flatten_on_placeholder(pm_render_ctx *ctx, PyObject *placeholder,
     if (attr_name) {
         for (Py_ssize_t i = 0; i < attr_name_len; i++)
             f->names_ascii &= (unsigned char)attr_name[i] < 0x80;
-        st = markup_baked_builder_add_attr_slot(f->builder, attr_name, (size_t)attr_name_len,
-                                                &err);
+        st = markup_baked_builder_add_attr_slot(f->builder, attr_name, (size_t)attr_name_len, &err);
     } else {
         st = markup_baked_builder_add_child_slot(f->builder);
     }
@@ -972,9 +958,7 @@ static int flatten_on_placeholder(pm_render_ctx *ctx, PyObject *placeholder,
     return 0;
 }
 
-static int is_element(pm_state *st, PyObject *o) {
-    return PyObject_TypeCheck(o, st->element_type);
-}
+static int is_element(pm_state *st, PyObject *o) { return PyObject_TypeCheck(o, st->element_type); }
 
 /* What a builder may return (alone or in a list or tuple). */
 static int is_node(pm_state *st, PyObject *o) {
@@ -1008,9 +992,8 @@ static int reject_bool(PyObject *func_name, PyObject *elem_tag, PyObject *attr, 
 static int check_tree(pm_state *st, PyObject *func_name, PyObject *node, int depth) {
     if (!is_element(st, node)) return 0;
     if (depth > MARKUP_MAX_DEPTH) {
-        PyErr_Format(PyExc_ValueError,
-                     "@baked %U(): the tree is nested deeper than %d elements", func_name,
-                     MARKUP_MAX_DEPTH);
+        PyErr_Format(PyExc_ValueError, "@baked %U(): the tree is nested deeper than %d elements",
+                     func_name, MARKUP_MAX_DEPTH);
         return -1;
     }
     pm_element *el = (pm_element *)node;
@@ -1154,20 +1137,19 @@ done:
     return rc;
 }
 
-PyDoc_STRVAR(compile_doc,
-             "_compile(builder, params, npositional, defaults, qualname)\n--\n\n"
-             "Compile `builder` into a baked function (used by markup.baked).\n\n"
-             "`params` is a tuple of parameter names; the first `npositional` may be\n"
-             "passed positionally, the rest are keyword-only. `defaults` maps names\n"
-             "to default values. The builder is called once with a Placeholder per\n"
-             "parameter, passed by keyword.");
+PyDoc_STRVAR(compile_doc, "_compile(builder, params, npositional, defaults, qualname)\n--\n\n"
+                          "Compile `builder` into a baked function (used by markup.baked).\n\n"
+                          "`params` is a tuple of parameter names; the first `npositional` may be\n"
+                          "passed positionally, the rest are keyword-only. `defaults` maps names\n"
+                          "to default values. The builder is called once with a Placeholder per\n"
+                          "parameter, passed by keyword.");
 
 static PyObject *baked_compile(PyObject *module, PyObject *args) {
     pm_state *st = pm_state_from_module(module);
     PyObject *builder, *params, *defaults, *qualname;
     Py_ssize_t npositional;
-    if (!PyArg_ParseTuple(args, "OO!nO!U:_compile", &builder, &PyTuple_Type, &params,
-                          &npositional, &PyDict_Type, &defaults, &qualname))
+    if (!PyArg_ParseTuple(args, "OO!nO!U:_compile", &builder, &PyTuple_Type, &params, &npositional,
+                          &PyDict_Type, &defaults, &qualname))
         return NULL;
     Py_ssize_t nparams = PyTuple_GET_SIZE(params);
     if (npositional < 0 || npositional > nparams) {

@@ -10,7 +10,7 @@
 #include "state.h"
 
 #if PY_VERSION_HEX < 0x030B0000
-#include <longintrepr.h> /* PyLongObject's digits; Python.h has them from 3.11 */
+#  include <longintrepr.h> /* PyLongObject's digits; Python.h has them from 3.11 */
 #endif
 
 #include <stdio.h>
@@ -155,17 +155,12 @@ const markup_alloc pm_pymem_alloc = {pymem_malloc, pymem_realloc, pymem_free, NU
 
 PM_NOINLINE int pm_raise_status(markup_status status, const char *what) {
     switch (status) {
-    case MARKUP_OK:
-        return 0;
-    case MARKUP_ERR_NOMEM:
-        PyErr_NoMemory();
-        break;
+    case MARKUP_OK: return 0;
+    case MARKUP_ERR_NOMEM: PyErr_NoMemory(); break;
     case MARKUP_ERR_TOO_LARGE:
         PyErr_Format(PyExc_OverflowError, "%s: the output is too large", what);
         break;
-    default:
-        PyErr_Format(PyExc_ValueError, "%s: %s", what, markup_status_str(status));
-        break;
+    default: PyErr_Format(PyExc_ValueError, "%s: %s", what, markup_status_str(status)); break;
     }
     return -1;
 }
@@ -250,7 +245,7 @@ Py_ssize_t pm_format_number(PyObject *num, char out[PM_NUMBER_MAX]) {
            call for the ids and counts most pages print. */
         unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
         Py_ssize_t len = v < 0;
-        for (unsigned long long rest = u; ; rest /= 10) {
+        for (unsigned long long rest = u;; rest /= 10) {
             len++;
             if (rest < 10) break;
         }
@@ -323,4 +318,3 @@ int pm_raw_text_error(PyObject *tag, const char *what, const markup_error *err) 
     }
     return -1;
 }
-

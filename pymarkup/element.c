@@ -112,8 +112,7 @@ static int has_html(pm_state *st, PyObject *obj) {
 /* ------------------------------------------------------------------------ */
 
 typedef struct pm_tag {
-    PyObject_HEAD
-    vectorcallfunc vectorcall;
+    PyObject_HEAD vectorcallfunc vectorcall;
     pm_state *st;    /* lives as long as the module, which our type keeps alive */
     PyObject *name;  /* validated ASCII tag name: "div", "my-widget"          */
     PyObject *label; /* repr: "h.Div", "Tag('my-widget')"                     */
@@ -226,7 +225,8 @@ static PyObject *attr_name_key(PyObject *name) {
     int kind = PyUnicode_KIND(name);
     const void *data = PyUnicode_DATA(name);
     Py_ssize_t i = 0;
-    while (i < n && ascii_lower_ucs4(PyUnicode_READ(kind, data, i)) == PyUnicode_READ(kind, data, i))
+    while (i < n &&
+           ascii_lower_ucs4(PyUnicode_READ(kind, data, i)) == PyUnicode_READ(kind, data, i))
         i++;
     if (i == n) return Py_NewRef(name);
     PyObject *key = PyUnicode_New(n, PyUnicode_MAX_CHAR_VALUE(name));
@@ -361,9 +361,9 @@ static PM_NOINLINE int add_mapping_attrs(pm_tag *tag, pm_vec *attrs, PyObject *m
 
 /* 1 when `arg` (not an exact dict) is an attribute mapping. */
 static PM_NOINLINE int is_mapping_rare(pm_state *st, PyObject *arg) {
-    if (PyList_CheckExact(arg) || PyTuple_CheckExact(arg) || arg == Py_None ||
-        PyLong_Check(arg) || PyFloat_Check(arg) || PyUnicode_Check(arg) ||
-        Py_TYPE(arg) == st->comment_type || pm_is_placeholder(st, arg) || PyIter_Check(arg)) {
+    if (PyList_CheckExact(arg) || PyTuple_CheckExact(arg) || arg == Py_None || PyLong_Check(arg) ||
+        PyFloat_Check(arg) || PyUnicode_Check(arg) || Py_TYPE(arg) == st->comment_type ||
+        pm_is_placeholder(st, arg) || PyIter_Check(arg)) {
         return 0;
     }
     if (PyDict_Check(arg)) return 1;
@@ -478,8 +478,8 @@ static PM_NOINLINE int check_raw_text_joined(pm_tag *tag, const pm_vec *kids) {
     }
     if (r == 0) {
         markup_error err = {MARKUP_OK, 0, NULL, NULL};
-        if (markup_html_check_raw_text((markup_tag_kind)tag->kind, joined.data, joined.len,
-                                       &err) != MARKUP_OK) {
+        if (markup_html_check_raw_text((markup_tag_kind)tag->kind, joined.data, joined.len, &err) !=
+            MARKUP_OK) {
             r = raw_text_error(tag, &err);
         }
     }
@@ -532,8 +532,7 @@ static PM_NOINLINE int bad_child(pm_tag *tag, PyObject *child) {
                      "x'?); use 'x if cond else None' to render nothing, or str(value) for "
                      "the text",
                      tag->name, child);
-    } else if (PyBytes_Check(child) || PyByteArray_Check(child) ||
-               PyMemoryView_Check(child)) {
+    } else if (PyBytes_Check(child) || PyByteArray_Check(child) || PyMemoryView_Check(child)) {
         PyErr_Format(PyExc_TypeError,
                      "<%U>: cannot render %.100s as a child; decode it to str first "
                      "(e.g. value.decode('utf-8'))",
@@ -811,24 +810,18 @@ static PyMemberDef tag_members[] = {
     {NULL, 0, 0, 0, NULL},
 };
 
-PyDoc_STRVAR(tag_doc,
-"Tag(name)\n--\n\n"
-"An element factory: Tag('my-widget')(...) builds <my-widget> elements.\n"
-"Call it with attribute mappings first, then children; keywords are\n"
-"attributes too (class_='x' -> class, data_id=3 -> data-id). h.Div and the\n"
-"other h.* factories are Tag objects.");
+PyDoc_STRVAR(tag_doc, "Tag(name)\n--\n\n"
+                      "An element factory: Tag('my-widget')(...) builds <my-widget> elements.\n"
+                      "Call it with attribute mappings first, then children; keywords are\n"
+                      "attributes too (class_='x' -> class, data_id=3 -> data-id). h.Div and the\n"
+                      "other h.* factories are Tag objects.");
 
 static PyType_Slot tag_slots[] = {
-    {Py_tp_new, tag_new},
-    {Py_tp_dealloc, tag_dealloc},
-    {Py_tp_traverse, tag_traverse},
-    {Py_tp_clear, tag_clear},
-    {Py_tp_repr, tag_repr},
-    {Py_tp_call, PyVectorcall_Call},
-    {Py_tp_getset, tag_getset},
-    {Py_tp_members, tag_members},
-    {Py_tp_doc, (void *)tag_doc},
-    {0, NULL},
+    {Py_tp_new, tag_new},           {Py_tp_dealloc, tag_dealloc},
+    {Py_tp_traverse, tag_traverse}, {Py_tp_clear, tag_clear},
+    {Py_tp_repr, tag_repr},         {Py_tp_call, PyVectorcall_Call},
+    {Py_tp_getset, tag_getset},     {Py_tp_members, tag_members},
+    {Py_tp_doc, (void *)tag_doc},   {0, NULL},
 };
 
 static PyType_Spec tag_spec = {
@@ -866,8 +859,7 @@ static void element_dealloc(pm_element *self) {
     PyTypeObject *tp = Py_TYPE(self);
     PyObject_GC_UnTrack(self);
     /* The trashcan turns the recursive free of a deep tree into a loop. */
-    Py_TRASHCAN_BEGIN(self, element_dealloc)
-    Py_CLEAR(self->tag);
+    Py_TRASHCAN_BEGIN(self, element_dealloc) Py_CLEAR(self->tag);
     for (Py_ssize_t i = 0; i < Py_SIZE(self); i++) Py_XDECREF(self->items[i]);
     tp->tp_free(self);
     Py_DECREF(tp);
@@ -952,17 +944,13 @@ static PyMethodDef element_methods[] = {
 };
 
 PyDoc_STRVAR(element_doc,
-"An HTML element built by h.* or Tag(...): immutable; render it with render().");
+             "An HTML element built by h.* or Tag(...): immutable; render it with render().");
 
 static PyType_Slot element_slots[] = {
-    {Py_tp_dealloc, element_dealloc},
-    {Py_tp_traverse, element_traverse},
-    {Py_tp_clear, element_clear},
-    {Py_tp_repr, element_repr},
-    {Py_tp_getset, element_getset},
-    {Py_tp_methods, element_methods},
-    {Py_tp_doc, (void *)element_doc},
-    {0, NULL},
+    {Py_tp_dealloc, element_dealloc}, {Py_tp_traverse, element_traverse},
+    {Py_tp_clear, element_clear},     {Py_tp_repr, element_repr},
+    {Py_tp_getset, element_getset},   {Py_tp_methods, element_methods},
+    {Py_tp_doc, (void *)element_doc}, {0, NULL},
 };
 
 static PyType_Spec element_spec = {
@@ -1027,9 +1015,8 @@ static PyMethodDef comment_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-PyDoc_STRVAR(comment_doc,
-"Comment(text)\n--\n\n"
-"An HTML comment, rendered as <!--text--> with the text escaped.");
+PyDoc_STRVAR(comment_doc, "Comment(text)\n--\n\n"
+                          "An HTML comment, rendered as <!--text--> with the text escaped.");
 
 static PyType_Slot comment_slots[] = {
     {Py_tp_new, comment_new},
@@ -1065,8 +1052,7 @@ static PyType_Spec comment_spec = {
 #define PM_LOOKUP_CACHE 32
 
 typedef struct pm_namespace {
-    PyObject_HEAD
-    PyObject *factories; /* dict: "Div" -> Tag */
+    PyObject_HEAD PyObject *factories; /* dict: "Div" -> Tag */
 #ifndef Py_GIL_DISABLED
     PyObject *cached_name[PM_LOOKUP_CACHE];
     PyObject *cached_tag[PM_LOOKUP_CACHE];
@@ -1075,17 +1061,21 @@ typedef struct pm_namespace {
 
 /* The elements of the HTML living standard; h.<Capitalized> for each. */
 static const char *const html_elements[] = {
-    "a", "abbr", "address", "area", "article", "aside", "audio", "b", "base", "bdi", "bdo",
-    "blockquote", "body", "br", "button", "canvas", "caption", "cite", "code", "col",
-    "colgroup", "data", "datalist", "dd", "del", "details", "dfn", "dialog", "div", "dl", "dt",
-    "em", "embed", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3",
-    "h4", "h5", "h6", "head", "header", "hgroup", "hr", "html", "i", "iframe", "img",
-    "input", "ins", "kbd", "label", "legend", "li", "link", "main", "map", "mark", "math", "menu",
-    "meta", "meter", "nav", "noscript", "object", "ol", "optgroup", "option", "output", "p",
-    "picture", "pre", "progress", "q", "rp", "rt", "ruby", "s", "samp", "script", "search",
-    "section", "select", "slot", "small", "source", "span", "strong", "style", "sub",
-    "summary", "sup", "svg", "table", "tbody", "td", "template", "textarea", "tfoot", "th", "thead",
-    "time", "title", "tr", "track", "u", "ul", "var", "video", "wbr",
+    "a",       "abbr",     "address",    "area",       "article",  "aside",    "audio",    "b",
+    "base",    "bdi",      "bdo",        "blockquote", "body",     "br",       "button",   "canvas",
+    "caption", "cite",     "code",       "col",        "colgroup", "data",     "datalist", "dd",
+    "del",     "details",  "dfn",        "dialog",     "div",      "dl",       "dt",       "em",
+    "embed",   "fieldset", "figcaption", "figure",     "footer",   "form",     "h1",       "h2",
+    "h3",      "h4",       "h5",         "h6",         "head",     "header",   "hgroup",   "hr",
+    "html",    "i",        "iframe",     "img",        "input",    "ins",      "kbd",      "label",
+    "legend",  "li",       "link",       "main",       "map",      "mark",     "math",     "menu",
+    "meta",    "meter",    "nav",        "noscript",   "object",   "ol",       "optgroup", "option",
+    "output",  "p",        "picture",    "pre",        "progress", "q",        "rp",       "rt",
+    "ruby",    "s",        "samp",       "script",     "search",   "section",  "select",   "slot",
+    "small",   "source",   "span",       "strong",     "style",    "sub",      "summary",  "sup",
+    "svg",     "table",    "tbody",      "td",         "template", "textarea", "tfoot",    "th",
+    "thead",   "time",     "title",      "tr",         "track",    "u",        "ul",       "var",
+    "video",   "wbr",
 };
 
 static PM_NOINLINE PyObject *namespace_missing(pm_namespace *self, PyObject *name) {
@@ -1099,7 +1089,9 @@ static PM_NOINLINE PyObject *namespace_missing(pm_namespace *self, PyObject *nam
         size_t k = 0;
         for (Py_ssize_t i = 0; i < n; i++) {
             char c = s[i];
-            camel[i] = (char)(i == 0 && c >= 'a' && c <= 'z' ? c - 32 : (i > 0 && c >= 'A' && c <= 'Z' ? c + 32 : c));
+            camel[i] = (char)(i == 0 && c >= 'a' && c <= 'z'
+                                  ? c - 32
+                                  : (i > 0 && c >= 'A' && c <= 'Z' ? c + 32 : c));
             if (c >= 'A' && c <= 'Z') {
                 if (i > 0) kebab[k++] = '-';
                 kebab[k++] = (char)(c + 32);
@@ -1112,8 +1104,7 @@ static PM_NOINLINE PyObject *namespace_missing(pm_namespace *self, PyObject *nam
         int known = PyDict_Contains(self->factories, alt);
         if (known > 0 && PyUnicode_Compare(alt, name) != 0) {
             PyErr_Format(PyExc_AttributeError,
-                         "h has no element %R; element factories are capitalized: h.%U",
-                         name, alt);
+                         "h has no element %R; element factories are capitalized: h.%U", name, alt);
             Py_DECREF(alt);
             return NULL;
         }

@@ -8,18 +8,16 @@
 #include "state.h"
 
 PyDoc_STRVAR(render_doc,
-"render(node, /)\n--\n\n"
-"Render an element (or any child value: str, list, SafeString, ...) as HTML.\n"
-"Returns a str. Text is escaped exactly as Jinja2 with autoescape does.");
+             "render(node, /)\n--\n\n"
+             "Render an element (or any child value: str, list, SafeString, ...) as HTML.\n"
+             "Returns a str. Text is escaped exactly as Jinja2 with autoescape does.");
 
-PyDoc_STRVAR(render_bytes_doc,
-"render_bytes(node, /)\n--\n\n"
-"Render like render() but return UTF-8 bytes, ready to send.");
+PyDoc_STRVAR(render_bytes_doc, "render_bytes(node, /)\n--\n\n"
+                               "Render like render() but return UTF-8 bytes, ready to send.");
 
-PyDoc_STRVAR(escape_doc,
-"escape(s, /)\n--\n\n"
-"Escape & < > \" ' in str(s) and return a SafeString (markupsafe.escape\n"
-"semantics: objects with __html__ are trusted and not escaped again).");
+PyDoc_STRVAR(escape_doc, "escape(s, /)\n--\n\n"
+                         "Escape & < > \" ' in str(s) and return a SafeString (markupsafe.escape\n"
+                         "semantics: objects with __html__ are trusted and not escaped again).");
 
 static PyObject *render(PyObject *module, PyObject *obj) {
     return pm_render_as(pm_state_from_module(module), obj, PM_OUTPUT_STR);
@@ -114,19 +112,13 @@ static PyModuleDef_Slot module_slots[] = {
 };
 
 PyDoc_STRVAR(module_doc,
-"markup._core: the C side of markup (element factories, render, SafeString).\n"
-"Import from `markup`, not from here.");
+             "markup._core: the C side of markup (element factories, render, SafeString).\n"
+             "Import from `markup`, not from here.");
 
 PyModuleDef pm_module_def = {
-    PyModuleDef_HEAD_INIT,
-    .m_name = "markup._core",
-    .m_doc = module_doc,
-    .m_size = sizeof(pm_state),
-    .m_methods = module_methods,
-    .m_slots = module_slots,
-    .m_traverse = module_traverse,
-    .m_clear = module_clear,
-    .m_free = module_free,
+    PyModuleDef_HEAD_INIT,         .m_name = "markup._core",    .m_doc = module_doc,
+    .m_size = sizeof(pm_state),    .m_methods = module_methods, .m_slots = module_slots,
+    .m_traverse = module_traverse, .m_clear = module_clear,     .m_free = module_free,
 };
 
 PyMODINIT_FUNC PyInit__core(void);

@@ -45,10 +45,11 @@ static PM_NOINLINE int writer_error(pm_render_ctx *ctx, markup_status st, const 
                                     const char *what, const char *s, size_t n) {
     if (st == MARKUP_ERR_NOMEM || st == MARKUP_ERR_TOO_LARGE) return check(st);
     const markup_writer *w = ctx->w;
-    PyObject *tag = w && w->depth ? PyUnicode_DecodeASCII(w->frames[w->depth - 1].tag,
-                                                          (Py_ssize_t)w->frames[w->depth - 1].tag_len,
-                                                          "replace")
-                                  : PyUnicode_FromString("render()");
+    PyObject *tag =
+        w && w->depth
+            ? PyUnicode_DecodeASCII(w->frames[w->depth - 1].tag,
+                                    (Py_ssize_t)w->frames[w->depth - 1].tag_len, "replace")
+            : PyUnicode_FromString("render()");
     if (tag == NULL) return -1;
     if (st == MARKUP_ERR_RAW_TEXT && err->refused != NULL) {
         /* At err->pos of this piece, or formed with the piece before it. */
@@ -114,7 +115,6 @@ static PM_NOINLINE int write_number(pm_render_ctx *ctx, PyObject *num) {
     Py_DECREF(s);
     return r;
 }
-
 
 static PM_NOINLINE int placeholder_error(PyObject *placeholder) {
     PyErr_Format(PyExc_TypeError,
@@ -247,7 +247,6 @@ static PM_NOINLINE int too_deep(pm_element *el) {
     return -1;
 }
 
-
 /* The writer refused to open `el` where it stands. */
 static PM_NOINLINE int open_error(pm_render_ctx *ctx, pm_element *el, markup_status st,
                                   const markup_error *err) {
@@ -280,8 +279,7 @@ static int render_element(pm_render_ctx *ctx, pm_element *el, int depth) {
     Py_ssize_t tag_len;
     const char *tag = pm_utf8(el->tag, &tag_len, NULL, "render()"); /* ASCII: no copy */
     if (tag == NULL) goto done;
-    if ((el->flags & PM_ELEMENT_DOCTYPE) &&
-        (st = markup_writer_doctype(w, &err)) != MARKUP_OK) {
+    if ((el->flags & PM_ELEMENT_DOCTYPE) && (st = markup_writer_doctype(w, &err)) != MARKUP_OK) {
         writer_error(ctx, st, &err, NULL, NULL, 0);
         goto done;
     }
@@ -427,8 +425,8 @@ static PM_NOINLINE int render_child_rare(pm_render_ctx *ctx, PyObject *child, in
     if (PyLong_Check(child) || PyFloat_Check(child)) return write_number(ctx, child);
     if (PyIter_Check(child) && !PyDict_Check(child)) return render_iterator(ctx, child, depth);
     if (Py_TYPE(child) == st->tag_type) {
-        PyErr_Format(PyExc_TypeError,
-                     "render(): got the factory %R, not an element; call it: %R()", child, child);
+        PyErr_Format(PyExc_TypeError, "render(): got the factory %R, not an element; call it: %R()",
+                     child, child);
         return -1;
     }
     PyErr_Format(PyExc_TypeError,

@@ -21,12 +21,12 @@
    method descriptors that SafeString wraps (in the STR_METHODS order). */
 enum {
     REF_ESCAPE_HELPER,
-    REF_FORMATTER_PARSER,      /* _string.formatter_parser */
-    REF_FIELD_NAME_SPLIT,      /* _string.formatter_field_name_split */
-    REF_NAME_HTML_FORMAT,      /* "__html_format__" */
-    REF_NAME_GETITEM,          /* "__getitem__" */
-    REF_NAME_HTML,             /* "html", the module */
-    REF_NAME_UNESCAPE,         /* "unescape" */
+    REF_FORMATTER_PARSER, /* _string.formatter_parser */
+    REF_FIELD_NAME_SPLIT, /* _string.formatter_field_name_split */
+    REF_NAME_HTML_FORMAT, /* "__html_format__" */
+    REF_NAME_GETITEM,     /* "__getitem__" */
+    REF_NAME_HTML,        /* "html", the module */
+    REF_NAME_UNESCAPE,    /* "unescape" */
     REF_STR_METHODS,
 };
 
@@ -51,10 +51,10 @@ enum {
    UTF-8 with: PyMem from 3.13, PyObject before. */
 #  if PY_VERSION_HEX >= 0x030D0000
 #    define pm_str_malloc PyMem_Malloc
-#    define pm_str_free PyMem_Free
+#    define pm_str_free   PyMem_Free
 #  else
 #    define pm_str_malloc PyObject_Malloc
-#    define pm_str_free PyObject_Free
+#    define pm_str_free   PyObject_Free
 #  endif
 #endif
 
@@ -256,8 +256,9 @@ static PyObject *escaped_str(pm_state *st, bool safe, size_t size, Py_UCS4 maxch
 #ifdef PM_DIRECT_SAFESTRING
     /* escape() writes straight into its SafeString: no copy afterwards. */
     if (safe && !PyType_IS_GC(st->safestring_type)) {
-        int kind = maxchar < 0x100 ? PyUnicode_1BYTE_KIND
-                   : maxchar < 0x10000 ? PyUnicode_2BYTE_KIND : PyUnicode_4BYTE_KIND;
+        int kind = maxchar < 0x100     ? PyUnicode_1BYTE_KIND
+                   : maxchar < 0x10000 ? PyUnicode_2BYTE_KIND
+                                       : PyUnicode_4BYTE_KIND;
         void *chars;
         PyObject *r = safestring_alloc(st, (Py_ssize_t)size, kind, maxchar < 0x80, &chars);
         if (r != NULL) memset((char *)chars + size * (size_t)kind, 0, (size_t)kind);
@@ -470,13 +471,11 @@ static pm_state *safe_operand(PyObject *a, PyObject *b, PyObject **safe, PyObjec
    then does the formatting. The same contract as markupsafe's helper:
    %s and %r escape, %d and %f read the number, %(key)s wraps the item. */
 typedef struct {
-    PyObject_HEAD
-    PyObject *obj;
+    PyObject_HEAD PyObject *obj;
 } escape_helper;
 
 static PyObject *escape_helper_new(pm_state *st, PyObject *obj) {
-    escape_helper *self =
-        PyObject_New(escape_helper, (PyTypeObject *)REF(st, REF_ESCAPE_HELPER));
+    escape_helper *self = PyObject_New(escape_helper, (PyTypeObject *)REF(st, REF_ESCAPE_HELPER));
     if (self == NULL) return NULL;
     self->obj = Py_NewRef(obj);
     return (PyObject *)self;
@@ -601,8 +600,8 @@ static PyObject *safestring_mod(PyObject *a, PyObject *b) {
    corner cases (nested specs, auto numbering, conversions) match it. */
 typedef struct {
     pm_state *st;
-    PyObject *args;       /* tuple */
-    PyObject *kwargs;     /* mapping, or NULL for none */
+    PyObject *args;        /* tuple */
+    PyObject *kwargs;      /* mapping, or NULL for none */
     Py_ssize_t auto_index; /* the next automatic field number; -1 once a
                               field was numbered by hand */
 } format_ctx;
@@ -831,37 +830,37 @@ typedef enum { RESULT_ONE, RESULT_LIST, RESULT_TUPLE } result_shape;
 
 /* 3.13's str.replace takes count as a keyword too. */
 #if PY_VERSION_HEX >= 0x030D0000
-#define REPLACE_SIGNATURE "($self, old, new, /, count=-1)"
+#  define REPLACE_SIGNATURE "($self, old, new, /, count=-1)"
 #else
-#define REPLACE_SIGNATURE "($self, old, new, count=-1, /)"
+#  define REPLACE_SIGNATURE "($self, old, new, count=-1, /)"
 #endif
 
 /* The str methods SafeString wraps: X(name, escaped positional argument or
    -1, result shape, text signature). The escaped argument is the text that
    ends up in the result (replace()'s new text, the fill character). */
-#define STR_METHODS(X)                                                    \
-    X(capitalize, -1, RESULT_ONE, "($self, /)")                           \
-    X(title, -1, RESULT_ONE, "($self, /)")                                \
-    X(lower, -1, RESULT_ONE, "($self, /)")                                \
-    X(upper, -1, RESULT_ONE, "($self, /)")                                \
-    X(casefold, -1, RESULT_ONE, "($self, /)")                             \
-    X(swapcase, -1, RESULT_ONE, "($self, /)")                             \
-    X(replace, 1, RESULT_ONE, REPLACE_SIGNATURE)                          \
-    X(ljust, 1, RESULT_ONE, "($self, width, fillchar=' ', /)")            \
-    X(rjust, 1, RESULT_ONE, "($self, width, fillchar=' ', /)")            \
-    X(center, 1, RESULT_ONE, "($self, width, fillchar=' ', /)")           \
-    X(lstrip, -1, RESULT_ONE, "($self, chars=None, /)")                   \
-    X(rstrip, -1, RESULT_ONE, "($self, chars=None, /)")                   \
-    X(strip, -1, RESULT_ONE, "($self, chars=None, /)")                    \
-    X(translate, -1, RESULT_ONE, "($self, table, /)")                     \
-    X(expandtabs, -1, RESULT_ONE, "($self, /, tabsize=8)")                \
-    X(zfill, -1, RESULT_ONE, "($self, width, /)")                         \
-    X(removeprefix, -1, RESULT_ONE, "($self, prefix, /)")                 \
-    X(removesuffix, -1, RESULT_ONE, "($self, suffix, /)")                 \
-    X(split, -1, RESULT_LIST, "($self, /, sep=None, maxsplit=-1)")        \
-    X(rsplit, -1, RESULT_LIST, "($self, /, sep=None, maxsplit=-1)")       \
-    X(splitlines, -1, RESULT_LIST, "($self, /, keepends=False)")          \
-    X(partition, -1, RESULT_TUPLE, "($self, sep, /)")                     \
+#define STR_METHODS(X)                                                                             \
+    X(capitalize, -1, RESULT_ONE, "($self, /)")                                                    \
+    X(title, -1, RESULT_ONE, "($self, /)")                                                         \
+    X(lower, -1, RESULT_ONE, "($self, /)")                                                         \
+    X(upper, -1, RESULT_ONE, "($self, /)")                                                         \
+    X(casefold, -1, RESULT_ONE, "($self, /)")                                                      \
+    X(swapcase, -1, RESULT_ONE, "($self, /)")                                                      \
+    X(replace, 1, RESULT_ONE, REPLACE_SIGNATURE)                                                   \
+    X(ljust, 1, RESULT_ONE, "($self, width, fillchar=' ', /)")                                     \
+    X(rjust, 1, RESULT_ONE, "($self, width, fillchar=' ', /)")                                     \
+    X(center, 1, RESULT_ONE, "($self, width, fillchar=' ', /)")                                    \
+    X(lstrip, -1, RESULT_ONE, "($self, chars=None, /)")                                            \
+    X(rstrip, -1, RESULT_ONE, "($self, chars=None, /)")                                            \
+    X(strip, -1, RESULT_ONE, "($self, chars=None, /)")                                             \
+    X(translate, -1, RESULT_ONE, "($self, table, /)")                                              \
+    X(expandtabs, -1, RESULT_ONE, "($self, /, tabsize=8)")                                         \
+    X(zfill, -1, RESULT_ONE, "($self, width, /)")                                                  \
+    X(removeprefix, -1, RESULT_ONE, "($self, prefix, /)")                                          \
+    X(removesuffix, -1, RESULT_ONE, "($self, suffix, /)")                                          \
+    X(split, -1, RESULT_LIST, "($self, /, sep=None, maxsplit=-1)")                                 \
+    X(rsplit, -1, RESULT_LIST, "($self, /, sep=None, maxsplit=-1)")                                \
+    X(splitlines, -1, RESULT_LIST, "($self, /, keepends=False)")                                   \
+    X(partition, -1, RESULT_TUPLE, "($self, sep, /)")                                              \
     X(rpartition, -1, RESULT_TUPLE, "($self, sep, /)")
 
 #define AS_ENUM(name, escaped, shape, sig) STR_##name,
@@ -951,7 +950,8 @@ static PyObject *call_str_method(PyObject *self, PyTypeObject *defining_class, i
         if (escaped == NULL) goto done;
         stack[method->escaped_arg + 1] = escaped;
     }
-    result = PyObject_Vectorcall(REF(st, REF_STR_METHODS + index), stack, (size_t)nargs + 1, kwnames);
+    result =
+        PyObject_Vectorcall(REF(st, REF_STR_METHODS + index), stack, (size_t)nargs + 1, kwnames);
     if (method->shape == RESULT_ONE) {
         result = safe_like(st, self, result);
     } else {
@@ -963,11 +963,10 @@ done:
     return result;
 }
 
-#define AS_FUNCTION(name, escaped, shape, sig)                                            \
-    static PyObject *safestring_##name(PyObject *self, PyTypeObject *defining_class,      \
-                                       PyObject *const *args, size_t nargsf,              \
-                                       PyObject *kwnames) {                               \
-        return call_str_method(self, defining_class, STR_##name, args, nargsf, kwnames); \
+#define AS_FUNCTION(name, escaped, shape, sig)                                                     \
+    static PyObject *safestring_##name(PyObject *self, PyTypeObject *defining_class,               \
+                                       PyObject *const *args, size_t nargsf, PyObject *kwnames) {  \
+        return call_str_method(self, defining_class, STR_##name, args, nargsf, kwnames);           \
     }
 STR_METHODS(AS_FUNCTION)
 #undef AS_FUNCTION
@@ -1112,7 +1111,8 @@ static PyObject *strip_tags(PyObject *self) {
         if (start == -1) break;
         Py_ssize_t end;
         if (start + 3 < len && PyUnicode_READ_CHAR(self, start + 1) == '!' &&
-            PyUnicode_READ_CHAR(self, start + 2) == '-' && PyUnicode_READ_CHAR(self, start + 3) == '-') {
+            PyUnicode_READ_CHAR(self, start + 2) == '-' &&
+            PyUnicode_READ_CHAR(self, start + 3) == '-') {
             end = PyUnicode_Find(self, comment_end, start + 4, len, 1);
             if (end == -2) goto error;
             if (end == -1) break;
@@ -1270,14 +1270,13 @@ static PyObject *safestring_repr(PyObject *self) {
 }
 
 /* Docstrings: "str.strip(), as a SafeString." and so on. */
-#define DOC_RESULT_ONE "(), as a SafeString."
-#define DOC_RESULT_LIST "(), as a list of SafeString."
+#define DOC_RESULT_ONE   "(), as a SafeString."
+#define DOC_RESULT_LIST  "(), as a list of SafeString."
 #define DOC_RESULT_TUPLE "(), as a tuple of SafeString."
 
-#define AS_METHOD_DEF(name, escaped, shape, sig)                        \
-    {#name, (PyCFunction)(void (*)(void))safestring_##name,               \
-     METH_METHOD | METH_FASTCALL | METH_KEYWORDS,                         \
-     #name sig "\n--\n\nstr." #name DOC_##shape},
+#define AS_METHOD_DEF(name, escaped, shape, sig)                                                   \
+    {#name, (PyCFunction)(void (*)(void))safestring_##name,                                        \
+     METH_METHOD | METH_FASTCALL | METH_KEYWORDS, #name sig "\n--\n\nstr." #name DOC_##shape},
 
 /* Pickling and copying, by every protocol: the reduction protocol 2 gives
    (cls.__new__(cls, text), then the instance's state). Protocols 0 and 1
@@ -1316,17 +1315,15 @@ static PyMethodDef safestring_methods[] = {
      "striptags($self, /)\n--\n\n"
      "The text without tags and comments, whitespace collapsed, unescaped:\n"
      "a plain str."},
-    STR_METHODS(AS_METHOD_DEF)
-    {NULL, NULL, 0, NULL},
+    STR_METHODS(AS_METHOD_DEF){NULL, NULL, 0, NULL},
 };
 #undef AS_METHOD_DEF
 
-PyDoc_STRVAR(safestring_doc,
-"SafeString(object='', encoding=None, errors='strict')\n--\n\n"
-"A str that holds safe HTML: render() and Jinja2 insert it verbatim.\n"
-"Only wrap text you trust; use escape() for anything else. Like\n"
-"markupsafe.Markup, its str methods return SafeString and escape the\n"
-"plain-str arguments they insert.");
+PyDoc_STRVAR(safestring_doc, "SafeString(object='', encoding=None, errors='strict')\n--\n\n"
+                             "A str that holds safe HTML: render() and Jinja2 insert it verbatim.\n"
+                             "Only wrap text you trust; use escape() for anything else. Like\n"
+                             "markupsafe.Markup, its str methods return SafeString and escape the\n"
+                             "plain-str arguments they insert.");
 
 static PyType_Slot safestring_slots[] = {
     {Py_tp_new, safestring_new},

@@ -100,7 +100,8 @@ static uintptr_t thread_stack_low(uintptr_t *size) {
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((noinline))
 #endif
-static void find_bounds(void) {
+static void
+find_bounds(void) {
     uintptr_t size = 0;
     uintptr_t low = thread_stack_low(&size);
     stack_known = 1;

@@ -19,8 +19,14 @@
 
 /* Compatibility with the oldest supported CPython (3.9). */
 #if PY_VERSION_HEX < 0x030A0000
-static inline PyObject *Py_NewRef(PyObject *o) { Py_INCREF(o); return o; }
-static inline PyObject *Py_XNewRef(PyObject *o) { Py_XINCREF(o); return o; }
+static inline PyObject *Py_NewRef(PyObject *o) {
+    Py_INCREF(o);
+    return o;
+}
+static inline PyObject *Py_XNewRef(PyObject *o) {
+    Py_XINCREF(o);
+    return o;
+}
 static inline int PyModule_AddObjectRef(PyObject *m, const char *name, PyObject *v) {
     Py_INCREF(v);
     int r = PyModule_AddObject(m, name, v);
@@ -56,11 +62,11 @@ typedef struct pm_state {
        wrapper type, _string's format parser). */
     PyObject *safestring_refs;
 
-    PyObject *h;             /* the `h` namespace instance                    */
-    PyObject *factories;     /* dict: "Div" -> Tag('div'), for `h`            */
-    PyObject *kwname_cache;  /* dict: keyword ("class_") -> attr name ("class") */
-    PyObject *mapping_abc;   /* collections.abc.Mapping, for the rare path    */
-    PyObject *str_html;      /* interned "__html__"                          */
+    PyObject *h;            /* the `h` namespace instance                    */
+    PyObject *factories;    /* dict: "Div" -> Tag('div'), for `h`            */
+    PyObject *kwname_cache; /* dict: keyword ("class_") -> attr name ("class") */
+    PyObject *mapping_abc;  /* collections.abc.Mapping, for the rare path    */
+    PyObject *str_html;     /* interned "__html__"                          */
 
     /* Attribute names already found valid (element.c), by address: the
        literal keys of attribute dicts come back on every call. Two ways
@@ -101,11 +107,10 @@ static inline pm_state *pm_state_from_module(PyObject *module) {
    already flattened: str, int, float, Element, Comment, __html__ objects or
    placeholders (None and nested lists were removed at construction). */
 typedef struct pm_element {
-    PyObject_VAR_HEAD
-    PyObject *tag;
-    Py_ssize_t nattrs; /* attribute pairs at the start of items */
-    uint8_t kind;      /* markup_tag_kind */
-    uint8_t flags;     /* PM_ELEMENT_* */
+    PyObject_VAR_HEAD PyObject *tag;
+    Py_ssize_t nattrs;    /* attribute pairs at the start of items */
+    uint8_t kind;         /* markup_tag_kind */
+    uint8_t flags;        /* PM_ELEMENT_* */
     markup_tag_class cls; /* what the tag is to the HTML parser */
     PyObject *items[];
 } pm_element;
@@ -120,8 +125,7 @@ static inline PyObject *const *pm_element_children(const pm_element *el) {
 
 /* A Comment: `text` is a str written escaped between "<!--" and "-->". */
 typedef struct pm_comment {
-    PyObject_HEAD
-    PyObject *text;
+    PyObject_HEAD PyObject *text;
 } pm_comment;
 
 /* ------------------------------------------------------------------------ */
@@ -137,8 +141,8 @@ typedef struct pm_render_ctx {
        the depth a child there is rendered at) or as an attribute value
        (attr_name is the attribute's UTF-8 name; depth 0). Returns 0, or -1
        with an exception set. NULL: a placeholder is a TypeError. */
-    int (*on_placeholder)(struct pm_render_ctx *ctx, PyObject *placeholder,
-                          const char *attr_name, Py_ssize_t attr_name_len, int depth);
+    int (*on_placeholder)(struct pm_render_ctx *ctx, PyObject *placeholder, const char *attr_name,
+                          Py_ssize_t attr_name_len, int depth);
     /* The HTML writer on `buf`: it decides how each piece is written where
        it stands. NULL while a baked attribute slot is filled (the value is
        written into `attrs`, inside a start tag the template holds). */
@@ -299,9 +303,9 @@ int pm_render_into(pm_state *st, markup_buf *buf, PyObject *obj);
 
 /* What pm_render_as returns. */
 typedef enum pm_output {
-    PM_OUTPUT_STR,        /* render(): a SafeString-free str            */
-    PM_OUTPUT_BYTES,      /* render_bytes(): UTF-8 bytes                  */
-    PM_OUTPUT_SAFESTRING  /* __html__ and str() of an element             */
+    PM_OUTPUT_STR,       /* render(): a SafeString-free str            */
+    PM_OUTPUT_BYTES,     /* render_bytes(): UTF-8 bytes                  */
+    PM_OUTPUT_SAFESTRING /* __html__ and str() of an element             */
 } pm_output;
 
 /* The one render entry point: `obj` (any child value) rendered as `kind`.

@@ -15,10 +15,9 @@
 #define PM_STREAM_INITIAL_CAP 4096
 
 typedef struct pm_chunks {
-    PyObject_HEAD
-    markup_buf buf; /* the whole rendered page; freed when exhausted */
-    size_t pos;     /* the next byte to hand out */
-    size_t chunk;   /* the largest chunk, in bytes (>= 1) */
+    PyObject_HEAD markup_buf buf; /* the whole rendered page; freed when exhausted */
+    size_t pos;                   /* the next byte to hand out */
+    size_t chunk;                 /* the largest chunk, in bytes (>= 1) */
 } pm_chunks;
 
 static inline int is_continuation(unsigned char c) { return (c & 0xC0) == 0x80; }
@@ -73,7 +72,7 @@ static void chunks_dealloc(PyObject *op) {
 }
 
 PyDoc_STRVAR(chunks_doc,
-"An iterator over the UTF-8 bytes of a rendered page, made by iter_render().");
+             "An iterator over the UTF-8 bytes of a rendered page, made by iter_render().");
 
 static PyType_Slot chunks_slots[] = {
     {Py_tp_dealloc, chunks_dealloc},
@@ -152,14 +151,14 @@ static PyObject *pm_iter_render(PyObject *module, PyObject *args, PyObject *kwar
 }
 
 PyDoc_STRVAR(iter_render_doc,
-"iter_render(node, /, chunk_size=65536)\n--\n\n"
-"Render like render_bytes() and return an iterator of UTF-8 bytes chunks\n"
-"whose concatenation equals render_bytes(node), for streaming responses.\n"
-"\n"
-"The page is rendered when iter_render() is called, so errors are raised\n"
-"before any chunk is sent. Each chunk holds at most chunk_size bytes and\n"
-"ends on a character boundary, so it decodes on its own (a chunk_size\n"
-"below 4 may give a chunk of one whole character that is longer).");
+             "iter_render(node, /, chunk_size=65536)\n--\n\n"
+             "Render like render_bytes() and return an iterator of UTF-8 bytes chunks\n"
+             "whose concatenation equals render_bytes(node), for streaming responses.\n"
+             "\n"
+             "The page is rendered when iter_render() is called, so errors are raised\n"
+             "before any chunk is sent. Each chunk holds at most chunk_size bytes and\n"
+             "ends on a character boundary, so it decodes on its own (a chunk_size\n"
+             "below 4 may give a chunk of one whole character that is longer).");
 
 static PyMethodDef stream_functions[] = {
     {"iter_render", (PyCFunction)(void (*)(void))pm_iter_render, METH_VARARGS | METH_KEYWORDS,

@@ -27,7 +27,10 @@ def htpy_contender() -> Contender:
                         hp.h1(class_="title")[title],
                         hp.ul(class_="product-list")[
                             [
-                                hp.li(class_="row featured" if r["featured"] else "row", data_id=r["id"])[
+                                hp.li(
+                                    class_="row featured" if r["featured"] else "row",
+                                    data_id=r["id"],
+                                )[
                                     hp.span(class_="name")[r["name"]],
                                     hp.span(class_="price")[r["price"]],
                                 ]
@@ -74,7 +77,10 @@ def htpy_contender() -> Contender:
                             hp.thead[hp.tr[[hp.th[h] for h in TABLE_HEADINGS]]],
                             hp.tbody[
                                 [
-                                    hp.tr(class_="active" if u["active"] else "inactive", data_id=u["id"])[
+                                    hp.tr(
+                                        class_="active" if u["active"] else "inactive",
+                                        data_id=u["id"],
+                                    )[
                                         hp.td[u["id"]],
                                         hp.td[u["name"]],
                                         hp.td[hp.a(href=u["mailto"])[u["email"]]],
@@ -92,17 +98,27 @@ def htpy_contender() -> Contender:
                             hp.form(action="/admin/users", method="post")[
                                 hp.input(name="csrf_token", type="hidden", value=d["csrf_token"]),
                                 hp.label(for_="name")["Name"],
-                                hp.input(id="name", name="name", required=True, type="text", value=d["form_name"]),
+                                hp.input(
+                                    id="name",
+                                    name="name",
+                                    required=True,
+                                    type="text",
+                                    value=d["form_name"],
+                                ),
                                 hp.label(for_="email")["Email"],
                                 hp.input(
-                                    id="email", name="email", required=True, type="email", value=d["form_email"]
+                                    id="email",
+                                    name="email",
+                                    required=True,
+                                    type="email",
+                                    value=d["form_email"],
                                 ),
                                 hp.label(for_="role")["Role"],
                                 hp.select(id="role", name="role")[
                                     [
-                                        hp.option(selected=role["value"] == selected, value=role["value"])[
-                                            role["label"]
-                                        ]
+                                        hp.option(
+                                            selected=role["value"] == selected, value=role["value"]
+                                        )[role["label"]]
                                         for role in d["roles"]
                                     ]
                                 ],
@@ -152,7 +168,9 @@ def dominate_contender() -> Contender:
                     t.h1(title, cls="title")
                     with t.ul(cls="product-list"):
                         for r in rows:
-                            with t.li(cls="row featured" if r["featured"] else "row", data_id=str(r["id"])):
+                            with t.li(
+                                cls="row featured" if r["featured"] else "row", data_id=str(r["id"])
+                            ):
                                 t.span(r["name"], cls="name")
                                 t.span(r["price"], cls="price")
         return DOCTYPE + doc.render(pretty=False)
@@ -187,7 +205,10 @@ def dominate_contender() -> Contender:
                                 t.th(heading)
                         with t.tbody():
                             for u in d["users"]:
-                                with t.tr(cls="active" if u["active"] else "inactive", data_id=str(u["id"])):
+                                with t.tr(
+                                    cls="active" if u["active"] else "inactive",
+                                    data_id=str(u["id"]),
+                                ):
                                     t.td(u["id"])
                                     t.td(u["name"])
                                     with t.td():
@@ -203,13 +224,29 @@ def dominate_contender() -> Contender:
                         with t.form(action="/admin/users", method="post"):
                             t.input_(name="csrf_token", type="hidden", value=d["csrf_token"])
                             t.label("Name", fr="name")
-                            t.input_(id="name", name="name", required=True, type="text", value=d["form_name"])
+                            t.input_(
+                                id="name",
+                                name="name",
+                                required=True,
+                                type="text",
+                                value=d["form_name"],
+                            )
                             t.label("Email", fr="email")
-                            t.input_(id="email", name="email", required=True, type="email", value=d["form_email"])
+                            t.input_(
+                                id="email",
+                                name="email",
+                                required=True,
+                                type="email",
+                                value=d["form_email"],
+                            )
                             t.label("Role", fr="role")
                             with t.select(id="role", name="role"):
                                 for role in d["roles"]:
-                                    t.option(role["label"], selected=role["value"] == selected, value=role["value"])
+                                    t.option(
+                                        role["label"],
+                                        selected=role["value"] == selected,
+                                        value=role["value"],
+                                    )
                             with t.label():
                                 t.input_(checked=d["notify"], name="notify", type="checkbox")
                                 text("Send a welcome email")
@@ -239,13 +276,40 @@ def turbohtml_contender() -> Contender:
     normalizations = ("entities", "quotes", "bool-attrs")
     # Tag factories looked up once: E.li builds a new factory per attribute access.
     html, head, meta, title_, body, main, h1, ul, li, span = (
-        E.html, E.head, E.meta, E.title, E.body, E.main, E.h1, E.ul, E.li, E.span
+        E.html,
+        E.head,
+        E.meta,
+        E.title,
+        E.body,
+        E.main,
+        E.h1,
+        E.ul,
+        E.li,
+        E.span,
     )
     link, header, a, nav, h2, table, thead, tbody, tr, th, td = (
-        E.link, E.header, E.a, E.nav, E.h2, E.table, E.thead, E.tbody, E.tr, E.th, E.td
+        E.link,
+        E.header,
+        E.a,
+        E.nav,
+        E.h2,
+        E.table,
+        E.thead,
+        E.tbody,
+        E.tr,
+        E.th,
+        E.td,
     )
     section, form, input_, label, select, option, button, footer, p = (
-        E.section, E.form, E.input, E.label, E.select, E.option, E.button, E.footer, E.p
+        E.section,
+        E.form,
+        E.input,
+        E.label,
+        E.select,
+        E.option,
+        E.button,
+        E.footer,
+        E.p,
     )
 
     def render_products(title, rows):
@@ -260,7 +324,10 @@ def turbohtml_contender() -> Contender:
                         {"class": "product-list"},
                         *[
                             li(
-                                {"class": "row featured" if r["featured"] else "row", "data-id": str(r["id"])},
+                                {
+                                    "class": "row featured" if r["featured"] else "row",
+                                    "data-id": str(r["id"]),
+                                },
                                 span({"class": "name"}, r["name"]),
                                 span({"class": "price"}, r["price"]),
                             )
@@ -305,7 +372,11 @@ def turbohtml_contender() -> Contender:
                         *[
                             li(
                                 a(
-                                    {"aria-current": "page", "class": "nav-link", "href": item["href"]}
+                                    {
+                                        "aria-current": "page",
+                                        "class": "nav-link",
+                                        "href": item["href"],
+                                    }
                                     if item["current"]
                                     else {"class": "nav-link", "href": item["href"]},
                                     item["label"],
@@ -323,7 +394,10 @@ def turbohtml_contender() -> Contender:
                         tbody(
                             *[
                                 tr(
-                                    {"class": "active" if u["active"] else "inactive", "data-id": str(u["id"])},
+                                    {
+                                        "class": "active" if u["active"] else "inactive",
+                                        "data-id": str(u["id"]),
+                                    },
                                     td(str(u["id"])),
                                     td(u["name"]),
                                     td(a({"href": u["mailto"]}, u["email"])),
@@ -341,10 +415,18 @@ def turbohtml_contender() -> Contender:
                         h2("Add a user"),
                         form(
                             {"action": "/admin/users", "method": "post"},
-                            input_({"name": "csrf_token", "type": "hidden", "value": d["csrf_token"]}),
+                            input_(
+                                {"name": "csrf_token", "type": "hidden", "value": d["csrf_token"]}
+                            ),
                             label({"for": "name"}, "Name"),
                             input_(
-                                {"id": "name", "name": "name", "required": None, "type": "text", "value": d["form_name"]}
+                                {
+                                    "id": "name",
+                                    "name": "name",
+                                    "required": None,
+                                    "type": "text",
+                                    "value": d["form_name"],
+                                }
                             ),
                             label({"for": "email"}, "Email"),
                             input_(
@@ -372,7 +454,9 @@ def turbohtml_contender() -> Contender:
                             label(input_(notify_box), "Send a welcome email"),
                             label(input_(admin_box), "Administrator"),
                             button(
-                                {"disabled": None, "type": "submit"} if d["locked"] else {"type": "submit"},
+                                {"disabled": None, "type": "submit"}
+                                if d["locked"]
+                                else {"type": "submit"},
                                 "Create user",
                             ),
                         ),
@@ -383,14 +467,45 @@ def turbohtml_contender() -> Contender:
         )
         return DOCTYPE + page.serialize(config)
 
-    return Contender("turbohtml (E builder)", "turbohtml", render_products, render_admin, normalizations)
+    return Contender(
+        "turbohtml (E builder)", "turbohtml", render_products, render_admin, normalizations
+    )
 
 
 def fastcore_contender() -> Contender:
     """fastcore.xml"""
     from fastcore.xml import (
-        H1, H2, A, Body, Button, Footer, Form, Head, Header, Html, Input, Label, Li, Link, Main, Meta, Nav,
-        Option, P, Section, Select, Span, Table, Tbody, Td, Th, Thead, Title, Tr, Ul, to_xml,
+        H1,
+        H2,
+        A,
+        Body,
+        Button,
+        Footer,
+        Form,
+        Head,
+        Header,
+        Html,
+        Input,
+        Label,
+        Li,
+        Link,
+        Main,
+        Meta,
+        Nav,
+        Option,
+        P,
+        Section,
+        Select,
+        Span,
+        Table,
+        Tbody,
+        Td,
+        Th,
+        Thead,
+        Title,
+        Tr,
+        Ul,
+        to_xml,
     )
 
     # to_xml(indent=False) writes no whitespace; text keeps ' and " raw, and
@@ -425,7 +540,11 @@ def fastcore_contender() -> Contender:
     def render_admin(d):
         selected = d["selected_role"]
         page = Html(
-            Head(Meta(charset="utf-8"), Title(d["title"]), Link(href="/static/admin.css", rel="stylesheet")),
+            Head(
+                Meta(charset="utf-8"),
+                Title(d["title"]),
+                Link(href="/static/admin.css", rel="stylesheet"),
+            ),
             Body(
                 Header(
                     A(d["site"], cls="brand", href="/admin"),
@@ -476,19 +595,38 @@ def fastcore_contender() -> Contender:
                         Form(
                             Input(name="csrf_token", type="hidden", value=d["csrf_token"]),
                             Label("Name", fr="name"),
-                            Input(id="name", name="name", required=True, type="text", value=d["form_name"]),
+                            Input(
+                                id="name",
+                                name="name",
+                                required=True,
+                                type="text",
+                                value=d["form_name"],
+                            ),
                             Label("Email", fr="email"),
-                            Input(id="email", name="email", required=True, type="email", value=d["form_email"]),
+                            Input(
+                                id="email",
+                                name="email",
+                                required=True,
+                                type="email",
+                                value=d["form_email"],
+                            ),
                             Label("Role", fr="role"),
                             Select(
                                 *[
-                                    Option(role["label"], selected=role["value"] == selected, value=role["value"])
+                                    Option(
+                                        role["label"],
+                                        selected=role["value"] == selected,
+                                        value=role["value"],
+                                    )
                                     for role in d["roles"]
                                 ],
                                 id="role",
                                 name="role",
                             ),
-                            Label(Input(checked=d["notify"], name="notify", type="checkbox"), "Send a welcome email"),
+                            Label(
+                                Input(checked=d["notify"], name="notify", type="checkbox"),
+                                "Send a welcome email",
+                            ),
                             Label(
                                 Input(
                                     checked=d["make_admin"],
@@ -512,7 +650,9 @@ def fastcore_contender() -> Contender:
         )
         return to_xml(page, indent=False)
 
-    return Contender("fastcore.xml (FastHTML FT)", "fastcore", render_products, render_admin, normalizations)
+    return Contender(
+        "fastcore.xml (FastHTML FT)", "fastcore", render_products, render_admin, normalizations
+    )
 
 
 FACTORIES = (htpy_contender, dominate_contender, turbohtml_contender, fastcore_contender)

@@ -23,7 +23,10 @@ def _tree_renderers(h, render):
                             {"class": "product-list"},
                             [
                                 h.Li(
-                                    {"class": "row featured" if r["featured"] else "row", "data-id": r["id"]},
+                                    {
+                                        "class": "row featured" if r["featured"] else "row",
+                                        "data-id": r["id"],
+                                    },
                                     h.Span({"class": "name"}, r["name"]),
                                     h.Span({"class": "price"}, r["price"]),
                                 )
@@ -79,7 +82,10 @@ def _tree_renderers(h, render):
                             h.Tbody(
                                 [
                                     h.Tr(
-                                        {"class": "active" if u["active"] else "inactive", "data-id": u["id"]},
+                                        {
+                                            "class": "active" if u["active"] else "inactive",
+                                            "data-id": u["id"],
+                                        },
                                         h.Td(u["id"]),
                                         h.Td(u["name"]),
                                         h.Td(h.A({"href": u["mailto"]}, u["email"])),
@@ -97,7 +103,13 @@ def _tree_renderers(h, render):
                             h.H2("Add a user"),
                             h.Form(
                                 {"action": "/admin/users", "method": "post"},
-                                h.Input({"name": "csrf_token", "type": "hidden", "value": d["csrf_token"]}),
+                                h.Input(
+                                    {
+                                        "name": "csrf_token",
+                                        "type": "hidden",
+                                        "value": d["csrf_token"],
+                                    }
+                                ),
                                 h.Label({"for": "name"}, "Name"),
                                 h.Input(
                                     {
@@ -123,14 +135,23 @@ def _tree_renderers(h, render):
                                     {"id": "role", "name": "role"},
                                     [
                                         h.Option(
-                                            {"selected": role["value"] == selected, "value": role["value"]},
+                                            {
+                                                "selected": role["value"] == selected,
+                                                "value": role["value"],
+                                            },
                                             role["label"],
                                         )
                                         for role in d["roles"]
                                     ],
                                 ),
                                 h.Label(
-                                    h.Input({"checked": d["notify"], "name": "notify", "type": "checkbox"}),
+                                    h.Input(
+                                        {
+                                            "checked": d["notify"],
+                                            "name": "notify",
+                                            "type": "checkbox",
+                                        }
+                                    ),
                                     "Send a welcome email",
                                 ),
                                 h.Label(
@@ -144,7 +165,9 @@ def _tree_renderers(h, render):
                                     ),
                                     "Administrator",
                                 ),
-                                h.Button({"disabled": d["locked"], "type": "submit"}, "Create user"),
+                                h.Button(
+                                    {"disabled": d["locked"], "type": "submit"}, "Create user"
+                                ),
                             ),
                         ),
                     ),
@@ -161,7 +184,11 @@ def _baked_renderers(h, render, baked):
 
     @baked
     def product_row(cls, rid, name, price):
-        return h.Li({"class": cls, "data-id": rid}, h.Span({"class": "name"}, name), h.Span({"class": "price"}, price))
+        return h.Li(
+            {"class": cls, "data-id": rid},
+            h.Span({"class": "name"}, name),
+            h.Span({"class": "price"}, price),
+        )
 
     @baked
     def product_page(title, rows):
@@ -181,7 +208,12 @@ def _baked_renderers(h, render, baked):
         return render(
             product_page(
                 title,
-                [product_row("row featured" if r["featured"] else "row", r["id"], r["name"], r["price"]) for r in rows],
+                [
+                    product_row(
+                        "row featured" if r["featured"] else "row", r["id"], r["name"], r["price"]
+                    )
+                    for r in rows
+                ],
             )
         )
 
@@ -241,16 +273,40 @@ def _baked_renderers(h, render, baked):
                             {"action": "/admin/users", "method": "post"},
                             h.Input({"name": "csrf_token", "type": "hidden", "value": csrf_token}),
                             h.Label({"for": "name"}, "Name"),
-                            h.Input({"id": "name", "name": "name", "required": required, "type": "text", "value": form_name}),
+                            h.Input(
+                                {
+                                    "id": "name",
+                                    "name": "name",
+                                    "required": required,
+                                    "type": "text",
+                                    "value": form_name,
+                                }
+                            ),
                             h.Label({"for": "email"}, "Email"),
                             h.Input(
-                                {"id": "email", "name": "email", "required": required, "type": "email", "value": form_email}
+                                {
+                                    "id": "email",
+                                    "name": "email",
+                                    "required": required,
+                                    "type": "email",
+                                    "value": form_email,
+                                }
                             ),
                             h.Label({"for": "role"}, "Role"),
                             h.Select({"id": "role", "name": "role"}, options),
-                            h.Label(h.Input({"checked": notify, "name": "notify", "type": "checkbox"}), "Send a welcome email"),
                             h.Label(
-                                h.Input({"checked": make_admin, "disabled": admin_disabled, "name": "admin", "type": "checkbox"}),
+                                h.Input({"checked": notify, "name": "notify", "type": "checkbox"}),
+                                "Send a welcome email",
+                            ),
+                            h.Label(
+                                h.Input(
+                                    {
+                                        "checked": make_admin,
+                                        "disabled": admin_disabled,
+                                        "name": "admin",
+                                        "type": "checkbox",
+                                    }
+                                ),
                                 "Administrator",
                             ),
                             h.Button({"disabled": locked, "type": "submit"}, "Create user"),
@@ -268,7 +324,10 @@ def _baked_renderers(h, render, baked):
                 d["title"],
                 d["site"],
                 d["user_name"],
-                [nav_item("page" if item["current"] else None, item["href"], item["label"]) for item in d["nav"]],
+                [
+                    nav_item("page" if item["current"] else None, item["href"], item["label"])
+                    for item in d["nav"]
+                ],
                 [
                     user_row(
                         "active" if u["active"] else "inactive",
@@ -287,7 +346,10 @@ def _baked_renderers(h, render, baked):
                 True,  # required: a bool constant is refused in a baked tree, so it is a parameter
                 d["form_name"],
                 d["form_email"],
-                [role_option(role["value"] == selected, role["value"], role["label"]) for role in d["roles"]],
+                [
+                    role_option(role["value"] == selected, role["value"], role["label"])
+                    for role in d["roles"]
+                ],
                 d["notify"],
                 d["make_admin"],
                 not d["can_grant_admin"],

@@ -93,7 +93,9 @@ def minijinja_contender() -> Contender:
     def render_admin(data):
         return render_template("admin.html", **data)
 
-    return Contender("MiniJinja (autoescape)", "minijinja", render_products, render_admin, ("entities",))
+    return Contender(
+        "MiniJinja (autoescape)", "minijinja", render_products, render_admin, ("entities",)
+    )
 
 
 # Mako: a line ending in a backslash is joined to the next one, so the output

@@ -56,21 +56,21 @@ extern "C" {
 
 typedef enum markup_status {
     MARKUP_OK = 0,
-    MARKUP_ERR_NOMEM,            /* an allocation failed                     */
-    MARKUP_ERR_INVALID_ARG,      /* NULL object, NULL string with length > 0 */
-    MARKUP_ERR_TOO_LARGE,        /* a size would overflow size_t             */
-    MARKUP_ERR_INVALID_UTF8,     /* input bytes are not well-formed UTF-8    */
-    MARKUP_ERR_INVALID_TAG,      /* tag name not [A-Za-z][A-Za-z0-9-]*       */
-    MARKUP_ERR_INVALID_ATTR_NAME,/* attribute name rejected (see below)      */
-    MARKUP_ERR_VOID_CHILD,       /* child given to a void element (<br>)     */
-    MARKUP_ERR_RAW_TEXT,         /* text would end <script>/<style> (or a
+    MARKUP_ERR_NOMEM,             /* an allocation failed                     */
+    MARKUP_ERR_INVALID_ARG,       /* NULL object, NULL string with length > 0 */
+    MARKUP_ERR_TOO_LARGE,         /* a size would overflow size_t             */
+    MARKUP_ERR_INVALID_UTF8,      /* input bytes are not well-formed UTF-8    */
+    MARKUP_ERR_INVALID_TAG,       /* tag name not [A-Za-z][A-Za-z0-9-]*       */
+    MARKUP_ERR_INVALID_ATTR_NAME, /* attribute name rejected (see below)      */
+    MARKUP_ERR_VOID_CHILD,        /* child given to a void element (<br>)     */
+    MARKUP_ERR_RAW_TEXT,          /* text would end <script>/<style> (or a
                                     <title>, <noscript>... around it) early,
                                     or an element inside <script>/<style>    */
-    MARKUP_ERR_FROZEN,           /* node already adopted by a parent         */
-    MARKUP_ERR_TOO_DEEP,         /* tree nested deeper than MARKUP_MAX_DEPTH */
-    MARKUP_ERR_SLOT_COUNT,       /* wrong number of baked slot values        */
-    MARKUP_ERR_SLOT_VALUE,       /* slot value kind not allowed in that slot */
-    MARKUP_ERR_CONTEXT           /* an element, text or attribute the HTML
+    MARKUP_ERR_FROZEN,            /* node already adopted by a parent         */
+    MARKUP_ERR_TOO_DEEP,          /* tree nested deeper than MARKUP_MAX_DEPTH */
+    MARKUP_ERR_SLOT_COUNT,        /* wrong number of baked slot values        */
+    MARKUP_ERR_SLOT_VALUE,        /* slot value kind not allowed in that slot */
+    MARKUP_ERR_CONTEXT            /* an element, text or attribute the HTML
                                     parser would read otherwise where it
                                     stands (see markup_writer)               */
 } markup_status;
@@ -327,10 +327,10 @@ MARKUP_API size_t markup_escape_u32_size(const uint32_t *s, size_t n);
    Errors: MARKUP_ERR_INVALID_ARG when s is NULL with n > 0, dst is NULL
    with cap > 0, or cap is too small for the escaped text (then dst[0..cap)
    holds an unspecified prefix of it). On error *written is 0. */
-MARKUP_API markup_status markup_escape_u16(uint16_t *dst, size_t cap, const uint16_t *s,
-                                           size_t n, size_t *written);
-MARKUP_API markup_status markup_escape_u32(uint32_t *dst, size_t cap, const uint32_t *s,
-                                           size_t n, size_t *written);
+MARKUP_API markup_status markup_escape_u16(uint16_t *dst, size_t cap, const uint16_t *s, size_t n,
+                                           size_t *written);
+MARKUP_API markup_status markup_escape_u32(uint32_t *dst, size_t cap, const uint32_t *s, size_t n,
+                                           size_t *written);
 
 /* As markup_escape_u16 / _u32 with an explicit implementation, for tests,
    fuzzers and benchmarks. These escapers have SCALAR, SSE2 (16 units a
@@ -339,11 +339,9 @@ MARKUP_API markup_status markup_escape_u32(uint32_t *dst, size_t cap, const uint
    baseline), else SCALAR. An implementation the CPU lacks returns
    MARKUP_ERR_INVALID_ARG. */
 MARKUP_API markup_status markup_escape_u16_with(uint16_t *dst, size_t cap, const uint16_t *s,
-                                                size_t n, size_t *written,
-                                                markup_escape_impl impl);
+                                                size_t n, size_t *written, markup_escape_impl impl);
 MARKUP_API markup_status markup_escape_u32_with(uint32_t *dst, size_t cap, const uint32_t *s,
-                                                size_t n, size_t *written,
-                                                markup_escape_impl impl);
+                                                size_t n, size_t *written, markup_escape_impl impl);
 
 /* ------------------------------------------------------------------------ */
 /* UTF-8                                                                      */
@@ -382,8 +380,8 @@ typedef enum markup_tag_kind {
    NULL); matching of the void and raw-text tables is ASCII
    case-insensitive. Errors: MARKUP_ERR_INVALID_TAG with err->pos at the
    offending byte (0 for the empty name). */
-MARKUP_API markup_status markup_html_check_tag(const char *name, size_t n,
-                                               markup_tag_kind *kind, markup_error *err);
+MARKUP_API markup_status markup_html_check_tag(const char *name, size_t n, markup_tag_kind *kind,
+                                               markup_error *err);
 
 /* Validates an attribute name. Rejected: the empty name, ASCII whitespace,
    control characters (C0, DEL, C1), and the characters
@@ -392,15 +390,14 @@ MARKUP_API markup_status markup_html_check_tag(const char *name, size_t n,
    "x-on:click.prevent" and "data-on-click__debounce.500ms" are valid.
    Errors: MARKUP_ERR_INVALID_ATTR_NAME (or MARKUP_ERR_INVALID_UTF8) with
    err->pos at the offending byte. */
-MARKUP_API markup_status markup_html_check_attr_name(const char *name, size_t n,
-                                                     markup_error *err);
+MARKUP_API markup_status markup_html_check_attr_name(const char *name, size_t n, markup_error *err);
 
 /* Validates text for a raw-text element of the given kind: for
    MARKUP_TAG_SCRIPT rejects "</script" and "<!--", for MARKUP_TAG_STYLE
    rejects "</style", both ASCII case-insensitive; other kinds accept
    anything. Errors: MARKUP_ERR_RAW_TEXT with err->pos at the '<'. */
-MARKUP_API markup_status markup_html_check_raw_text(markup_tag_kind kind, const char *s,
-                                                    size_t n, markup_error *err);
+MARKUP_API markup_status markup_html_check_raw_text(markup_tag_kind kind, const char *s, size_t n,
+                                                    markup_error *err);
 
 /* Whether a parser reads everything inside <tag> (n bytes, ASCII
    case-insensitive) up to its end tag as text: title, textarea, noscript
@@ -414,8 +411,7 @@ MARKUP_API bool markup_html_reads_as_text(const char *tag, size_t n);
    "</textarea", "</noscript", "</iframe", "</xmp", "</noembed" and
    "</noframes", ASCII case-insensitive, any of which would end that
    element early. Errors: MARKUP_ERR_RAW_TEXT with err->pos at the '<'. */
-MARKUP_API markup_status markup_html_check_text_inside(const char *s, size_t n,
-                                                       markup_error *err);
+MARKUP_API markup_status markup_html_check_text_inside(const char *s, size_t n, markup_error *err);
 
 /* Low-level writers. They append HTML syntax to `buf` and do not validate:
    names must already have passed the checks above, and raw text must have
@@ -449,32 +445,37 @@ MARKUP_API markup_status markup_html_write_comment(markup_buf *buf, const char *
    does not look the tag up again on every render. */
 typedef uint32_t markup_tag_class;
 
-#define MARKUP_TAG_TEXT_MASK       0x7u /* 1..7: title textarea iframe xmp
+#define MARKUP_TAG_TEXT_MASK                                                                       \
+    0x7u /* 1..7: title textarea iframe xmp
                                            noembed noframes noscript       */
-#define MARKUP_TAG_IS_VOID         (1u << 3)  /* void, or read as empty:
+#define MARKUP_TAG_IS_VOID                                                                         \
+    (1u << 3) /* void, or read as empty:
                                                  keygen param basefont
                                                  bgsound frame image       */
-#define MARKUP_TAG_IS_SCRIPT       (1u << 4)
-#define MARKUP_TAG_IS_STYLE        (1u << 5)
-#define MARKUP_TAG_IS_PLAINTEXT    (1u << 6)  /* never ends                 */
-#define MARKUP_TAG_IS_SELECT       (1u << 7)
-#define MARKUP_TAG_IS_SVG          (1u << 8)
-#define MARKUP_TAG_IS_MATH         (1u << 9)
-#define MARKUP_TAG_IS_SVG_POINT    (1u << 10) /* foreignObject desc title   */
-#define MARKUP_TAG_IS_MATH_TEXT    (1u << 11) /* mi mo mn ms mtext          */
-#define MARKUP_TAG_IS_ANNOTATION   (1u << 12) /* annotation-xml             */
-#define MARKUP_TAG_IS_MGLYPH       (1u << 13) /* mglyph malignmark          */
-#define MARKUP_TAG_IS_BREAKOUT     (1u << 14) /* ends foreign content: p b
+#define MARKUP_TAG_IS_SCRIPT     (1u << 4)
+#define MARKUP_TAG_IS_STYLE      (1u << 5)
+#define MARKUP_TAG_IS_PLAINTEXT  (1u << 6) /* never ends                 */
+#define MARKUP_TAG_IS_SELECT     (1u << 7)
+#define MARKUP_TAG_IS_SVG        (1u << 8)
+#define MARKUP_TAG_IS_MATH       (1u << 9)
+#define MARKUP_TAG_IS_SVG_POINT  (1u << 10) /* foreignObject desc title   */
+#define MARKUP_TAG_IS_MATH_TEXT  (1u << 11) /* mi mo mn ms mtext          */
+#define MARKUP_TAG_IS_ANNOTATION (1u << 12) /* annotation-xml             */
+#define MARKUP_TAG_IS_MGLYPH     (1u << 13) /* mglyph malignmark          */
+#define MARKUP_TAG_IS_BREAKOUT                                                                     \
+    (1u << 14) /* ends foreign content: p b
                                                  div table ul ... (HTML
                                                  standard, "in foreign
                                                  content")                 */
-#define MARKUP_TAG_IS_FONT         (1u << 15) /* ends it with color, face or
+#define MARKUP_TAG_IS_FONT                                                                         \
+    (1u << 15) /* ends it with color, face or
                                                  size                       */
-#define MARKUP_TAG_IS_TABLE_PART   (1u << 16) /* table caption colgroup col
+#define MARKUP_TAG_IS_TABLE_PART                                                                   \
+    (1u << 16) /* table caption colgroup col
                                                  tbody thead tfoot tr td th:
                                                  the parser may close open
                                                  elements up to a table     */
-#define MARKUP_TAG_IS_FRAMESET     (1u << 17)
+#define MARKUP_TAG_IS_FRAMESET (1u << 17)
 
 /* The class of a tag name (n bytes, ASCII case-insensitive; not
    validated). Unknown tags (custom elements) are 0. Thread-safe. */
@@ -567,7 +568,7 @@ typedef struct markup_writer {
     bool names_checked; /* attribute names validated before */
     bool attrs_direct;  /* markup_writer_attr_buf may hand out the buffer */
     bool top_plain;     /* markup_writer_plain_buf may hand out the buffer */
-    uint8_t tail_len;  /* raw text's last bytes, for seams  */
+    uint8_t tail_len;   /* raw text's last bytes, for seams  */
     char tail[15];
     markup_writer_frame inline_frames[16];
 } markup_writer;
@@ -617,14 +618,12 @@ MARKUP_API markup_status markup_writer_open_class(markup_writer *w, const char *
    open), INVALID_ATTR_NAME, CONTEXT (font's color, face or size in foreign
    content; annotation-xml's encoding as trusted HTML holding '&'). */
 MARKUP_API markup_status markup_writer_attr(markup_writer *w, const char *name, size_t name_len,
-                                            const char *value, size_t value_len,
-                                            markup_error *err);
+                                            const char *value, size_t value_len, markup_error *err);
 MARKUP_API markup_status markup_writer_attr_html(markup_writer *w, const char *name,
                                                  size_t name_len, const char *value,
                                                  size_t value_len, markup_error *err);
 MARKUP_API markup_status markup_writer_attr_bare(markup_writer *w, const char *name,
                                                  size_t name_len, markup_error *err);
-
 
 /* Checks that attribute `name` of the element just opened may take a value
    known only later (a baked attribute slot): refuses, as CONTEXT, the
@@ -662,7 +661,6 @@ MARKUP_API markup_status markup_writer_flush_tag(markup_writer *w, markup_error 
    here: not in raw text (RAW_TEXT) nor a void element (VOID_CHILD), and in
    a text element not right after trusted HTML ending in a '<' (CONTEXT). */
 MARKUP_API markup_status markup_writer_check_child_slot(markup_writer *w, markup_error *err);
-
 
 /* Where the next child would stand. */
 MARKUP_API markup_context markup_writer_context(const markup_writer *w);
@@ -722,9 +720,8 @@ typedef struct markup_node markup_node;
 /* Creates an element. The tag is validated (markup_html_check_tag) and
    copied. `alc` may be NULL; it must outlive the node. On error *out is
    NULL. */
-MARKUP_API markup_status markup_node_new_element(const char *tag, size_t n,
-                                                 const markup_alloc *alc, markup_node **out,
-                                                 markup_error *err);
+MARKUP_API markup_status markup_node_new_element(const char *tag, size_t n, const markup_alloc *alc,
+                                                 markup_node **out, markup_error *err);
 
 /* Creates an empty fragment: its children are rendered one after the other
    with nothing around them. */
@@ -751,9 +748,9 @@ MARKUP_API size_t markup_node_child_count(const markup_node *node);
    render in insertion order; a repeated name is stored twice (no
    de-duplication). Errors: INVALID_ARG (fragment or NULL), FROZEN,
    INVALID_ATTR_NAME, INVALID_UTF8, NOMEM. */
-MARKUP_API markup_status markup_node_set_attr(markup_node *node, const char *name,
-                                              size_t name_len, const char *value,
-                                              size_t value_len, markup_error *err);
+MARKUP_API markup_status markup_node_set_attr(markup_node *node, const char *name, size_t name_len,
+                                              const char *value, size_t value_len,
+                                              markup_error *err);
 
 /* As markup_node_set_attr, but the value is trusted HTML written verbatim
    (still checked for valid UTF-8). */
@@ -834,10 +831,7 @@ MARKUP_API markup_status markup_node_render_in(const markup_node *node, markup_b
 typedef struct markup_baked markup_baked;
 typedef struct markup_baked_builder markup_baked_builder;
 
-typedef enum markup_slot_kind {
-    MARKUP_SLOT_CHILD = 0,
-    MARKUP_SLOT_ATTR
-} markup_slot_kind;
+typedef enum markup_slot_kind { MARKUP_SLOT_CHILD = 0, MARKUP_SLOT_ATTR } markup_slot_kind;
 
 typedef enum markup_value_kind {
     MARKUP_VALUE_TEXT = 0, /* escaped                                   */
@@ -879,8 +873,7 @@ MARKUP_API markup_status markup_baked_builder_add_attr_slot(markup_baked_builder
 
 /* Turns the builder into an immutable template. The builder is consumed
    (freed) whether or not this succeeds. */
-MARKUP_API markup_status markup_baked_builder_finish(markup_baked_builder *b,
-                                                     markup_baked **out);
+MARKUP_API markup_status markup_baked_builder_finish(markup_baked_builder *b, markup_baked **out);
 
 /* Frees a template (NULL is a no-op). Not while another thread renders it. */
 MARKUP_API void markup_baked_free(markup_baked *tpl);
@@ -909,8 +902,7 @@ MARKUP_API markup_status markup_baked_render(const markup_baked *tpl, const mark
    appended last. Returns the first non-OK status; the buffer is then
    rolled back. */
 typedef markup_status (*markup_slot_writer)(void *ctx, size_t slot, markup_slot_kind kind,
-                                            const char *name, size_t name_len,
-                                            markup_buf *out);
+                                            const char *name, size_t name_len, markup_buf *out);
 
 MARKUP_API markup_status markup_baked_render_with(const markup_baked *tpl,
                                                   markup_slot_writer write_slot, void *ctx,

@@ -133,8 +133,9 @@ def styles(*mappings: Mapping[str, Any], **props: Any) -> Dict[str, str]:
     return {"style": "; ".join(parts)} if parts else {}
 
 
-def _prefixed(func: str, prefix: str, mapping: Optional[Mapping[str, Any]],
-              values: Dict[str, Any]) -> Dict[str, Any]:
+def _prefixed(
+    func: str, prefix: str, mapping: Optional[Mapping[str, Any]], values: Dict[str, Any]
+) -> Dict[str, Any]:
     """{prefix + name: value} from the mapping's names as they are and the
     keywords' with ``_`` as ``-``; a name given twice is a ValueError, as an
     attribute given twice is."""

@@ -28,11 +28,11 @@
 #define TEST_ALLOC_NEVER SIZE_MAX
 
 typedef struct test_alloc {
-    markup_alloc alc;       /* hand &ta.alc to libmarkup                    */
-    size_t fail_at;         /* 0-based malloc/realloc call that fails       */
-    size_t calls;           /* malloc/realloc calls made so far             */
-    size_t failures;        /* calls that were made to fail                 */
-    size_t live_bytes;      /* allocated and not yet freed                  */
+    markup_alloc alc;  /* hand &ta.alc to libmarkup                    */
+    size_t fail_at;    /* 0-based malloc/realloc call that fails       */
+    size_t calls;      /* malloc/realloc calls made so far             */
+    size_t failures;   /* calls that were made to fail                 */
+    size_t live_bytes; /* allocated and not yet freed                  */
     size_t live_blocks;
     size_t peak_bytes;      /* the most live_bytes ever was                 */
     size_t size_mismatches; /* free/realloc calls with the wrong size       */

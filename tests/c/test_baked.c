@@ -227,8 +227,8 @@ static void test_adjacent_slots_and_statics(void **state) {
 static void test_ten_thousand_slots(void **state) {
     (void)state;
     enum { ROWS = 5000 };
-    static const char *const samples[] = {"", "plain", "Tea & cake", "<i>\"q\"</i>", "it's",
-                                          "caf\xc3\xa9 \xe2\x82\xac"};
+    static const char *const samples[] = {
+        "", "plain", "Tea & cake", "<i>\"q\"</i>", "it's", "caf\xc3\xa9 \xe2\x82\xac"};
     const size_t nsamples = sizeof samples / sizeof samples[0];
 
     markup_baked_builder *b = NULL;
@@ -373,20 +373,20 @@ static void test_invalid_utf8_position(void **state) {
         size_t n;
         size_t pos;
     } cases[] = {
-        {"abc\xff", 4, 3},                 /* never valid              */
-        {"ab\xe2\x82", 4, 2},              /* truncated at the end     */
-        {"x\xed\xa0\x80y", 5, 1},          /* surrogate U+D800         */
-        {"\xc0\xafok", 4, 0},              /* overlong '/'             */
-        {"ok \xf4\x90\x80\x80", 7, 3},     /* above U+10FFFF           */
-        {"\xc3\xa9\xc3\xa9\x80", 5, 4},    /* stray continuation byte  */
+        {"abc\xff", 4, 3},              /* never valid              */
+        {"ab\xe2\x82", 4, 2},           /* truncated at the end     */
+        {"x\xed\xa0\x80y", 5, 1},       /* surrogate U+D800         */
+        {"\xc0\xafok", 4, 0},           /* overlong '/'             */
+        {"ok \xf4\x90\x80\x80", 7, 3},  /* above U+10FFFF           */
+        {"\xc3\xa9\xc3\xa9\x80", 5, 4}, /* stray continuation byte  */
     };
     markup_baked *tpl = bake("<p@title;>#</p>");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         for (int slot = 0; slot < 2; slot++) {
             for (int kind = 0; kind < 2; kind++) {
                 markup_value v[2] = {text("fine"), text("fine")};
-                v[slot] = (markup_value){kind ? MARKUP_VALUE_HTML : MARKUP_VALUE_TEXT,
-                                         cases[i].s, cases[i].n};
+                v[slot] = (markup_value){kind ? MARKUP_VALUE_HTML : MARKUP_VALUE_TEXT, cases[i].s,
+                                         cases[i].n};
                 markup_buf out;
                 markup_buf_init(&out, NULL);
                 put(&out, "before");
@@ -511,8 +511,7 @@ static void test_invalid_arguments(void **state) {
 
     assert_int_equal(markup_baked_builder_new(NULL, &b), MARKUP_OK);
     assert_int_equal(markup_baked_builder_add_static(b, NULL, 3), MARKUP_ERR_INVALID_ARG);
-    assert_int_equal(markup_baked_builder_add_attr_slot(b, NULL, 3, NULL),
-                     MARKUP_ERR_INVALID_ARG);
+    assert_int_equal(markup_baked_builder_add_attr_slot(b, NULL, 3, NULL), MARKUP_ERR_INVALID_ARG);
     markup_baked *tpl = NULL;
     assert_int_equal(markup_baked_builder_add_child_slot(b), MARKUP_OK);
     assert_int_equal(markup_baked_builder_finish(b, &tpl), MARKUP_OK);
@@ -538,7 +537,7 @@ static void test_attr_slot_names_are_validated(void **state) {
         const char *name;
         size_t pos;
     } bad[] = {
-        {"", 0},  {"a b", 1},   {"x\"", 1}, {"'", 0},  {"<", 0},   {"a>", 1},  {"on/x", 2},
+        {"", 0},    {"a b", 1},  {"x\"", 1}, {"'", 0}, {"<", 0},    {"a>", 1},   {"on/x", 2},
         {"a=b", 1}, {"&amp", 0}, {"a\\", 1}, {"`", 0}, {"a\tb", 1}, {"\x7f", 0},
     };
     markup_baked_builder *b = NULL;
@@ -606,8 +605,8 @@ typedef struct writer_state {
 } writer_state;
 
 /* Writes "[index:kind:name]" and checks that names arrive as promised. */
-static markup_status describe_slot(void *ctx, size_t slot, markup_slot_kind kind,
-                                   const char *name, size_t name_len, markup_buf *out) {
+static markup_status describe_slot(void *ctx, size_t slot, markup_slot_kind kind, const char *name,
+                                   size_t name_len, markup_buf *out) {
     writer_state *ws = ctx;
     assert_int_equal(slot, ws->calls);
     ws->calls++;
@@ -812,8 +811,7 @@ static void *render_many(void *arg) {
     for (int i = 0; i < RENDERS_PER_THREAD; i++) {
         markup_buf_clear(&out);
         if (markup_baked_render(job->tpl, job->values, job->nvalues, &out, NULL) != MARKUP_OK ||
-            out.len != job->expected->len ||
-            memcmp(out.data, job->expected->data, out.len) != 0)
+            out.len != job->expected->len || memcmp(out.data, job->expected->data, out.len) != 0)
             job->mismatches++;
     }
     markup_buf_free(&out);

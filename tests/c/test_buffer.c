@@ -307,12 +307,19 @@ static void test_default_allocator(void **state) {
 
 static void test_status_names_and_version(void **state) {
     (void)state;
-    const markup_status all[] = {
-        MARKUP_OK,           MARKUP_ERR_NOMEM,        MARKUP_ERR_INVALID_ARG,
-        MARKUP_ERR_TOO_LARGE, MARKUP_ERR_INVALID_UTF8, MARKUP_ERR_INVALID_TAG,
-        MARKUP_ERR_INVALID_ATTR_NAME, MARKUP_ERR_VOID_CHILD, MARKUP_ERR_RAW_TEXT,
-        MARKUP_ERR_FROZEN,   MARKUP_ERR_TOO_DEEP,     MARKUP_ERR_SLOT_COUNT,
-        MARKUP_ERR_SLOT_VALUE};
+    const markup_status all[] = {MARKUP_OK,
+                                 MARKUP_ERR_NOMEM,
+                                 MARKUP_ERR_INVALID_ARG,
+                                 MARKUP_ERR_TOO_LARGE,
+                                 MARKUP_ERR_INVALID_UTF8,
+                                 MARKUP_ERR_INVALID_TAG,
+                                 MARKUP_ERR_INVALID_ATTR_NAME,
+                                 MARKUP_ERR_VOID_CHILD,
+                                 MARKUP_ERR_RAW_TEXT,
+                                 MARKUP_ERR_FROZEN,
+                                 MARKUP_ERR_TOO_DEEP,
+                                 MARKUP_ERR_SLOT_COUNT,
+                                 MARKUP_ERR_SLOT_VALUE};
     size_t n = sizeof all / sizeof all[0];
     for (size_t i = 0; i < n; i++) {
         const char *name = markup_status_str(all[i]);

@@ -88,8 +88,8 @@ static void check_impl(markup_escape_impl impl, const char *s, size_t n) {
     assert_int_equal(markup_buf_append(&buf, "pre", 3), MARKUP_OK);
     assert_int_equal(markup_escape_with(&buf, s, n, impl), MARKUP_OK);
     if (buf.len != 3 + expected_len || memcmp(buf.data + 3, expected, expected_len) != 0) {
-        print_error("impl %s differs from the reference for n=%zu\n",
-                    markup_escape_impl_name(impl), n);
+        print_error("impl %s differs from the reference for n=%zu\n", markup_escape_impl_name(impl),
+                    n);
         fail();
     }
     assert_memory_equal(buf.data, "pre", 3);
@@ -145,7 +145,11 @@ static void test_entity_spellings(void **state) {
     static const struct {
         const char *in, *out;
     } cases[] = {
-        {"&", "&amp;"}, {"<", "&lt;"}, {">", "&gt;"}, {"\"", "&#34;"}, {"'", "&#39;"},
+        {"&", "&amp;"},
+        {"<", "&lt;"},
+        {">", "&gt;"},
+        {"\"", "&#34;"},
+        {"'", "&#39;"},
         {"", ""},
         {"Tea & cake", "Tea &amp; cake"},
         {"<script>alert('x')</script>", "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"},
@@ -160,8 +164,9 @@ static void test_entity_spellings(void **state) {
         for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
             markup_buf buf;
             markup_buf_init(&buf, NULL);
-            assert_int_equal(markup_escape_with(&buf, cases[k].in, strlen(cases[k].in), all_impls[i]),
-                             MARKUP_OK);
+            assert_int_equal(
+                markup_escape_with(&buf, cases[k].in, strlen(cases[k].in), all_impls[i]),
+                MARKUP_OK);
             size_t n = strlen(cases[k].out);
             assert_int_equal(buf.len, n);
             if (n) assert_memory_equal(buf.data, cases[k].out, n);
@@ -374,9 +379,8 @@ static void test_chunks_at_every_output_offset(void **state) {
             for (size_t offset = 0; offset < 32; offset++) {
                 markup_buf buf;
                 markup_buf_init(&buf, NULL);
-                assert_int_equal(markup_buf_append(&buf, "................................",
-                                                   offset),
-                                 MARKUP_OK);
+                assert_int_equal(
+                    markup_buf_append(&buf, "................................", offset), MARKUP_OK);
                 assert_int_equal(markup_escape_with(&buf, s, LEN, impl), MARKUP_OK);
                 if (buf.len != offset + expected_len ||
                     memcmp(buf.data + offset, expected, expected_len) != 0) {
@@ -517,11 +521,12 @@ static void test_chunk_boundaries(void **state) {
         for (size_t d = b - 40; d < b + 40; d += 3) s[d] = random_byte();
     for (size_t i = 0; i < N_IMPLS; i++) {
         if (!markup_escape_impl_available(all_impls[i])) continue;
-        const size_t lengths[] = {CHUNK - 1,     CHUNK,          CHUNK + 1,      CHUNK + 31,
-                                  CHUNK + 33,    2 * CHUNK - 1,  2 * CHUNK + 64, 3 * CHUNK + 17,
-                                  sizeof s};
+        const size_t lengths[] = {CHUNK - 1,      CHUNK,          CHUNK + 1,
+                                  CHUNK + 31,     CHUNK + 33,     2 * CHUNK - 1,
+                                  2 * CHUNK + 64, 3 * CHUNK + 17, sizeof s};
         for (size_t k = 0; k < sizeof lengths / sizeof lengths[0]; k++)
-            for (size_t off = 0; off < 3; off++) check_impl(all_impls[i], s + off, lengths[k] - off);
+            for (size_t off = 0; off < 3; off++)
+                check_impl(all_impls[i], s + off, lengths[k] - off);
     }
     /* All specials: the worst case expansion, across chunks. */
     memset(s, '&', sizeof s);
@@ -620,7 +625,7 @@ static void test_count_and_span_kernels(void **state) {
         }
     }
     free(s);
-    const size_t long_lengths[] = {63 * 64 - 1, 63 * 64, 63 * 64 + 1, 4096,
+    const size_t long_lengths[] = {63 * 64 - 1, 63 * 64,      63 * 64 + 1, 4096,
                                    63 * 128,    63 * 128 + 1, 300000};
     for (size_t l = 0; l < sizeof long_lengths / sizeof long_lengths[0]; l++) {
         size_t n = long_lengths[l];
@@ -825,8 +830,8 @@ static void test_room_needs_no_growth(void **state) {
     (void)state;
     enum { CHUNK = MARKUP_ESCAPE_CHUNK };
     static char s[3 * CHUNK + 100];
-    const size_t lengths[] = {1, 15, 64, 65, 1000, CHUNK - 1, CHUNK, CHUNK + 1,
-                              2 * CHUNK - 1, 2 * CHUNK + 7, sizeof s};
+    const size_t lengths[] = {
+        1, 15, 64, 65, 1000, CHUNK - 1, CHUNK, CHUNK + 1, 2 * CHUNK - 1, 2 * CHUNK + 7, sizeof s};
     /* even: one special in k bytes at random (0: none); packed: the first
        k bytes special, the rest clean */
     const size_t even[] = {0, 64, 8, 2, 1};
@@ -859,8 +864,8 @@ static void test_room_needs_no_growth(void **state) {
     memset(s, 'a', sizeof s);
     assert_true(escape_grows(MARKUP_ESCAPE_AUTO, s, CHUNK, markup_escape_room(CHUNK, 0) - 1));
     memset(s, '&', CHUNK);
-    assert_true(escape_grows(MARKUP_ESCAPE_AUTO, s, 2 * CHUNK,
-                             markup_escape_room(2 * CHUNK, CHUNK) - 1));
+    assert_true(
+        escape_grows(MARKUP_ESCAPE_AUTO, s, 2 * CHUNK, markup_escape_room(2 * CHUNK, CHUNK) - 1));
 
     /* Passing n needs no count: it is the worst case, 5n + SLACK, which
        is the room for every count of a single piece and never grows. */

@@ -125,8 +125,8 @@ static void check_impl(markup_escape_impl impl, const void *s, size_t n, size_t 
     size_t expected_len = reference_escape(expected, wide, n);
 
     if (size_w(s, n, w) != expected_len) {
-        print_error("u%zu size %zu, reference %zu, n=%zu\n", w * 8, size_w(s, n, w),
-                    expected_len, n);
+        print_error("u%zu size %zu, reference %zu, n=%zu\n", w * 8, size_w(s, n, w), expected_len,
+                    n);
         fail();
     }
     void *dst = expected_len ? malloc(expected_len * w) : NULL;
@@ -282,7 +282,9 @@ static void test_all_lengths_and_alignments(void **state) {
 static uint32_t sparse_unit(size_t w) {
     uint64_t r = rng_next();
     if (r % 29 == 0) return (unsigned char)specials[(r >> 8) % 5];
-    if (r % 3 == 0) return w == 2 ? 0x4E00 + (uint32_t)(r >> 40) % 0x5000 : 0x1F600 + (uint32_t)(r >> 40) % 0x50;
+    if (r % 3 == 0)
+        return w == 2 ? 0x4E00 + (uint32_t)(r >> 40) % 0x5000
+                      : 0x1F600 + (uint32_t)(r >> 40) % 0x50;
     return 'a' + (uint32_t)(r >> 40) % 26;
 }
 
@@ -334,7 +336,8 @@ static void test_latin1_through_the_byte_escaper(void **state) {
     for (size_t n = 0; n <= 600; n++) {
         for (size_t k = 0; k < n; k++) {
             uint64_t r = rng_next();
-            bytes[k] = r % 4 == 0 ? (unsigned char)specials[(r >> 8) % 5] : (unsigned char)(r >> 16);
+            bytes[k] =
+                r % 4 == 0 ? (unsigned char)specials[(r >> 8) % 5] : (unsigned char)(r >> 16);
         }
         if (n == 256)
             for (size_t k = 0; k < 256; k++) bytes[k] = (unsigned char)k;

@@ -62,7 +62,7 @@ static void test_tag_names(void **state) {
     check_tag("ScRiPt", MARKUP_TAG_SCRIPT);
     check_tag("style", MARKUP_TAG_STYLE);
     check_tag("STYLE", MARKUP_TAG_STYLE);
-    static const char *const voids[] = {"area", "base", "br",     "col",   "embed", "hr", "img",
+    static const char *const voids[] = {"area",  "base", "br",   "col",    "embed", "hr", "img",
                                         "input", "link", "meta", "source", "track", "wbr"};
     for (size_t i = 0; i < sizeof voids / sizeof voids[0]; i++) {
         check_tag(voids[i], MARKUP_TAG_VOID);
@@ -85,8 +85,8 @@ static void test_tag_names(void **state) {
     /* every ASCII byte in second position */
     for (int c = 0; c < 256; c++) {
         char name[2] = {'a', (char)c};
-        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                  c == '-';
+        bool ok =
+            (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-';
         if (ok)
             assert_int_equal(markup_html_check_tag(name, 2, NULL, NULL), MARKUP_OK);
         else
@@ -132,23 +132,24 @@ static void test_attr_name_examples(void **state) {
     check_attr_ok(S("(click)"));
     check_attr_ok(S("#ref"));
     check_attr_ok(S("aria-label"));
-    check_attr_ok(S("donn\xC3\xA9" "es"));                     /* é */
-    check_attr_ok(S("\xE6\x97\xA5\xE6\x9C\xAC"));              /* 日本 */
-    check_attr_ok(S("x\xC2\xA0y"));                           /* U+00A0 is not ASCII space */
+    check_attr_ok(S("donn\xC3\xA9"
+                    "es"));                       /* é */
+    check_attr_ok(S("\xE6\x97\xA5\xE6\x9C\xAC")); /* 日本 */
+    check_attr_ok(S("x\xC2\xA0y"));               /* U+00A0 is not ASCII space */
     check_attr_ok(S("\xF0\x9F\x98\x80"));
     check_attr_bad(S(""), MARKUP_ERR_INVALID_ATTR_NAME, 0);
     check_attr_bad(S("on click"), MARKUP_ERR_INVALID_ATTR_NAME, 2);
     check_attr_bad(S("a=b"), MARKUP_ERR_INVALID_ATTR_NAME, 1);
     check_attr_bad(S("x\"onload"), MARKUP_ERR_INVALID_ATTR_NAME, 1);
     check_attr_bad(S("/"), MARKUP_ERR_INVALID_ATTR_NAME, 0);
-    check_attr_bad(S("ab\xC2\x80"), MARKUP_ERR_INVALID_ATTR_NAME, 2);   /* U+0080 */
-    check_attr_bad(S("ab\xC2\x9F"), MARKUP_ERR_INVALID_ATTR_NAME, 2);   /* U+009F */
-    check_attr_bad(S("ab\xC2\x85z"), MARKUP_ERR_INVALID_ATTR_NAME, 2);  /* NEL */
+    check_attr_bad(S("ab\xC2\x80"), MARKUP_ERR_INVALID_ATTR_NAME, 2);  /* U+0080 */
+    check_attr_bad(S("ab\xC2\x9F"), MARKUP_ERR_INVALID_ATTR_NAME, 2);  /* U+009F */
+    check_attr_bad(S("ab\xC2\x85z"), MARKUP_ERR_INVALID_ATTR_NAME, 2); /* NEL */
     check_attr_bad(S("ab\xC3"), MARKUP_ERR_INVALID_UTF8, 2);
     check_attr_bad(S("ab\xFF"), MARKUP_ERR_INVALID_UTF8, 2);
     check_attr_bad(S("\x80x"), MARKUP_ERR_INVALID_UTF8, 0);
-    check_attr_bad(S("a\xED\xA0\x80"), MARKUP_ERR_INVALID_UTF8, 1);     /* surrogate */
-    check_attr_bad(S("a\xC0\xBC"), MARKUP_ERR_INVALID_UTF8, 1);         /* overlong '<' */
+    check_attr_bad(S("a\xED\xA0\x80"), MARKUP_ERR_INVALID_UTF8, 1); /* surrogate */
+    check_attr_bad(S("a\xC0\xBC"), MARKUP_ERR_INVALID_UTF8, 1);     /* overlong '<' */
     markup_error err;
     assert_int_equal(markup_html_check_attr_name(NULL, 1, &err), MARKUP_ERR_INVALID_ARG);
 }
@@ -249,7 +250,8 @@ static void test_text_elements(void **state) {
         size_t len = strlen(name);
         assert_true(markup_html_reads_as_text(name, len));
         char upper[16];
-        for (size_t k = 0; k <= len; k++) upper[k] = (char)(name[k] >= 'a' ? name[k] - 32 : name[k]);
+        for (size_t k = 0; k <= len; k++)
+            upper[k] = (char)(name[k] >= 'a' ? name[k] - 32 : name[k]);
         assert_true(markup_html_reads_as_text(upper, len));
         assert_false(markup_html_reads_as_text(name, len - 1)); /* "titl" */
         char text[32];
@@ -288,10 +290,10 @@ static void test_writers(void **state) {
     assert_int_equal(markup_html_write_comment(&buf, S(" a --> <b> ")), MARKUP_OK);
     assert_int_equal(markup_html_write_comment(&buf, NULL, 0), MARKUP_OK);
     assert_int_equal(markup_html_write_close(&buf, S("div")), MARKUP_OK);
-    assert_buf_equals(&buf,
-                      "<!doctype html><input value=\"a &#34;b&#34; &amp; &#39;c&#39; &lt;d&gt;\""
-                      " title=\"&amp; ok\" disabled data-n=\"0\" alt=\"\"><!-- a --&gt; &lt;b&gt; -->"
-                      "<!----></div>");
+    assert_buf_equals(
+        &buf, "<!doctype html><input value=\"a &#34;b&#34; &amp; &#39;c&#39; &lt;d&gt;\""
+              " title=\"&amp; ok\" disabled data-n=\"0\" alt=\"\"><!-- a --&gt; &lt;b&gt; -->"
+              "<!----></div>");
     size_t len = buf.len;
     assert_int_equal(markup_html_write_open(NULL, S("p")), MARKUP_ERR_INVALID_ARG);
     assert_int_equal(markup_html_write_open(&buf, NULL, 1), MARKUP_ERR_INVALID_ARG);

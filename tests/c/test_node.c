@@ -100,8 +100,9 @@ static void test_attributes(void **state) {
     assert_int_equal(markup_node_set_attr(a, S("title"), NULL, 3, &err), MARKUP_ERR_INVALID_ARG);
     assert_int_equal(markup_node_set_attr(NULL, S("title"), S("x"), &err), MARKUP_ERR_INVALID_ARG);
     assert_int_equal(markup_node_attr_count(a), 7);
-    assert_render(a, "<a href=\"/x?a=1&amp;b=2\" download title=\"&lt;b&gt;\" @click=\"open = true\""
-                     " data-n=\"0\" alt=\"\" href=\"dup\"></a>");
+    assert_render(a,
+                  "<a href=\"/x?a=1&amp;b=2\" download title=\"&lt;b&gt;\" @click=\"open = true\""
+                  " data-n=\"0\" alt=\"\" href=\"dup\"></a>");
 
     /* A fragment has no attributes. */
     markup_node *frag = NULL;
@@ -192,7 +193,8 @@ static void test_raw_text_rules(void **state) {
     assert_int_equal(err.pos, 1);
     assert_int_equal(markup_node_append_html(script, S("x <!-- y"), &err), MARKUP_ERR_RAW_TEXT);
     assert_int_equal(err.pos, 2);
-    assert_int_equal(markup_node_append_text(script, S("if (a<b && c>d) x = '&';"), &err), MARKUP_OK);
+    assert_int_equal(markup_node_append_text(script, S("if (a<b && c>d) x = '&';"), &err),
+                     MARKUP_OK);
     /* A pattern split over children is caught at the seam. */
     assert_int_equal(markup_node_append_text(script, S(" </scr"), &err), MARKUP_OK);
     assert_int_equal(markup_node_append_text(script, S("IPT>"), &err), MARKUP_ERR_RAW_TEXT);
@@ -247,7 +249,7 @@ static void test_reference_counts(void **state) {
     assert_int_equal(markup_node_append_text(child, S("kept"), NULL), MARKUP_OK);
     assert_ptr_equal(markup_node_ref(child), child);
     assert_int_equal(markup_node_append_child(parent, child, NULL), MARKUP_OK);
-    markup_node_unref(child); /* the extra ref */
+    markup_node_unref(child);  /* the extra ref */
     markup_node_unref(parent); /* child still held by the caller's first ref */
     assert_render(child, "<span>kept</span>");
     assert_true(ta.live_bytes > 0);
@@ -296,7 +298,6 @@ static void test_deep_chain_frees_iteratively(void **state) {
     assert_int_equal(ta.live_bytes, 0);
 }
 
-
 static void test_building_at_every_failure_point(void **state) {
     (void)state;
     for (size_t fail_at = 0;; fail_at++) {
@@ -306,27 +307,27 @@ static void test_building_at_every_failure_point(void **state) {
         markup_status failed = MARKUP_OK;
         /* Each step: run it; on failure check that nothing changed, then
            run it again: the allocator fails only once, so it must succeed. */
-#define STEP(node, call)                                                                       \
-    do {                                                                                       \
-        size_t attrs = markup_node_attr_count(node), kids = markup_node_child_count(node);     \
-        markup_status st_ = (call);                                                            \
-        if (st_ != MARKUP_OK) {                                                                \
-            assert_int_equal(st_, MARKUP_ERR_NOMEM);                                           \
-            assert_int_equal(markup_node_attr_count(node), attrs);                             \
-            assert_int_equal(markup_node_child_count(node), kids);                             \
-            failed = st_;                                                                      \
-            assert_int_equal((call), MARKUP_OK);                                               \
-        }                                                                                      \
+#define STEP(node, call)                                                                           \
+    do {                                                                                           \
+        size_t attrs = markup_node_attr_count(node), kids = markup_node_child_count(node);         \
+        markup_status st_ = (call);                                                                \
+        if (st_ != MARKUP_OK) {                                                                    \
+            assert_int_equal(st_, MARKUP_ERR_NOMEM);                                               \
+            assert_int_equal(markup_node_attr_count(node), attrs);                                 \
+            assert_int_equal(markup_node_child_count(node), kids);                                 \
+            failed = st_;                                                                          \
+            assert_int_equal((call), MARKUP_OK);                                                   \
+        }                                                                                          \
     } while (0)
-#define NEW(var, tag)                                                                          \
-    do {                                                                                       \
-        markup_status st_ = markup_node_new_element(S(tag), &ta.alc, &var, NULL);              \
-        if (st_ != MARKUP_OK) {                                                                \
-            assert_int_equal(st_, MARKUP_ERR_NOMEM);                                           \
-            assert_null(var);                                                                  \
-            failed = st_;                                                                      \
-            assert_int_equal(markup_node_new_element(S(tag), &ta.alc, &var, NULL), MARKUP_OK); \
-        }                                                                                      \
+#define NEW(var, tag)                                                                              \
+    do {                                                                                           \
+        markup_status st_ = markup_node_new_element(S(tag), &ta.alc, &var, NULL);                  \
+        if (st_ != MARKUP_OK) {                                                                    \
+            assert_int_equal(st_, MARKUP_ERR_NOMEM);                                               \
+            assert_null(var);                                                                      \
+            failed = st_;                                                                          \
+            assert_int_equal(markup_node_new_element(S(tag), &ta.alc, &var, NULL), MARKUP_OK);     \
+        }                                                                                          \
     } while (0)
         NEW(ul, "ul");
         NEW(li, "li");

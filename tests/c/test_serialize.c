@@ -43,8 +43,8 @@ static void assert_render(const markup_node *node, const char *expected) {
     assert_int_equal(markup_node_render(node, &buf, NULL), MARKUP_OK);
     size_t n = strlen(expected);
     if (buf.len != n || (n && memcmp(buf.data, expected, n) != 0)) {
-        print_error("rendered \"%.*s\"\nexpected \"%s\"\n", (int)buf.len,
-                    buf.data ? buf.data : "", expected);
+        print_error("rendered \"%.*s\"\nexpected \"%s\"\n", (int)buf.len, buf.data ? buf.data : "",
+                    expected);
         fail();
     }
     markup_buf_free(&buf);
@@ -59,10 +59,10 @@ static void test_attributes_in_insertion_order(void **state) {
     assert_int_equal(markup_node_set_attr(input, S("class"), S("big"), NULL), MARKUP_OK);
     assert_int_equal(markup_node_set_attr(input, S("data-id"), S("3"), NULL), MARKUP_OK);
     assert_int_equal(markup_node_set_attr(input, S("value"), S(""), NULL), MARKUP_OK);
-    assert_int_equal(markup_node_set_attr(input, S("title"), S("\"quoted\" & 'single' <tag>"), NULL),
-                     MARKUP_OK);
-    assert_int_equal(markup_node_set_attr_html(input, S("x-data"), S("{ open: &#39;a&#39; }"), NULL),
-                     MARKUP_OK);
+    assert_int_equal(
+        markup_node_set_attr(input, S("title"), S("\"quoted\" & 'single' <tag>"), NULL), MARKUP_OK);
+    assert_int_equal(
+        markup_node_set_attr_html(input, S("x-data"), S("{ open: &#39;a&#39; }"), NULL), MARKUP_OK);
     assert_render(input, "<input type=\"checkbox\" checked class=\"big\" data-id=\"3\" value=\"\""
                          " title=\"&#34;quoted&#34; &amp; &#39;single&#39; &lt;tag&gt;\""
                          " x-data=\"{ open: &#39;a&#39; }\">");
@@ -87,7 +87,7 @@ static void test_text_html_and_comments(void **state) {
 
 static void test_void_elements(void **state) {
     (void)state;
-    static const char *const voids[] = {"area", "base", "br",     "col",   "embed", "hr", "img",
+    static const char *const voids[] = {"area",  "base", "br",   "col",    "embed", "hr", "img",
                                         "input", "link", "meta", "source", "track", "wbr"};
     markup_node *p = element("p");
     char expected[512] = "<p>";
@@ -152,8 +152,9 @@ static void test_raw_text_elements(void **state) {
     markup_node *title = element("title");
     text(title, "a < b"); /* an ordinary element: escaped */
     adopt(head, title);
-    assert_render(head, "<head><script type=\"module\">if (a < b && c > \"d\") { x = '<p>'; }</script>"
-                        "<style>a > b::after { content: \"&\" }</style><title>a &lt; b</title></head>");
+    assert_render(head,
+                  "<head><script type=\"module\">if (a < b && c > \"d\") { x = '<p>'; }</script>"
+                  "<style>a > b::after { content: \"&\" }</style><title>a &lt; b</title></head>");
     markup_node_unref(head);
 }
 
@@ -167,15 +168,21 @@ static void test_raw_text_in_foreign_content(void **state) {
         const char *outer, *middle, *raw_tag;
         bool raw;
     } cases[] = {
-        {"svg", NULL, "script", false},        {"svg", NULL, "style", false},
-        {"math", NULL, "style", false},        {"SVG", "g", "script", false},
-        {"svg", "foreignObject", "script", true}, {"svg", "desc", "style", true},
-        {"svg", "title", "script", true},      {"math", "mi", "style", true},
-        {"math", "mtext", "script", true},     {"math", "desc", "script", false},
+        {"svg", NULL, "script", false},
+        {"svg", NULL, "style", false},
+        {"math", NULL, "style", false},
+        {"SVG", "g", "script", false},
+        {"svg", "foreignObject", "script", true},
+        {"svg", "desc", "style", true},
+        {"svg", "title", "script", true},
+        {"math", "mi", "style", true},
+        {"math", "mtext", "script", true},
+        {"math", "desc", "script", false},
         {"div", NULL, "script", true},
         /* Outside <math>, mi and mglyph are plain HTML elements: raw again
            (the MathML cases are in test_writer.c). */
-        {"mi", "mglyph", "script", true},      {"mtext", "MALIGNMARK", "style", true},
+        {"mi", "mglyph", "script", true},
+        {"mtext", "MALIGNMARK", "style", true},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         markup_node *doc = fragment();
@@ -199,8 +206,8 @@ static void test_raw_text_in_foreign_content(void **state) {
             snprintf(mid_close_tag, sizeof mid_close_tag, "</%s>", mid_open);
         }
         snprintf(expected, sizeof expected, "<%s>%s<%s>%s</%s>%s</%s>", cases[i].outer,
-                 mid_open_tag, cases[i].raw_tag, cases[i].raw ? payload : escaped,
-                 cases[i].raw_tag, mid_close_tag, cases[i].outer);
+                 mid_open_tag, cases[i].raw_tag, cases[i].raw ? payload : escaped, cases[i].raw_tag,
+                 mid_close_tag, cases[i].outer);
         assert_render(doc, expected);
         markup_node_unref(doc);
     }
@@ -230,7 +237,7 @@ static void test_raw_text_inside_text_elements(void **state) {
         {"iframe", NULL, "script", "</noframes", "", false},
         {"xmp", NULL, "script", "document.write('<b></b>')", "", true},
         {"div", NULL, "script", "document.write('<iframe></iframe>')", "", true},
-        {"svg", "title", "style", "</title>", "", true}, /* svg's title: HTML, not text */
+        {"svg", "title", "style", "</title>", "", true},     /* svg's title: HTML, not text */
         {"noembed", "svg", "style", "</noembed>", "", true}, /* escaped in svg */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -399,8 +406,7 @@ static void *render_many(void *arg) {
     for (int i = 0; i < 200; i++) {
         markup_buf_clear(&buf);
         if (markup_node_render(job->tree, &buf, NULL) != MARKUP_OK ||
-            buf.len != job->expected->len ||
-            memcmp(buf.data, job->expected->data, buf.len) != 0)
+            buf.len != job->expected->len || memcmp(buf.data, job->expected->data, buf.len) != 0)
             job->mismatches++;
     }
     markup_buf_free(&buf);

@@ -21,17 +21,17 @@ static const bytes valid[] = {
     B(""),
     B("plain ASCII"),
     B("\x00\x01\x7F"),
-    B("\xC2\x80"),                 /* U+0080, smallest 2-byte */
-    B("\xC3\xA9t\xC3\xA9"),        /* été */
-    B("\xDF\xBF"),                 /* U+07FF */
-    B("\xE0\xA0\x80"),             /* U+0800, smallest 3-byte */
-    B("\xE2\x82\xAC"),             /* € */
-    B("\xED\x9F\xBF"),             /* U+D7FF, just below the surrogates */
-    B("\xEE\x80\x80"),             /* U+E000, just above them */
-    B("\xEF\xBF\xBF"),             /* U+FFFF */
-    B("\xF0\x90\x80\x80"),         /* U+10000, smallest 4-byte */
-    B("\xF0\x9F\x98\x80"),         /* emoji */
-    B("\xF4\x8F\xBF\xBF"),         /* U+10FFFF, the largest */
+    B("\xC2\x80"),          /* U+0080, smallest 2-byte */
+    B("\xC3\xA9t\xC3\xA9"), /* été */
+    B("\xDF\xBF"),          /* U+07FF */
+    B("\xE0\xA0\x80"),      /* U+0800, smallest 3-byte */
+    B("\xE2\x82\xAC"),      /* € */
+    B("\xED\x9F\xBF"),      /* U+D7FF, just below the surrogates */
+    B("\xEE\x80\x80"),      /* U+E000, just above them */
+    B("\xEF\xBF\xBF"),      /* U+FFFF */
+    B("\xF0\x90\x80\x80"),  /* U+10000, smallest 4-byte */
+    B("\xF0\x9F\x98\x80"),  /* emoji */
+    B("\xF4\x8F\xBF\xBF"),  /* U+10FFFF, the largest */
     B("\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E and more ASCII after it"),
 };
 
@@ -163,7 +163,8 @@ static void test_every_lead_byte(void **state) {
 static void test_long_input(void **state) {
     (void)state;
     static char s[100003];
-    for (size_t i = 0; i + 3 <= sizeof s; i += 3) memcpy(s + i, (i / 3) % 5 ? "abc" : "\xE2\x82\xAC", 3);
+    for (size_t i = 0; i + 3 <= sizeof s; i += 3)
+        memcpy(s + i, (i / 3) % 5 ? "abc" : "\xE2\x82\xAC", 3);
     assert_int_equal(markup_utf8_validate(s, sizeof s - 1, NULL), MARKUP_OK);
     s[50001] = (char)0xFF;
     markup_error err;

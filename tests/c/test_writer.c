@@ -42,7 +42,8 @@ static void open_path(fixture *f, const char *const *path) {
 }
 
 static void close_all(fixture *f) {
-    while (markup_writer_depth(&f->w)) assert_int_equal(markup_writer_close(&f->w, NULL), MARKUP_OK);
+    while (markup_writer_depth(&f->w))
+        assert_int_equal(markup_writer_close(&f->w, NULL), MARKUP_OK);
 }
 
 static void assert_output(fixture *f, const char *expected) {
@@ -70,15 +71,15 @@ static void test_raw_or_escaped_by_where_the_parser_is(void **state) {
         {{"svg", "title", NULL}, true},
         {{"math", "mi", NULL}, true},
         {{"math", "mtext", NULL}, true},
-        {{"math", "mi", "mglyph", NULL}, false},   /* MathML again straight inside mi */
+        {{"math", "mi", "mglyph", NULL}, false},       /* MathML again straight inside mi */
         {{"math", "mi", "div", "mglyph", NULL}, true}, /* but HTML one level down */
-        {{"mi", "mglyph", NULL}, true},           /* outside math: plain HTML */
-        {{"mglyph", "svg", "mi", NULL}, false},   /* svg's mi is no integration point */
+        {{"mi", "mglyph", NULL}, true},                /* outside math: plain HTML */
+        {{"mglyph", "svg", "mi", NULL}, false},        /* svg's mi is no integration point */
         {{"math", "annotation-xml", NULL}, false},
         {{"math", "annotation-xml", "svg", NULL}, false},
         {{"math", "annotation-xml", "svg", "desc", NULL}, true},
         {{"math", "annotation-xml", "svg", "mi", NULL}, false},
-        {{"math", "svg", "desc", NULL}, false},   /* math's svg is MathML */
+        {{"math", "svg", "desc", NULL}, false}, /* math's svg is MathML */
         {{"svg", "desc", "math", NULL}, false},
         {{"svg", "desc", "svg", "foreignObject", NULL}, true},
     };
@@ -103,17 +104,22 @@ static void test_annotation_xml_encoding(void **state) {
     static const struct {
         const char *value;
         bool html;
-    } cases[] = {{"text/html", true}, {"TEXT/HTML", true}, {"application/xhtml+xml", true},
-                 {"application/mathml+xml", false}, {"text/html ", false}, {"", false}};
+    } cases[] = {{"text/html", true},
+                 {"TEXT/HTML", true},
+                 {"application/xhtml+xml", true},
+                 {"application/mathml+xml", false},
+                 {"text/html ", false},
+                 {"", false}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         fixture f;
         start(&f);
         open_path(&f, (const char *const[]){"math", "annotation-xml", NULL});
-        assert_int_equal(markup_writer_attr(&f.w, S("Encoding"), cases[i].value,
-                                            strlen(cases[i].value), &f.err),
-                         MARKUP_OK);
+        assert_int_equal(
+            markup_writer_attr(&f.w, S("Encoding"), cases[i].value, strlen(cases[i].value), &f.err),
+            MARKUP_OK);
         /* Only the first encoding counts, as the tokenizer keeps it. */
-        assert_int_equal(markup_writer_attr(&f.w, S("encoding"), S("text/html"), &f.err), MARKUP_OK);
+        assert_int_equal(markup_writer_attr(&f.w, S("encoding"), S("text/html"), &f.err),
+                         MARKUP_OK);
         assert_int_equal(open_tag(&f, "script"), MARKUP_OK);
         assert_int_equal(markup_writer_text(&f.w, S("a<b"), &f.err), MARKUP_OK);
         close_all(&f);
@@ -126,7 +132,8 @@ static void test_annotation_xml_encoding(void **state) {
     open_path(&f, (const char *const[]){"math", "annotation-xml", NULL});
     assert_int_equal(markup_writer_attr_html(&f.w, S("encoding"), S("text&#47;html"), &f.err),
                      MARKUP_ERR_CONTEXT);
-    assert_int_equal(markup_writer_check_attr_slot(&f.w, S("encoding"), &f.err), MARKUP_ERR_CONTEXT);
+    assert_int_equal(markup_writer_check_attr_slot(&f.w, S("encoding"), &f.err),
+                     MARKUP_ERR_CONTEXT);
     assert_int_equal(markup_writer_check_attr_slot(&f.w, S("id"), &f.err), MARKUP_OK);
     close_all(&f);
     stop(&f);
@@ -172,8 +179,8 @@ static void test_refusals(void **state) {
         assert_null(f.err.refused);
         assert_int_equal(f.buf.len, len);
         assert_int_equal(markup_writer_depth(&f.w), depth);
-        assert_int_equal(open_tag(&f, "g"), cases[i].status == MARKUP_ERR_CONTEXT ? MARKUP_OK
-                                                                               : cases[i].status);
+        assert_int_equal(open_tag(&f, "g"),
+                         cases[i].status == MARKUP_ERR_CONTEXT ? MARKUP_OK : cases[i].status);
         close_all(&f);
         stop(&f);
     }
@@ -315,7 +322,7 @@ static void test_void_elements_and_misuse(void **state) {
     (void)state;
     fixture f;
     start(&f);
-    static const char *const voids[] = {"br", "img", "param", "keygen", "basefont",
+    static const char *const voids[] = {"br",      "img",   "param", "keygen", "basefont",
                                         "bgsound", "frame", "image", "IMAGE"};
     for (size_t i = 0; i < sizeof voids / sizeof voids[0]; i++) {
         assert_int_equal(open_tag(&f, voids[i]), MARKUP_OK);
@@ -327,7 +334,8 @@ static void test_void_elements_and_misuse(void **state) {
     assert_int_equal(markup_writer_attr(&f.w, S("id"), S("x"), &f.err), MARKUP_ERR_INVALID_ARG);
     assert_int_equal(open_tag(&f, "1x"), MARKUP_ERR_INVALID_TAG);
     assert_int_equal(open_tag(&f, "p"), MARKUP_OK);
-    assert_int_equal(markup_writer_attr(&f.w, S("a b"), S("x"), &f.err), MARKUP_ERR_INVALID_ATTR_NAME);
+    assert_int_equal(markup_writer_attr(&f.w, S("a b"), S("x"), &f.err),
+                     MARKUP_ERR_INVALID_ATTR_NAME);
     assert_int_equal(markup_writer_text(&f.w, S("x"), &f.err), MARKUP_OK);
     assert_int_equal(markup_writer_attr(&f.w, S("id"), S("x"), &f.err), MARKUP_ERR_INVALID_ARG);
     close_all(&f);

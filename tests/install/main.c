@@ -21,10 +21,18 @@ static const char expected[] =
 static markup_status build_page(markup_node **out, markup_error *err) {
     markup_node *doc = NULL, *html = NULL, *head = NULL, *body = NULL, *node = NULL, *leaf = NULL;
     markup_status st;
-#define TRY(call) do { if ((st = (call)) != MARKUP_OK) goto done; } while (0)
+#define TRY(call)                                                                                  \
+    do {                                                                                           \
+        if ((st = (call)) != MARKUP_OK) goto done;                                                 \
+    } while (0)
 #define NEW(var, tag) TRY(markup_node_new_element(tag, strlen(tag), NULL, &(var), err))
-#define ADOPT(parent, var) do { st = markup_node_append_child(parent, var, err); \
-        markup_node_unref(var); (var) = NULL; if (st != MARKUP_OK) goto done; } while (0)
+#define ADOPT(parent, var)                                                                         \
+    do {                                                                                           \
+        st = markup_node_append_child(parent, var, err);                                           \
+        markup_node_unref(var);                                                                    \
+        (var) = NULL;                                                                              \
+        if (st != MARKUP_OK) goto done;                                                            \
+    } while (0)
     TRY(markup_node_new_fragment(NULL, &doc));
     TRY(markup_node_append_doctype(doc, err));
     NEW(html, "html");

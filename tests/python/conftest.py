@@ -57,7 +57,7 @@ HOSTILE_TEXT = [
     "tab\tnewline\nNUL\x00 DEL\x7f",
     "\u2028\u2029\ufeff zero width\u200b",
     "x" * 300 + "<" + "y" * 300,
-    "=\"onerror=alert(1) x=\"",
+    '="onerror=alert(1) x="',
     "`backtick` \\ backslash",
 ]
 HOSTILE_NUMBERS = [0, -12, 7, 2**70, 3.5, -0.0, 1e100, float("inf")]

@@ -53,8 +53,14 @@ RCDATA_TAGS = {"title", "textarea"}
 RAW_TEXT_TAGS = {"script", "style"}
 # Foreign elements whose text the parser handles with the HTML rules.
 INTEGRATION_POINTS = {
-    ("svg", "desc"), ("svg", "title"), ("svg", "foreignobject"),
-    ("math", "mi"), ("math", "mo"), ("math", "mn"), ("math", "ms"), ("math", "mtext"),
+    ("svg", "desc"),
+    ("svg", "title"),
+    ("svg", "foreignobject"),
+    ("math", "mi"),
+    ("math", "mo"),
+    ("math", "mn"),
+    ("math", "ms"),
+    ("math", "mtext"),
 }
 
 

@@ -81,7 +81,7 @@ def test_elements_nested_100000_deep():
                 call(node)
         with pytest.raises(ValueError, match="nested deeper"):
             baked(lambda: node)
-        del node  # freeing walks 100,000 levels too, without recursion
+        node = None  # freeing walks 100,000 levels too, without recursion
 
 
 def test_deep_tree_is_freed_on_a_small_thread_stack():
@@ -184,15 +184,31 @@ else:
 """
 
 
-@pytest.mark.parametrize("stack_kib", [256, 1024, 0], ids=["256KiB-thread", "1MiB-thread",
-                                                           "main-limit-100000"])
+@pytest.mark.parametrize(
+    "stack_kib", [256, 1024, 0], ids=["256KiB-thread", "1MiB-thread", "main-limit-100000"]
+)
 def test_endless_nested_renders_raise_recursion_error(stack_kib):
     import subprocess
 
-    names = ["baked", "render", "attribute", "format", "percent", "escape", "iter_render",
-             "str subclass", "int subclass", "baked iterator", "element iterator"]
-    proc = subprocess.run([*conftest.PYTHON, "-c", _ENDLESS_RENDERS, str(stack_kib)],
-                          capture_output=True, text=True, timeout=120 * TIME_SCALE)
+    names = [
+        "baked",
+        "render",
+        "attribute",
+        "format",
+        "percent",
+        "escape",
+        "iter_render",
+        "str subclass",
+        "int subclass",
+        "baked iterator",
+        "element iterator",
+    ]
+    proc = subprocess.run(
+        [*conftest.PYTHON, "-c", _ENDLESS_RENDERS, str(stack_kib)],
+        capture_output=True,
+        text=True,
+        timeout=120 * TIME_SCALE,
+    )
     assert proc.returncode == 0, f"exit {proc.returncode}: {proc.stdout}{proc.stderr[-2000:]}"
     assert proc.stdout.splitlines() == [f"{name} RecursionError" for name in names]
 
@@ -280,7 +296,11 @@ def test_string_of_100_mb(kind):
             if fn is render:
                 assert out[:3] == "<p>" and out[-4:] == "</p>" and out[3:-4] == expected_text
             else:
-                assert out[:3] == b"<p>" and out[-4:] == b"</p>" and out[3:-4] == expected_text.encode()
+                assert (
+                    out[:3] == b"<p>"
+                    and out[-4:] == b"</p>"
+                    and out[3:-4] == expected_text.encode()
+                )
             del out
             assert peak <= 3 * size, f"{fn.__name__}: peak {peak / size:.2f}x the output"
 
@@ -292,7 +312,9 @@ def test_non_ascii_string_of_100_mb():
     with time_limit(30):
         out, bytes_peak = render_peak(render_bytes, node)
         assert out == expected
-        assert bytes_peak <= 3 * len(out), f"render_bytes: peak {bytes_peak / len(out):.2f}x the output"
+        assert bytes_peak <= 3 * len(
+            out
+        ), f"render_bytes: peak {bytes_peak / len(out):.2f}x the output"
         del out
         # render() hands the same buffer to CPython's UTF-8 decoder, which
         # needs far more than the bytes (it widens its result from 1 to 2
@@ -304,7 +326,8 @@ def test_non_ascii_string_of_100_mb():
         assert out == "<p>" + text + "</p>"
         assert peak <= buffer + decode_peak + MB, (
             f"render: peak {peak / MB:.0f} MB, buffer {buffer / MB:.0f} MB, "
-            f"decoding {decode_peak / MB:.0f} MB")
+            f"decoding {decode_peak / MB:.0f} MB"
+        )
 
 
 def test_a_million_siblings():
@@ -348,7 +371,9 @@ def test_baked_with_10000_parameters():
         wide = baked(namespace["wide"])
         assert wide.slot_count == n
         values = [f"<{i}&>" if i % 3 else i for i in range(n)]
-        expected = render(h.Div(*[h.I({"data-x": v}) if j % 2 else h.B(v) for j, v in enumerate(values)]))
+        expected = render(
+            h.Div(*[h.I({"data-x": v}) if j % 2 else h.B(v) for j, v in enumerate(values)])
+        )
         assert wide(*values) == expected
         assert wide(**dict(zip(names, values))) == expected
         with pytest.raises(TypeError, match=f"argument 'p{n - 1}'"):
@@ -475,8 +500,11 @@ class HtmlReturns:
 
 
 @pytest.mark.parametrize("where", POSITIONS)
-@pytest.mark.parametrize("value", [None, 42, 4.5, b"<b>", ["<b>"], HtmlReturns("<b>")],
-                         ids=["None", "int", "float", "bytes", "list", "html-object"])
+@pytest.mark.parametrize(
+    "value",
+    [None, 42, 4.5, b"<b>", ["<b>"], HtmlReturns("<b>")],
+    ids=["None", "int", "float", "bytes", "list", "html-object"],
+)
 def test_html_method_returning_a_non_str(value, where):
     with time_limit(5):
         expected = rf"HtmlReturns.__html__\(\) returned {type(value).__name__}, not str"
@@ -499,7 +527,9 @@ def test_html_method_returning_str_subclasses_and_breakouts():
             raise Boom("str() of the __html__ result")
 
     jinja = jinja2.Environment(autoescape=True).from_string("<p>{{ v }}</p>")
-    assert render(h.P(HtmlReturns(Loud("<b>x</b>")))) == jinja.render(v=HtmlReturns(Loud("<b>x</b>")))
+    assert render(h.P(HtmlReturns(Loud("<b>x</b>")))) == jinja.render(
+        v=HtmlReturns(Loud("<b>x</b>"))
+    )
     assert render(h.P(HtmlReturns(Loud("<b>x</b>")))) == "<p><i>loud</i></p>"
     assert render(h.P(HtmlReturns(str("<b>x</b>")))) == "<p><b>x</b></p>"
     with pytest.raises(Boom):
@@ -644,8 +674,10 @@ class Mutator:
 MUTATIONS = {
     "clear": (list.clear, ["a<m>", "a<m>bc"]),
     "grow": (lambda lst: lst.extend(["x"] * 10_000), ["a<m>bc", "a<m>bc" + "x" * 10_000]),
-    "replace": (lambda lst: lst.__setitem__(slice(None), [Mutator([], list.clear)] * 3),
-                ["a<m>bc", "a<m><m>"]),
+    "replace": (
+        lambda lst: lst.__setitem__(slice(None), [Mutator([], list.clear)] * 3),
+        ["a<m>bc", "a<m><m>"],
+    ),
     "delete-self": (lambda lst: lst.__delitem__(1), ["a<m>bc", "a<m>c"]),
 }
 
@@ -723,7 +755,11 @@ def null_holding_containers():
     """Lists and tuples the collector sees with an empty slot (touching the
     slot would crash): their traversal skips it, so they have fewer
     referents than items."""
-    return [o for o in gc.get_objects() if type(o) in (list, tuple) and len(gc.get_referents(o)) < len(o)]
+    return [
+        o
+        for o in gc.get_objects()
+        if type(o) in (list, tuple) and len(gc.get_referents(o)) < len(o)
+    ]
 
 
 def test_keyword_name_cache_emptied_while_the_attribute_is_added():
@@ -819,13 +855,16 @@ class EmptiesSplitResults(SafeString):
 
 
 # The results as tuples: a list of them would be emptied too.
-@pytest.mark.parametrize("method, shape, want", [
-    ("split", list, ("a0", "a1", "a2", "a3")),
-    ("rsplit", list, ("a0", "a1", "a2", "a3")),
-    ("splitlines", list, ("a0 a1 a2 a3",)),
-    ("partition", tuple, ("a0", " ", "a1 a2 a3")),
-    ("rpartition", tuple, ("a0 a1 a2", " ", "a3")),
-])
+@pytest.mark.parametrize(
+    "method, shape, want",
+    [
+        ("split", list, ("a0", "a1", "a2", "a3")),
+        ("rsplit", list, ("a0", "a1", "a2", "a3")),
+        ("splitlines", list, ("a0 a1 a2 a3",)),
+        ("partition", tuple, ("a0", " ", "a1 a2 a3")),
+        ("rpartition", tuple, ("a0 a1 a2", " ", "a3")),
+    ],
+)
 def test_split_results_emptied_by_a_subclass_constructor(method, shape, want):
     s = EmptiesSplitResults("a0 a1 a2 a3")
     args = (" ",) if "partition" in method else ()
@@ -854,7 +893,9 @@ def test_generator_argument_used_by_two_slots_is_listed_once():
 # --- attribute names ----------------------------------------------------------
 
 REJECTED_NAME_CHARS = (
-    [chr(c) for c in range(0x20)] + [chr(0x7F)] + [chr(c) for c in range(0x80, 0xA0)]
+    [chr(c) for c in range(0x20)]
+    + [chr(0x7F)]
+    + [chr(c) for c in range(0x80, 0xA0)]
     + list(" \"'<>/=&\\`")
 )
 
@@ -949,7 +990,9 @@ def test_lone_surrogate(place, surrogate):
 
 
 def test_lone_surrogate_message_names_the_code_point_and_element():
-    with pytest.raises(ValueError, match=r"<p>: text contains a lone surrogate U\+DC00 at index 100"):
+    with pytest.raises(
+        ValueError, match=r"<p>: text contains a lone surrogate U\+DC00 at index 100"
+    ):
         h.P(SURROGATES["after-ascii"])
     with pytest.raises(ValueError, match=r"child_slot\(\) argument 'x': .*U\+D800 at index 0"):
         child_slot("\ud800")
@@ -958,11 +1001,16 @@ def test_lone_surrogate_message_names_the_code_point_and_element():
 # --- attribute keys that are not str ------------------------------------------
 
 
-@pytest.mark.parametrize("key", [1, 2.5, None, True, b"class", ("a",), frozenset({"a"}), object()],
-                         ids=lambda k: type(k).__name__)
+@pytest.mark.parametrize(
+    "key",
+    [1, 2.5, None, True, b"class", ("a",), frozenset({"a"}), object()],
+    ids=lambda k: type(k).__name__,
+)
 def test_non_str_attribute_key(key):
     for attrs in ({key: "v"}, MappingOf({key: "v"}), {"ok": "1", key: "v"}):
-        with pytest.raises(TypeError, match=f"<div>: attribute names must be str, got {type(key).__name__}"):
+        with pytest.raises(
+            TypeError, match=f"<div>: attribute names must be str, got {type(key).__name__}"
+        ):
             h.Div(attrs)
 
 

@@ -31,7 +31,7 @@ JINJA = jinja2.Environment(autoescape=True)
 ATTR_MACRO = (
     "{% macro attr(name, v) %}"
     "{% if v is sameas true %} {{ name }}"
-    "{% elif v is not none and v is not sameas false %} {{ name }}=\"{{ v }}\""
+    '{% elif v is not none and v is not sameas false %} {{ name }}="{{ v }}"'
     "{% endif %}{% endmacro %}"
 )
 # A child value: None -> nothing, lists/tuples/generators -> each item.
@@ -52,7 +52,7 @@ HOSTILE = [
     "",
     "plain",
     "<script>alert('x')</script>",
-    "\"onmouseover=\"alert(1)",
+    '"onmouseover="alert(1)',
     "' onfocus='x",
     "&amp; &lt; already escaped",
     "a & b < c > d \" e ' f",
@@ -195,14 +195,14 @@ def test_randomized_parity():
 
 # Text without lone surrogates (those are a ValueError, tested below).
 TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=60)
-ATTR_VALUE = st.one_of(
-    TEXT, st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False)
-)
+ATTR_VALUE = st.one_of(TEXT, st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False))
 BAKED_CARD = baked(card)
 
 
 @settings(max_examples=300, deadline=None)
-@given(title=TEXT, body=st.one_of(TEXT, st.lists(TEXT, max_size=4)), cls=ATTR_VALUE, count=ATTR_VALUE)
+@given(
+    title=TEXT, body=st.one_of(TEXT, st.lists(TEXT, max_size=4)), cls=ATTR_VALUE, count=ATTR_VALUE
+)
 def test_property_parity(title, body, cls, count):
     direct = render(card(title, body, cls, count))
     assert BAKED_CARD(title, body, cls, count) == direct
@@ -227,7 +227,7 @@ def test_nested_baked_as_attribute_value_is_verbatim():
 
 
 def test_static_parts_are_escaped_once():
-    f = baked(lambda x: h.P({"title": "a\"b"}, "Tom & Jerry <3", x))
+    f = baked(lambda x: h.P({"title": 'a"b'}, "Tom & Jerry <3", x))
     assert f("&") == '<p title="a&#34;b">Tom &amp; Jerry &lt;3&amp;</p>'
 
 
@@ -267,8 +267,10 @@ def test_iterator_with_html_in_two_slots_is_written_as_its_html():
     def two(x):
         return h.Div(h.P(x), h.P(x))
 
-    assert baked(two)(HtmlIterator()) == render(two(HtmlIterator())) == (
-        "<div><p><b>html</b></p><p><b>html</b></p></div>"
+    assert (
+        baked(two)(HtmlIterator())
+        == render(two(HtmlIterator()))
+        == ("<div><p><b>html</b></p><p><b>html</b></p></div>")
     )
 
 
@@ -303,7 +305,9 @@ def test_dict_in_a_child_slot_says_what_to_do():
 
     assert render(para({"class": "a"})) == '<p class="a"></p>'  # attributes, in the plain tree
     for attrs in ({"class": "a"}, {}):
-        with pytest.raises(TypeError, match=r"para\(\) argument 'x': a dict cannot fill a child slot"):
+        with pytest.raises(
+            TypeError, match=r"para\(\) argument 'x': a dict cannot fill a child slot"
+        ):
             baked(para)(attrs)
 
 
@@ -321,7 +325,11 @@ def test_str_subclass_with_its_own_str_is_checked_as_written():
 
     para = baked(lambda x: h.P(x, title=x))
     plain = lambda x: h.P(x, title=x)  # noqa: E731
-    assert para(Clean("x\ud800")) == render(plain(Clean("x\ud800"))) == '<p title="clean &lt;">clean &lt;</p>'
+    assert (
+        para(Clean("x\ud800"))
+        == render(plain(Clean("x\ud800")))
+        == '<p title="clean &lt;">clean &lt;</p>'
+    )
     with pytest.raises(ValueError, match="lone surrogate"):
         para(Broken("ok"))
     with pytest.raises(ValueError, match="lone surrogate"):
@@ -343,7 +351,7 @@ def test_document_and_void_elements():
         return h.HtmlDocument(h.Head(h.Title(title)), h.Body(h.Input({"value": value}), h.Br()))
 
     f = baked(page)
-    for title, value in [("a<b", "c\"d"), ("", None), ("日本", 0)]:
+    for title, value in [("a<b", 'c"d'), ("", None), ("日本", 0)]:
         assert f(title, value) == render(page(title, value))
     assert f("t", "v").startswith("<!doctype html><html>")
 
@@ -368,9 +376,9 @@ def product_page(title, rows):
 PRODUCT_JINJA = JINJA.from_string(
     "<html><body><main><h1>{{ title }}</h1><ul>"
     "{% for p in products %}"
-    "<li{% if p.on_sale %} class=\"sale\"{% endif %} data-id=\"{{ p.id }}\">"
-    "<span class=\"name\">{{ p.name }}</span>"
-    "<span class=\"price\">{{ p.price }}</span></li>"
+    '<li{% if p.on_sale %} class="sale"{% endif %} data-id="{{ p.id }}">'
+    '<span class="name">{{ p.name }}</span>'
+    '<span class="price">{{ p.price }}</span></li>'
     "{% endfor %}</ul></main></body></html>"
 )
 
@@ -391,7 +399,9 @@ def test_product_page_equals_jinja(escape_heavy):
     title = "Products & <offers>" if escape_heavy else "Products"
 
     def rows_of(make):
-        return [make("sale" if p["on_sale"] else None, p["id"], p["name"], p["price"]) for p in items]
+        return [
+            make("sale" if p["on_sale"] else None, p["id"], p["name"], p["price"]) for p in items
+        ]
 
     out = page(title, rows_of(row))
     assert out == PRODUCT_JINJA.render(title=title, products=items)
@@ -494,7 +504,9 @@ def test_named_function_in_misuse_message():
     def greeting(name):
         return h.P("Hello, " + name)
 
-    with pytest.raises(TypeError, match=r"@baked .*greeting\(\): parameter 'name' is used with '\+'"):
+    with pytest.raises(
+        TypeError, match=r"@baked .*greeting\(\): parameter 'name' is used with '\+'"
+    ):
         baked(greeting)
 
 
@@ -964,7 +976,7 @@ _mixed_baked = baked(_mixed_tree)
 
 
 @pytest.mark.parametrize("first", PLAIN_VALUES + GENERAL_VALUES, ids=repr)
-@pytest.mark.parametrize("cls", ["c", True, False, None, 3, "x\"y"], ids=repr)
+@pytest.mark.parametrize("cls", ["c", True, False, None, 3, 'x"y'], ids=repr)
 def test_every_value_mix_renders_as_the_tree(cls, first):
     for second in ["s", 4, None, SafeString("<b>")]:
         if isinstance(first, type(i for i in ())):

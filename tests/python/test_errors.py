@@ -84,7 +84,24 @@ def test_attribute_name_not_str():
 
 
 @pytest.mark.parametrize(
-    "name", ["", "a b", "a\tb", 'a"b', "a'b", "a<b", "a>b", "a/b", "a=b", "a&b", "a\\b", "a`b", "a\x00b", "a\x7fb", "a\x85b"]
+    "name",
+    [
+        "",
+        "a b",
+        "a\tb",
+        'a"b',
+        "a'b",
+        "a<b",
+        "a>b",
+        "a/b",
+        "a=b",
+        "a&b",
+        "a\\b",
+        "a`b",
+        "a\x00b",
+        "a\x7fb",
+        "a\x85b",
+    ],
 )
 def test_invalid_attribute_name(name):
     with pytest.raises(ValueError) as exc:
@@ -136,9 +153,13 @@ def test_unknown_object_child_is_type_error():
 
 
 def test_uncalled_factory_is_type_error():
-    with pytest.raises(TypeError, match=r"<ul>: got the factory h.Li as a child, not an element; call it: h.Li\(\)"):
+    with pytest.raises(
+        TypeError, match=r"<ul>: got the factory h.Li as a child, not an element; call it: h.Li\(\)"
+    ):
         h.Ul(h.Li)
-    with pytest.raises(TypeError, match=r"render\(\): got the factory Tag\('x-y'\), not an element"):
+    with pytest.raises(
+        TypeError, match=r"render\(\): got the factory Tag\('x-y'\), not an element"
+    ):
         render(Tag("x-y"))
 
 

@@ -16,7 +16,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from htmldom import REPLACED, Cmt, El, Safe, ascii_lower, bake, build, expected_dom, parse_dom, text_as_parsed
+from htmldom import (
+    REPLACED,
+    Cmt,
+    El,
+    Safe,
+    ascii_lower,
+    bake,
+    build,
+    expected_dom,
+    parse_dom,
+    text_as_parsed,
+)
 from markup import Tag, baked, h, render, render_bytes
 
 SETTINGS = settings(
@@ -30,14 +41,61 @@ SETTINGS = settings(
 # careless escaper; mixed with arbitrary text (any code point but the
 # surrogates, which markup refuses; see test_adversarial.py).
 HOSTILE_PIECES = [
-    "<", ">", "&", '"', "'", "`", "=", "/", "\\",
-    "<script>alert(1)</script>", "</script>", "<!--", "-->", "--!>", "<!-->", "-", "--",
-    "<![CDATA[", "]]>", "<img src=x onerror=alert(1)>", "\" onmouseover=\"alert(1)",
-    "' autofocus onfocus='alert(1)", "</textarea>", "</title>", "</style>", "</svg>",
-    "<svg onload=alert(1)>", "<plaintext>", "&amp;", "&lt;", "&#60;", "&#x3c;", "&lt",
-    "&quot;", "&#0;", "javascript:", "\0", "\r", "\r\n", "\n", "\t", "\x0c", "\x0b",
-    "\x7f", "\x85", "\xa0", "\u2028", "\u2029", "\ufeff", "\ufffd", "\uffff", "\U0010ffff",
-    "\u202e", "\uff1cscript\uff1e", "\U0001f600",
+    "<",
+    ">",
+    "&",
+    '"',
+    "'",
+    "`",
+    "=",
+    "/",
+    "\\",
+    "<script>alert(1)</script>",
+    "</script>",
+    "<!--",
+    "-->",
+    "--!>",
+    "<!-->",
+    "-",
+    "--",
+    "<![CDATA[",
+    "]]>",
+    "<img src=x onerror=alert(1)>",
+    '" onmouseover="alert(1)',
+    "' autofocus onfocus='alert(1)",
+    "</textarea>",
+    "</title>",
+    "</style>",
+    "</svg>",
+    "<svg onload=alert(1)>",
+    "<plaintext>",
+    "&amp;",
+    "&lt;",
+    "&#60;",
+    "&#x3c;",
+    "&lt",
+    "&quot;",
+    "&#0;",
+    "javascript:",
+    "\0",
+    "\r",
+    "\r\n",
+    "\n",
+    "\t",
+    "\x0c",
+    "\x0b",
+    "\x7f",
+    "\x85",
+    "\xa0",
+    "\u2028",
+    "\u2029",
+    "\ufeff",
+    "\ufffd",
+    "\uffff",
+    "\U0010ffff",
+    "\u202e",
+    "\uff1cscript\uff1e",
+    "\U0001f600",
 ]
 ANY_CHAR = st.characters(blacklist_categories=("Cs",))
 TEXT = st.lists(
@@ -52,14 +110,29 @@ TEXT_VALUE = st.one_of(TEXT, TEXT, st.integers(), TEXT.map(Safe))
 # Attribute names markup accepts: anything but whitespace, controls and
 # " ' < > / = & \ `. The parser lower-cases ASCII letters, so names are
 # unique once lower-cased (a repeated attribute is dropped by parsers).
-REJECTED_IN_NAMES = ' \t\n\f\r"\'<>/=&\\`'
+REJECTED_IN_NAMES = " \t\n\f\r\"'<>/=&\\`"
 NAME_CHAR = st.one_of(
     st.sampled_from(string.ascii_letters + "-_:.@[]()#$%*+,;?^{|}~!0123456789"),
     st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters=REJECTED_IN_NAMES),
 )
 ATTR_NAME = st.one_of(
-    st.sampled_from(["class", "id", "title", "href", "data-x", "aria-label", "@click",
-                     ":class", "x-on:click.prevent", "onclick", "style", "HREF", "Data-Y"]),
+    st.sampled_from(
+        [
+            "class",
+            "id",
+            "title",
+            "href",
+            "data-x",
+            "aria-label",
+            "@click",
+            ":class",
+            "x-on:click.prevent",
+            "onclick",
+            "style",
+            "HREF",
+            "Data-Y",
+        ]
+    ),
     st.text(NAME_CHAR, min_size=1, max_size=8),
 )
 
@@ -72,8 +145,19 @@ def attr_lists(names=ATTR_NAME, values=ATTR_VALUE):
 # (it rewrites viewbox -> viewBox, xlink:href -> a namespaced name, ...).
 FOREIGN_ATTRS = attr_lists(st.sampled_from(["class", "id", "data-x", "fill", "title"]))
 
-CONTAINERS = ["div", "span", "section", "article", "em", "strong", "b", "i", "code",
-              "my-widget", "X-Card"]
+CONTAINERS = [
+    "div",
+    "span",
+    "section",
+    "article",
+    "em",
+    "strong",
+    "b",
+    "i",
+    "code",
+    "my-widget",
+    "X-Card",
+]
 VOIDS = ["br", "img", "input", "hr", "wbr"]
 
 
@@ -86,25 +170,39 @@ def children(depth):
 @st.composite
 def flow(draw, depth=0):
     """An element that may stand in the body, with a subtree."""
-    kind = draw(st.sampled_from(
-        ["container", "container", "container", "void", "list", "rcdata", "svg", "math"]))
+    kind = draw(
+        st.sampled_from(
+            ["container", "container", "container", "void", "list", "rcdata", "svg", "math"]
+        )
+    )
     if kind == "container":
         return El(draw(st.sampled_from(CONTAINERS)), draw(attr_lists()), draw(children(depth)))
     if kind == "void":
         return El(draw(st.sampled_from(VOIDS)), draw(attr_lists()))
     if kind == "list":
-        items = draw(st.lists(st.builds(El, st.just("li"), attr_lists(), children(depth + 1)),
-                              max_size=3))
+        items = draw(
+            st.lists(st.builds(El, st.just("li"), attr_lists(), children(depth + 1)), max_size=3)
+        )
         return El("ul", draw(attr_lists()), items)
     if kind == "rcdata":
         tag = draw(st.sampled_from(["title", "textarea", "TextArea"]))
         return El(tag, draw(attr_lists()), draw(st.lists(TEXT_VALUE, max_size=3)))
     if kind == "svg":
-        leaf = st.builds(El, st.sampled_from(["text", "g", "desc"]), FOREIGN_ATTRS,
-                         st.lists(st.one_of(TEXT_VALUE, TEXT.map(Cmt)), max_size=3))
-        return El("svg", draw(FOREIGN_ATTRS), draw(st.lists(st.one_of(leaf, TEXT_VALUE), max_size=3)))
-    leaf = st.builds(El, st.sampled_from(["mi", "mo", "mtext", "mrow"]), FOREIGN_ATTRS,
-                     st.lists(TEXT_VALUE, max_size=2))
+        leaf = st.builds(
+            El,
+            st.sampled_from(["text", "g", "desc"]),
+            FOREIGN_ATTRS,
+            st.lists(st.one_of(TEXT_VALUE, TEXT.map(Cmt)), max_size=3),
+        )
+        return El(
+            "svg", draw(FOREIGN_ATTRS), draw(st.lists(st.one_of(leaf, TEXT_VALUE), max_size=3))
+        )
+    leaf = st.builds(
+        El,
+        st.sampled_from(["mi", "mo", "mtext", "mrow"]),
+        FOREIGN_ATTRS,
+        st.lists(TEXT_VALUE, max_size=2),
+    )
     return El("math", [], draw(st.lists(leaf, max_size=3)))
 
 
@@ -137,12 +235,43 @@ def test_baked_parsed_dom_is_exactly_the_built_tree(tree):
 TEXT_CONTENT = ["title", "textarea", "noscript", "iframe", "xmp", "noembed", "noframes"]
 
 RAW_PIECES = [
-    "</script>", "</SCRIPT", "</ScRiPt ", "</script\t", "</scrip", "</scriptx", "<!--", "<!-",
-    "-->", "<script>", "</style>", "</STYLE", "</styl", "<style>", "\0", "\r", "\r\n",
-    "</title>", "</TEXTAREA ", "</noscript>", "</iframe", "</Xmp>", "</noembed", "</noframes>",
-    "</titl", "</noscrip", "<img src=x onerror=alert(1)>",
+    "</script>",
+    "</SCRIPT",
+    "</ScRiPt ",
+    "</script\t",
+    "</scrip",
+    "</scriptx",
+    "<!--",
+    "<!-",
+    "-->",
+    "<script>",
+    "</style>",
+    "</STYLE",
+    "</styl",
+    "<style>",
+    "\0",
+    "\r",
+    "\r\n",
+    "</title>",
+    "</TEXTAREA ",
+    "</noscript>",
+    "</iframe",
+    "</Xmp>",
+    "</noembed",
+    "</noframes>",
+    "</titl",
+    "</noscrip",
+    "<img src=x onerror=alert(1)>",
     "</\u017fcript>",  # LATIN SMALL LETTER LONG S: not an 's' to an HTML parser
-    "</\u017ftyle>", "</scr\0ipt>", "<\0/script>", "&lt;/script&gt;", "<", "/", "'", '"', "&",
+    "</\u017ftyle>",
+    "</scr\0ipt>",
+    "<\0/script>",
+    "&lt;/script&gt;",
+    "<",
+    "/",
+    "'",
+    '"',
+    "&",
 ]
 RAW_TEXT = st.lists(
     st.one_of(st.sampled_from(RAW_PIECES), st.text(ANY_CHAR, max_size=5)), max_size=6
@@ -167,16 +296,21 @@ def test_raw_text_is_refused_or_parsed_as_the_only_text(tag, text):
         return
     html = render(h.Div(factory(text), h.Span("after")))
     parsed = text_as_parsed(text, REPLACED)
-    expected = [("div", [], [
-        (tag, [], [("#text", parsed)] if parsed else []),
-        ("span", [], [("#text", "after")]),
-    ])]
+    expected = [
+        (
+            "div",
+            [],
+            [
+                (tag, [], [("#text", parsed)] if parsed else []),
+                ("span", [], [("#text", "after")]),
+            ],
+        )
+    ]
     assert parse_dom(html) == expected
 
 
 @SETTINGS
-@given(outer=st.sampled_from(TEXT_CONTENT), tag=st.sampled_from(["script", "style"]),
-       text=RAW_TEXT)
+@given(outer=st.sampled_from(TEXT_CONTENT), tag=st.sampled_from(["script", "style"]), text=RAW_TEXT)
 def test_raw_text_cannot_end_a_text_content_element_around_it(outer, tag, text):
     """Inside <title>, <textarea>, <noscript> (JavaScript on), <iframe>,
     <xmp>, <noembed> and <noframes> a parser reads a <script> or <style> as
@@ -206,8 +340,11 @@ def test_end_tag_of_a_text_content_element_in_raw_text_is_refused_inside_it(oute
     hostile = f"a</{outer.upper()}><img src=x onerror=alert(1)>"
     el = factory(hostile)  # fine on its own, and outside such an element:
     assert render(h.Div(el)) == f"<div><{factory.name}>{hostile}</{factory.name}></div>"
-    trees = [(Tag(outer)(el), False), (Tag(outer)(h.Div(h.P(el))), False),
-             (Tag(outer)(Tag("svg")(h.Title(el))), True)]
+    trees = [
+        (Tag(outer)(el), False),
+        (Tag(outer)(h.Div(h.P(el))), False),
+        (Tag(outer)(Tag("svg")(h.Title(el))), True),
+    ]
     for tree, svg_title in trees:
         with pytest.raises(ValueError) as exc:
             render(tree)
@@ -226,7 +363,10 @@ def test_end_tag_of_a_text_content_element_in_raw_text_is_refused_inside_it(oute
         inside(el)
     # The same text split by a backslash, as the message suggests, is fine.
     safe = hostile.replace("</", "<\\/")
-    assert render(Tag(outer)(factory(safe))) == f"<{outer}><{factory.name}>{safe}</{factory.name}></{outer}>"
+    assert (
+        render(Tag(outer)(factory(safe)))
+        == f"<{outer}><{factory.name}>{safe}</{factory.name}></{outer}>"
+    )
     # In svg's own <title> (HTML again, not text) the end tag does nothing.
     assert render(Tag("svg")(h.Title(el))) == f"<svg><title>{render(el)}</title></svg>"
 
@@ -247,8 +387,11 @@ def test_every_accepted_name_character_is_read_back_as_written(char):
 
 
 @SETTINGS
-@given(names=st.lists(st.text(NAME_CHAR, min_size=1, max_size=12), min_size=1, max_size=8,
-                      unique_by=ascii_lower))
+@given(
+    names=st.lists(
+        st.text(NAME_CHAR, min_size=1, max_size=12), min_size=1, max_size=8, unique_by=ascii_lower
+    )
+)
 def test_accepted_names_are_read_back_as_written(names):
     tree = El("span", [(name, name) for name in names])
     assert parse_dom(render(build(tree))) == expected_dom(tree)

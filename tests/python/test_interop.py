@@ -48,9 +48,12 @@ def fragments():
         ("escape()", escape("<i>"), "&lt;i&gt;"),
         ("element", h.P({"class": "x"}, "a < b", h.Br()), '<p class="x">a &lt; b<br></p>'),
         ("comment", Comment("<note>"), "<!--&lt;note&gt;-->"),
-        ("baked", card("Tea & <cake>", h.P("é")),
-         '<article class="card" title="Tea &amp; &lt;cake&gt;"><h2>Tea &amp; &lt;cake&gt;</h2>'
-         "<p>é</p></article>"),
+        (
+            "baked",
+            card("Tea & <cake>", h.P("é")),
+            '<article class="card" title="Tea &amp; &lt;cake&gt;"><h2>Tea &amp; &lt;cake&gt;</h2>'
+            "<p>é</p></article>",
+        ),
         ("document", h.HtmlDocument(h.Body("x")), "<!doctype html><html><body>x</body></html>"),
     ]
 
@@ -101,10 +104,21 @@ def test_safestring_behaves_as_markup_in_the_common_template_positions():
 
 
 STRING_FILTERS = [
-    "{{ x|trim }}", "{{ x|upper }}", "{{ x|lower }}", "{{ x|title }}", "{{ x|capitalize }}",
-    "{{ x|indent(2) }}", "{{ x|center(30) }}", "{{ x|replace('b', '<u>') }}",
-    "{{ x|truncate(9) }}", "{{ x|striptags }}", "{{ x|wordwrap(4) }}", "{{ x[1:6] }}",
-    "{{ x|format('<i>') }}", "{{ x.split('>')|join('|') }}", "{{ x * 2 }}",
+    "{{ x|trim }}",
+    "{{ x|upper }}",
+    "{{ x|lower }}",
+    "{{ x|title }}",
+    "{{ x|capitalize }}",
+    "{{ x|indent(2) }}",
+    "{{ x|center(30) }}",
+    "{{ x|replace('b', '<u>') }}",
+    "{{ x|truncate(9) }}",
+    "{{ x|striptags }}",
+    "{{ x|wordwrap(4) }}",
+    "{{ x[1:6] }}",
+    "{{ x|format('<i>') }}",
+    "{{ x.split('>')|join('|') }}",
+    "{{ x * 2 }}",
 ]
 
 
@@ -116,9 +130,12 @@ def test_string_filters_keep_safestring_safe(source):
         assert jinja(source, x=SafeString(text)) == jinja(source, x=markupsafe.Markup(text))
 
 
-@pytest.mark.xfail(strict=True, reason="Jinja2's indent wraps its own newline and indent in "
-                   "Markup only when isinstance(s, Markup); for another __html__ type "
-                   "lines after the first are joined by a plain str and escaped")
+@pytest.mark.xfail(
+    strict=True,
+    reason="Jinja2's indent wraps its own newline and indent in "
+    "Markup only when isinstance(s, Markup); for another __html__ type "
+    "lines after the first are joined by a plain str and escaped",
+)
 def test_indent_filter_on_many_lines():
     text = "<b>x</b>\n<i>y</i>"
     source = "{{ x|indent(2) }}"
@@ -228,9 +245,7 @@ def test_jinja2_macro_output_inside_markup():
 
 def test_markup_in_baked_slots_is_verbatim():
     m = markupsafe.Markup("<em>ok</em> &amp;")
-    assert render(card(m, m)) == (
-        f'<article class="card" title="{m}"><h2>{m}</h2>{m}</article>'
-    )
+    assert render(card(m, m)) == (f'<article class="card" title="{m}"><h2>{m}</h2>{m}</article>')
     assert render(card(m, m)) == render(h.Article({"class": "card", "title": m}, h.H2(m), m))
 
 
@@ -238,14 +253,38 @@ def test_markup_in_baked_slots_is_verbatim():
 
 
 TOJSON_VALUES = [
-    None, True, False, 0, -1, 2**64, 1.5, -0.0, 1e300,
-    "", "plain", "<", ">", "&", "'", '"', "<>&'\"",
-    "</script><script>alert(1)</script>", "</SCRIPT >", "<!-- <script>", "]]>", "-->",
-    "é ü 中文 🎉 \u2028 \u2029 \x00 \x1f \x7f", "\\u003c",
-    [], {}, [1, "two", None, [3, [4, "<5>"]]],
+    None,
+    True,
+    False,
+    0,
+    -1,
+    2**64,
+    1.5,
+    -0.0,
+    1e300,
+    "",
+    "plain",
+    "<",
+    ">",
+    "&",
+    "'",
+    '"',
+    "<>&'\"",
+    "</script><script>alert(1)</script>",
+    "</SCRIPT >",
+    "<!-- <script>",
+    "]]>",
+    "-->",
+    "é ü 中文 🎉 \u2028 \u2029 \x00 \x1f \x7f",
+    "\\u003c",
+    [],
+    {},
+    [1, "two", None, [3, [4, "<5>"]]],
     {"b": 1, "a": 2, "c": {"z": "</script>", "y": ["'&'"]}},
-    {"<key>": "v", "k'": "v&"}, {"x": 1.25, "n": None, "t": True},
-    ("tu", "ple"), [{"id": i, "name": f"<item {i}>"} for i in range(20)],
+    {"<key>": "v", "k'": "v&"},
+    {"x": 1.25, "n": None, "t": True},
+    ("tu", "ple"),
+    [{"id": i, "name": f"<item {i}>"} for i in range(20)],
 ]
 
 
@@ -298,7 +337,7 @@ def test_tojson_property_parity_and_no_breakout(value):
     # One script element whose text is exactly the JSON: nothing ended it early.
     (script,) = _script_texts(html)
     assert script == f"var data = {out};"
-    assert json.loads(script[len("var data = "):-1]) == json.loads(json.dumps(value))
+    assert json.loads(script[len("var data = ") : -1]) == json.loads(json.dumps(value))
 
 
 @pytest.mark.parametrize("value", TOJSON_VALUES, ids=value_id)

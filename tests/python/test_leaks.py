@@ -80,10 +80,14 @@ def test_a_million_renders_do_not_grow_memory():
     env = dict(os.environ)
     if UNDER_ASAN:
         env["ASAN_OPTIONS"] = ",".join(
-            filter(None, [env.get("ASAN_OPTIONS", ""), "quarantine_size_mb=0", "detect_leaks=0"]))
+            filter(None, [env.get("ASAN_OPTIONS", ""), "quarantine_size_mb=0", "detect_leaks=0"])
+        )
     proc = subprocess.run(
         [*conftest.PYTHON, "-c", f"N = {ITERATIONS}\n" + SCRIPT],
-        env=env, capture_output=True, text=True, timeout=600 * conftest.TIME_SCALE,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600 * conftest.TIME_SCALE,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     growth = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -103,8 +107,15 @@ def test_elements_of_atoms_are_not_tracked():
 
     from markup import Comment, SafeString, h
 
-    leaf = h.P({"class": "c", "data-n": 3, "hidden": True, "title": None}, "x", 1, 2.5, None,
-               SafeString("<b>"), Comment("c"))
+    leaf = h.P(
+        {"class": "c", "data-n": 3, "hidden": True, "title": None},
+        "x",
+        1,
+        2.5,
+        None,
+        SafeString("<b>"),
+        Comment("c"),
+    )
     assert not gc.is_tracked(leaf)
     assert not gc.is_tracked(h.Div(leaf, [h.I("i"), h.Br()]))
 

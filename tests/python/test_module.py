@@ -50,8 +50,20 @@ def test_fresh_module_survives_its_original_being_dropped():
 
 def test_public_names():
     expected = {
-        "h", "render", "render_bytes", "SafeString", "escape", "Comment", "Tag",
-        "classes", "styles", "data", "aria", "tojson", "Element", "MAX_DEPTH",
+        "h",
+        "render",
+        "render_bytes",
+        "SafeString",
+        "escape",
+        "Comment",
+        "Tag",
+        "classes",
+        "styles",
+        "data",
+        "aria",
+        "tojson",
+        "Element",
+        "MAX_DEPTH",
     }
     assert expected <= set(markup.__all__)
     for name in markup.__all__:
@@ -66,11 +78,14 @@ def test_types_live_in_markup():
     assert type(markup.h).__name__ == "TagNamespace"
 
 
-@pytest.mark.parametrize("fn,params", [
-    (markup.render, ["node"]),
-    (markup.render_bytes, ["node"]),
-    (markup.escape, ["s"]),
-])
+@pytest.mark.parametrize(
+    "fn,params",
+    [
+        (markup.render, ["node"]),
+        (markup.render_bytes, ["node"]),
+        (markup.escape, ["s"]),
+    ],
+)
 def test_signatures_are_introspectable(fn, params):
     assert list(inspect.signature(fn).parameters) == params
 
@@ -124,6 +139,7 @@ def test_types_are_immutable():
         with pytest.raises(TypeError):
             cls.extra = 1
     with pytest.raises(TypeError):
+
         class Sub(markup.Tag):
             pass
 
@@ -160,7 +176,8 @@ def test_stubs_type_check_with_mypy(tmp_path):
     pytest.importorskip("mypy")
     package_root = os.path.dirname(os.path.dirname(markup.__file__))
     good = tmp_path / "good.py"
-    good.write_text(textwrap.dedent("""
+    good.write_text(
+        textwrap.dedent("""
         from markup import h, render, render_bytes, SafeString, escape, Tag, classes
         page = h.Div({"class": "x"}, classes("a"), h.P("t", 1, None, [h.I()]), id="m")
         s: str = render(page)
@@ -168,18 +185,29 @@ def test_stubs_type_check_with_mypy(tmp_path):
         e: SafeString = escape("<")
         w = Tag("my-widget")("x")
         tag: str = w.tag
-    """))
+    """)
+    )
     bad = tmp_path / "bad.py"
-    bad.write_text(textwrap.dedent("""
+    bad.write_text(
+        textwrap.dedent("""
         from markup import h, render
         n: int = render(h.P("x"))
         h.Dvi("typo")
-    """))
+    """)
+    )
     env = dict(os.environ)
     if package_root not in site.getsitepackages():  # e.g. PYTHONPATH=build/asan-py/python
         env["MYPYPATH"] = package_root
-    cmd = [*conftest.PYTHON, "-m", "mypy", "--no-incremental", "--strict", "--follow-imports=silent",
-           "--cache-dir", str(tmp_path / "cache")]
+    cmd = [
+        *conftest.PYTHON,
+        "-m",
+        "mypy",
+        "--no-incremental",
+        "--strict",
+        "--follow-imports=silent",
+        "--cache-dir",
+        str(tmp_path / "cache"),
+    ]
     ok = subprocess.run(cmd + [str(good)], capture_output=True, text=True, env=env, cwd=tmp_path)
     assert ok.returncode == 0, ok.stdout + ok.stderr
     ko = subprocess.run(cmd + [str(bad)], capture_output=True, text=True, env=env, cwd=tmp_path)

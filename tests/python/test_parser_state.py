@@ -35,34 +35,96 @@ SETTINGS = settings(
 )
 
 VOCABULARY = [
-    "select", "option", "optgroup", "svg", "math", "mi", "mo", "mn", "ms", "mtext",
-    "annotation-xml", "foreignObject", "desc", "title", "textarea", "style", "script",
-    "noscript", "noembed", "iframe", "xmp", "table", "td", "tr", "p", "b", "div", "font",
-    "mglyph", "malignmark", "template",
+    "select",
+    "option",
+    "optgroup",
+    "svg",
+    "math",
+    "mi",
+    "mo",
+    "mn",
+    "ms",
+    "mtext",
+    "annotation-xml",
+    "foreignObject",
+    "desc",
+    "title",
+    "textarea",
+    "style",
+    "script",
+    "noscript",
+    "noembed",
+    "iframe",
+    "xmp",
+    "table",
+    "td",
+    "tr",
+    "p",
+    "b",
+    "div",
+    "font",
+    "mglyph",
+    "malignmark",
+    "template",
 ]
 # Rarer: the legacy elements and the ones that restructure the document.
-RARE = ["noframes", "caption", "tbody", "frameset", "param", "image", "keygen", "plaintext",
-        "span", "body", "html", "head"]
-TAGS = st.one_of(st.sampled_from(VOCABULARY), st.sampled_from(VOCABULARY),
-                 st.sampled_from(VOCABULARY), st.sampled_from(RARE))
+RARE = [
+    "noframes",
+    "caption",
+    "tbody",
+    "frameset",
+    "param",
+    "image",
+    "keygen",
+    "plaintext",
+    "span",
+    "body",
+    "html",
+    "head",
+]
+TAGS = st.one_of(
+    st.sampled_from(VOCABULARY),
+    st.sampled_from(VOCABULARY),
+    st.sampled_from(VOCABULARY),
+    st.sampled_from(RARE),
+)
 RAW = {"script", "style"}
 VOID = {"param", "image", "keygen"}
 
 # Each injected element carries an attribute no tree holds.
 PAYLOADS = [
-    "<img src=x onerror=alert(1)>", "</select><img src=x onerror=alert(2)>",
-    "</title><img src=x onerror=alert(3)>", "</style><img src=x onerror=alert(4)>",
-    "</script><img src=x onerror=alert(5)>", "</textarea><img src=x onerror=alert(6)>",
-    "</noscript><img src=x onerror=alert(7)>", "</noembed><img src=x onerror=alert(8)>",
-    "</iframe><img src=x onerror=alert(9)>", "</xmp><img src=x onerror=alert(10)>",
-    "</noframes><img src=x onerror=alert(11)>", "</svg><svg onload=alert(12)>",
-    "</math><img src=x onerror=alert(13)>", "</p><img src=x onerror=alert(14)>",
-    "</table><img src=x onerror=alert(15)>", "</desc></svg><img src=x onerror=alert(16)>",
-    "</mi></math><img src=x onerror=alert(17)>", "</foreignObject><img src=x onerror=alert(18)>",
-    "<html onload=alert(19)>", "<frame src=javascript:alert(20)>", "<noframes>", "<!--",
-    "-->", "</td><img src=x onerror=alert(21)>", "<p id=pwn>", "<b title=pwn>",
-    "</template><img src=x onerror=alert(22)>", "</option><img src=x onerror=alert(23)>",
-    "<", "&", "</", "x",
+    "<img src=x onerror=alert(1)>",
+    "</select><img src=x onerror=alert(2)>",
+    "</title><img src=x onerror=alert(3)>",
+    "</style><img src=x onerror=alert(4)>",
+    "</script><img src=x onerror=alert(5)>",
+    "</textarea><img src=x onerror=alert(6)>",
+    "</noscript><img src=x onerror=alert(7)>",
+    "</noembed><img src=x onerror=alert(8)>",
+    "</iframe><img src=x onerror=alert(9)>",
+    "</xmp><img src=x onerror=alert(10)>",
+    "</noframes><img src=x onerror=alert(11)>",
+    "</svg><svg onload=alert(12)>",
+    "</math><img src=x onerror=alert(13)>",
+    "</p><img src=x onerror=alert(14)>",
+    "</table><img src=x onerror=alert(15)>",
+    "</desc></svg><img src=x onerror=alert(16)>",
+    "</mi></math><img src=x onerror=alert(17)>",
+    "</foreignObject><img src=x onerror=alert(18)>",
+    "<html onload=alert(19)>",
+    "<frame src=javascript:alert(20)>",
+    "<noframes>",
+    "<!--",
+    "-->",
+    "</td><img src=x onerror=alert(21)>",
+    "<p id=pwn>",
+    "<b title=pwn>",
+    "</template><img src=x onerror=alert(22)>",
+    "</option><img src=x onerror=alert(23)>",
+    "<",
+    "&",
+    "</",
+    "x",
     # Every end tag that can end an element early, then an injection: in raw
     # text, what the parser makes of it shows where it really is.
     "</title></textarea></select></noscript></noembed></iframe></xmp></noframes></desc>"
@@ -70,16 +132,21 @@ PAYLOADS = [
     "<img src=x onerror=alert(25)>",
     "</title></select></textarea><img src=x onerror=alert(26)>",
 ]
-TEXT = st.one_of(st.sampled_from(PAYLOADS[-3:]),
-                 st.lists(st.sampled_from(PAYLOADS), min_size=1, max_size=3).map("".join))
+TEXT = st.one_of(
+    st.sampled_from(PAYLOADS[-3:]),
+    st.lists(st.sampled_from(PAYLOADS), min_size=1, max_size=3).map("".join),
+)
 
 # Attributes: ones that change the parser's reading where they stand
 # (font's color, annotation-xml's encoding), and hostile values.
 ATTR_VALUES = ["text/html", "application/xhtml+xml", "red", "1", '"><img src=x onerror=alert(24)>']
 ATTRS = st.lists(
-    st.tuples(st.sampled_from(["id", "color", "encoding", "size", "class"]),
-              st.sampled_from(ATTR_VALUES)),
-    max_size=2, unique_by=lambda a: a[0])
+    st.tuples(
+        st.sampled_from(["id", "color", "encoding", "size", "class"]), st.sampled_from(ATTR_VALUES)
+    ),
+    max_size=2,
+    unique_by=lambda a: a[0],
+)
 
 
 def _element(args):
@@ -101,8 +168,9 @@ SMALL_TREES = st.recursive(
     lambda kids: st.tuples(TAGS, ATTRS, st.lists(kids, max_size=2)).map(_element),
     max_leaves=3,
 )
-RAW_LEAVES = st.tuples(st.sampled_from(sorted(RAW)), st.just([]),
-                       st.lists(TEXT, min_size=1, max_size=2)).map(_element)
+RAW_LEAVES = st.tuples(
+    st.sampled_from(sorted(RAW)), st.just([]), st.lists(TEXT, min_size=1, max_size=2)
+).map(_element)
 
 
 @st.composite
@@ -180,11 +248,13 @@ def assert_nothing_injected(html, model):
         local = tag.split(":")[-1]
         if local == "img" and "image" in tags:
             local = "image"  # the parser renames <image>
-        assert local in tags or local in IMPLIED, (
-            f"<{local}> is not in the tree; output: {html!r}")
+        assert local in tags or local in IMPLIED, f"<{local}> is not in the tree; output: {html!r}"
         for name, value in parsed_attrs:
-            assert (local, name, value) in attrs, (
-                f"<{local} {name}={value!r}> is not in the tree; output: {html!r}")
+            assert (
+                local,
+                name,
+                value,
+            ) in attrs, f"<{local} {name}={value!r}> is not in the tree; output: {html!r}"
 
 
 @SETTINGS
@@ -223,7 +293,9 @@ def _replace(model, target, param):
     if model is target:
         return param
     if isinstance(model, El):
-        return Tag(model.tag)(dict(model.attrs), *[_replace(c, target, param) for c in model.children])
+        return Tag(model.tag)(
+            dict(model.attrs), *[_replace(c, target, param) for c in model.children]
+        )
     return model
 
 
@@ -259,7 +331,11 @@ def test_baked_subtree_slots(model, data):
 # and a <script> holding an injection after every end tag: all the shapes
 # two levels deep, where most of the known breakouts live.
 CHAIN_TAGS = sorted(set(VOCABULARY) - RAW - {"mo", "mn", "ms", "optgroup", "malignmark"}) + [
-    "frameset", "plaintext", "image", "caption"]
+    "frameset",
+    "plaintext",
+    "image",
+    "caption",
+]
 INJECTION = PAYLOADS[-2]
 
 
@@ -279,8 +355,16 @@ def test_every_two_level_shape_around_raw_text(raw):
                 continue
             written.add((outer, inner))
             assert_nothing_injected(html, model)
-    everyday = {(None, "div"), ("div", "p"), ("table", "td"), ("template", "div"),
-                ("svg", "foreignObject"), ("svg", "desc"), ("math", "mi"), ("math", "mtext")}
+    everyday = {
+        (None, "div"),
+        ("div", "p"),
+        ("table", "td"),
+        ("template", "div"),
+        ("svg", "foreignObject"),
+        ("svg", "desc"),
+        ("math", "mi"),
+        ("math", "mtext"),
+    }
     if raw == "script":
         everyday |= {("select", "option"), ("option", "b")}
     assert everyday <= written
@@ -291,18 +375,31 @@ def test_every_two_level_shape_around_raw_text(raw):
 PAY = "<img src=x onerror=alert(1)>"
 
 
-@pytest.mark.parametrize("build_tree", [
-    lambda: h.Select(h.Style("</select>" + PAY)),
-    lambda: h.Svg(h.P(h.Title(h.Style("</title>" + PAY)))),
-    lambda: h.Math(h.P(h.Svg(Tag("mi")(h.Style(PAY))))),
-    lambda: Tag("mglyph")(h.Svg(Tag("mi")(h.Style(PAY)))),
-    lambda: h.Math(Tag("annotation-xml")(h.Svg(Tag("mi")(h.Style(PAY))))),
-    lambda: h.Table(h.Tr(h.Td(h.Svg(Tag("desc")(h.Td()), h.Title(h.Style("</title>" + PAY)))))),
-    lambda: h.Title(h.Title(), h.Script("</title>" + PAY)),
-    lambda: h.Svg(Tag("font")({"color": "red"}), h.Style(PAY)),
-    lambda: h.Body(Tag("frameset")(), h.Style(PAY)),
-], ids=["select-style", "svg-p-title", "math-p-svg-mi", "mglyph-svg-mi", "annotation-svg-mi",
-        "td-in-desc", "title-in-title", "font-color", "frameset"])
+@pytest.mark.parametrize(
+    "build_tree",
+    [
+        lambda: h.Select(h.Style("</select>" + PAY)),
+        lambda: h.Svg(h.P(h.Title(h.Style("</title>" + PAY)))),
+        lambda: h.Math(h.P(h.Svg(Tag("mi")(h.Style(PAY))))),
+        lambda: Tag("mglyph")(h.Svg(Tag("mi")(h.Style(PAY)))),
+        lambda: h.Math(Tag("annotation-xml")(h.Svg(Tag("mi")(h.Style(PAY))))),
+        lambda: h.Table(h.Tr(h.Td(h.Svg(Tag("desc")(h.Td()), h.Title(h.Style("</title>" + PAY)))))),
+        lambda: h.Title(h.Title(), h.Script("</title>" + PAY)),
+        lambda: h.Svg(Tag("font")({"color": "red"}), h.Style(PAY)),
+        lambda: h.Body(Tag("frameset")(), h.Style(PAY)),
+    ],
+    ids=[
+        "select-style",
+        "svg-p-title",
+        "math-p-svg-mi",
+        "mglyph-svg-mi",
+        "annotation-svg-mi",
+        "td-in-desc",
+        "title-in-title",
+        "font-color",
+        "frameset",
+    ],
+)
 def test_reported_breakouts_render_safely_or_raise(build_tree):
     try:
         tree = build_tree()
@@ -314,15 +411,34 @@ def test_reported_breakouts_render_safely_or_raise(build_tree):
         assert tag.split(":")[-1] != "img", html
 
 
-@pytest.mark.parametrize("tree, message", [
-    (lambda: h.Select(h.Style("a{}")), "<style> inside <select>: inside <select>, older HTML parsers"),
-    (lambda: h.Svg(h.P("x")), "<p> inside <svg>: inside svg or math content the HTML parser closes"),
-    (lambda: h.Math(h.Div()), "<div> inside <math>:"),
-    (lambda: h.Svg(Tag("desc")(h.Td())), "<td> inside <desc>: inside svg or math the HTML parser may close"),
-    (lambda: h.Div(Tag("plaintext")()), "<plaintext> inside <div>: the HTML parser reads everything"),
-    (lambda: h.Title(h.Title()), "<title> inside <title>: inside an element of the same name"),
-    (lambda: h.Svg(Tag("font")({"size": "3"})), "<font>: font with a color, face or size attribute"),
-], ids=["select-style", "svg-p", "math-div", "desc-td", "plaintext", "title-title", "svg-font"])
+@pytest.mark.parametrize(
+    "tree, message",
+    [
+        (
+            lambda: h.Select(h.Style("a{}")),
+            "<style> inside <select>: inside <select>, older HTML parsers",
+        ),
+        (
+            lambda: h.Svg(h.P("x")),
+            "<p> inside <svg>: inside svg or math content the HTML parser closes",
+        ),
+        (lambda: h.Math(h.Div()), "<div> inside <math>:"),
+        (
+            lambda: h.Svg(Tag("desc")(h.Td())),
+            "<td> inside <desc>: inside svg or math the HTML parser may close",
+        ),
+        (
+            lambda: h.Div(Tag("plaintext")()),
+            "<plaintext> inside <div>: the HTML parser reads everything",
+        ),
+        (lambda: h.Title(h.Title()), "<title> inside <title>: inside an element of the same name"),
+        (
+            lambda: h.Svg(Tag("font")({"size": "3"})),
+            "<font>: font with a color, face or size attribute",
+        ),
+    ],
+    ids=["select-style", "svg-p", "math-div", "desc-td", "plaintext", "title-title", "svg-font"],
+)
 def test_refusals_name_the_element_and_the_reason(tree, message):
     with pytest.raises(ValueError) as exc:
         render(tree())
@@ -336,10 +452,19 @@ def test_everyday_pages_render_as_before():
     page = h.HtmlDocument(
         h.Head(h.Title("Shop"), h.Style("a > b { color: red }"), h.Script("if (a < b) go()")),
         h.Body(
-            h.Svg({"viewBox": "0 0 1 1"}, h.Title("Logo"), h.Style("circle{fill:red}"),
-                  Tag("circle")({"r": "1"})),
-            h.Form(h.Select({"name": "size"}, h.Option({"value": "s"}, "S"),
-                            h.Optgroup({"label": "big"}, h.Option("L")))),
+            h.Svg(
+                {"viewBox": "0 0 1 1"},
+                h.Title("Logo"),
+                h.Style("circle{fill:red}"),
+                Tag("circle")({"r": "1"}),
+            ),
+            h.Form(
+                h.Select(
+                    {"name": "size"},
+                    h.Option({"value": "s"}, "S"),
+                    h.Optgroup({"label": "big"}, h.Option("L")),
+                )
+            ),
             h.Script("document.write(1 < 2)"),
         ),
     )
@@ -349,7 +474,8 @@ def test_everyday_pages_render_as_before():
         '<svg viewBox="0 0 1 1"><title>Logo</title><style>circle{fill:red}</style>'
         '<circle r="1"></circle></svg><form><select name="size"><option value="s">S</option>'
         '<optgroup label="big"><option>L</option></optgroup></select></form>'
-        "<script>document.write(1 < 2)</script></body></html>")
+        "<script>document.write(1 < 2)</script></body></html>"
+    )
 
 
 def test_annotation_xml_encoding_decides_its_content():

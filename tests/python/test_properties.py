@@ -107,8 +107,9 @@ def nodes(draw, depth=0):
     return tree, emit
 
 
-@settings(max_examples=300, deadline=None, print_blob=True,
-          suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=300, deadline=None, print_blob=True, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(nodes())
 def test_random_tree_matches_jinja2(node):
     tree, emit = node

@@ -68,7 +68,9 @@ class Fragment:
 )
 def test_breakout_split_across_html_objects_is_caught_at_render(pieces: tuple) -> None:
     tree = h.Script(*pieces)  # __html__ text is only known when rendering
-    with pytest.raises(ValueError, match=r"<script>: its text, written whole, .*end the element early"):
+    with pytest.raises(
+        ValueError, match=r"<script>: its text, written whole, .*end the element early"
+    ):
         render(tree)
 
 

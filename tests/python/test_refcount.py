@@ -64,19 +64,64 @@ def cases():
         ("escape html raises", [BadHtml()], lambda a: escape(a[0]), RuntimeError),
         # SafeString's str methods: escaping an argument, the str method
         # itself, or building the result (a subclass constructor) fails.
-        ("safe join html raises", [BadHtml()], lambda a: SafeString(",").join(["x", a[0]]), RuntimeError),
+        (
+            "safe join html raises",
+            [BadHtml()],
+            lambda a: SafeString(",").join(["x", a[0]]),
+            RuntimeError,
+        ),
         ("safe join not iterable", [Opaque()], lambda a: SafeString(",").join(a[0]), TypeError),
-        ("safe format html raises", [BadHtml()], lambda a: SafeString("{}{}").format(text, a[0]), RuntimeError),
+        (
+            "safe format html raises",
+            [BadHtml()],
+            lambda a: SafeString("{}{}").format(text, a[0]),
+            RuntimeError,
+        ),
         ("safe format index", [text], lambda a: SafeString("{0}{1}").format(a[0]), IndexError),
-        ("safe format spec", [SafeString("x")], lambda a: SafeString("{:>3}").format(a[0]), ValueError),
-        ("safe format item", [{"a": text}], lambda a: SafeString("<{0[b]}>").format(a[0]), KeyError),
-        ("safe format nested", [text], lambda a: SafeString("{0:{1:{2}}}").format(a[0], 1, 2), ValueError),
-        ("safe format_map key", [{"a": text}], lambda a: SafeString("{a}{b}").format_map(a[0]), KeyError),
-        ("safe mod html raises", [BadHtml()], lambda a: SafeString("%s %s") % (text, a[0]), RuntimeError),
-        ("safe mod mapping", [{"k": BadHtml()}], lambda a: SafeString("%(k)s") % a[0], RuntimeError),
+        (
+            "safe format spec",
+            [SafeString("x")],
+            lambda a: SafeString("{:>3}").format(a[0]),
+            ValueError,
+        ),
+        (
+            "safe format item",
+            [{"a": text}],
+            lambda a: SafeString("<{0[b]}>").format(a[0]),
+            KeyError,
+        ),
+        (
+            "safe format nested",
+            [text],
+            lambda a: SafeString("{0:{1:{2}}}").format(a[0], 1, 2),
+            ValueError,
+        ),
+        (
+            "safe format_map key",
+            [{"a": text}],
+            lambda a: SafeString("{a}{b}").format_map(a[0]),
+            KeyError,
+        ),
+        (
+            "safe mod html raises",
+            [BadHtml()],
+            lambda a: SafeString("%s %s") % (text, a[0]),
+            RuntimeError,
+        ),
+        (
+            "safe mod mapping",
+            [{"k": BadHtml()}],
+            lambda a: SafeString("%(k)s") % a[0],
+            RuntimeError,
+        ),
         ("safe mod count", [text], lambda a: SafeString("%s %s") % (a[0],), TypeError),
         ("safe mod number", [Opaque()], lambda a: SafeString("%d") % a[0], TypeError),
-        ("safe replace html raises", [BadHtml()], lambda a: SafeString("x").replace("x", a[0]), RuntimeError),
+        (
+            "safe replace html raises",
+            [BadHtml()],
+            lambda a: SafeString("x").replace("x", a[0]),
+            RuntimeError,
+        ),
         ("safe center fill", ["<"], lambda a: SafeString("x").center(9, a[0]), TypeError),
         ("safe split sep", [3], lambda a: SafeString("x y").split(a[0]), TypeError),
         ("safe partition empty", [""], lambda a: SafeString("x").partition(a[0]), ValueError),
@@ -158,7 +203,10 @@ def test_successful_build_and_render_do_not_leak():
     def once():
         tree = h.Ul(
             {"class": "x"},
-            [h.Li({"data-id": r["id"], "hidden": False}, r["name"], SafeString("<b>")) for r in rows],
+            [
+                h.Li({"data-id": r["id"], "hidden": False}, r["name"], SafeString("<b>"))
+                for r in rows
+            ],
             Comment("c"),
         )
         render(tree)

@@ -157,7 +157,10 @@ def test_every_standard_element_has_a_factory():
 def test_svg_and_math_factories_start_foreign_content():
     """<svg> and <math> are elements of the HTML standard; inside them a
     parser reads <style> and <script> text as markup, so it is escaped."""
-    assert render(h.Svg({"viewBox": "0 0 1 1"}, h.Style("a<b"))) == '<svg viewBox="0 0 1 1"><style>a&lt;b</style></svg>'
+    assert (
+        render(h.Svg({"viewBox": "0 0 1 1"}, h.Style("a<b")))
+        == '<svg viewBox="0 0 1 1"><style>a&lt;b</style></svg>'
+    )
     assert render(h.Math(h.Style("a<b"))) == "<math><style>a&lt;b</style></math>"
     assert render(h.Svg(h.Style("a<b"))) == render(Tag("svg")(h.Style("a<b")))
     assert render(h.Div(h.Style("a>b"))) == "<div><style>a>b</style></div>"
@@ -208,7 +211,9 @@ def test_elements_are_inspectable():
     assert el.children == ("t", child, 3)
     assert el.children[1] is child
     assert h.Br().attrs == {} and h.Br().children == ()
-    assert repr(el) == "<Element div attrs={'class': 'c', 'hidden': False, 'id': 'main'} children=3>"
+    assert (
+        repr(el) == "<Element div attrs={'class': 'c', 'hidden': False, 'id': 'main'} children=3>"
+    )
     assert repr(h.P()) == "<Element p children=0>"
 
 
@@ -222,7 +227,10 @@ def test_element_html_is_a_safe_string():
 def test_elements_are_shared_not_copied():
     cell = h.Td("x")
     row = h.Tr(cell, cell, cell)
-    assert render(h.Table(row, row)) == "<table>" + ("<tr>" + "<td>x</td>" * 3 + "</tr>") * 2 + "</table>"
+    assert (
+        render(h.Table(row, row))
+        == "<table>" + ("<tr>" + "<td>x</td>" * 3 + "</tr>") * 2 + "</table>"
+    )
 
 
 def test_render_accepts_any_child_value():
@@ -311,7 +319,9 @@ class TestHelpers:
     def test_data_and_aria_refuse_what_they_cannot_write(self, helper, prefix):
         name = helper.__name__
         for not_a_mapping in (3, [("a", 1)], "ab", 0, []):
-            with pytest.raises(TypeError, match=rf"{name}\(\): the positional argument must be a mapping"):
+            with pytest.raises(
+                TypeError, match=rf"{name}\(\): the positional argument must be a mapping"
+            ):
                 helper(not_a_mapping)
         with pytest.raises(TypeError, match=rf"{name}\(\): names must be str"):
             helper({1: "x"})
@@ -345,7 +355,12 @@ def test_render_of_a_safestring_gives_its_text_as_plain_str():
     def item(label):
         return h.Li(label)
 
-    for value in (SafeString("<b>x</b>"), item("a & b"), SafeString("caf\u00e9 <i>"), SafeString("")):
+    for value in (
+        SafeString("<b>x</b>"),
+        item("a & b"),
+        SafeString("caf\u00e9 <i>"),
+        SafeString(""),
+    ):
         out = render(value)
         assert type(out) is str
         assert out == str(value)
@@ -362,8 +377,18 @@ def test_list_of_text_and_safestrings_of_every_width():
         def __html__(self):
             return "<i>h</i>"
 
-    items = ["a<b", SafeString("<b>x</b>"), "caf\xe9 &", SafeString("<p>\u20ac</p>"), Sub("s<"),
-             Html(), 3, None, ("t", SafeString("<br>")), "\U0001f600>"]
+    items = [
+        "a<b",
+        SafeString("<b>x</b>"),
+        "caf\xe9 &",
+        SafeString("<p>\u20ac</p>"),
+        Sub("s<"),
+        Html(),
+        3,
+        None,
+        ("t", SafeString("<br>")),
+        "\U0001f600>",
+    ]
     expected = "a&lt;b<b>x</b>caf\xe9 &amp;<p>\u20ac</p>s&lt;<i>h</i>3t<br>\U0001f600&gt;"
     assert render(h.Div(items)) == f"<div>{expected}</div>"
     assert render(items) == expected

@@ -90,7 +90,8 @@ def test_escape_each_width_equals_markupsafe(width):
         check_like_markupsafe(text)
         # sparse specials: long clean runs between them
         sparse = widest(alphabet) + "".join(
-            rng.choice(SPECIALS) if rng.random() < 0.03 else rng.choice(alphabet[5:]) for _ in range(n)
+            rng.choice(SPECIALS) if rng.random() < 0.03 else rng.choice(alphabet[5:])
+            for _ in range(n)
         )
         check_like_markupsafe(sparse)
 
@@ -119,7 +120,7 @@ def test_escape_long_text_dense_with_specials(n):
     # Past one piece of the escaper the result is counted and sized
     # exactly, with the headroom given back only when it is large: every
     # density from one special in 64 to all special, ASCII and Latin-1.
-    for unit in ("a" * 63 + "<", 'a<b & "c" > \'d\' ', "&", "<>", "é<" * 3 + "ü"):
+    for unit in ("a" * 63 + "<", "a<b & \"c\" > 'd' ", "&", "<>", "é<" * 3 + "ü"):
         text = (unit * (n // len(unit) + 1))[:n]
         check_like_markupsafe(text)
 
@@ -149,7 +150,7 @@ def test_lookalike_characters_are_not_escaped():
         "\ud83c\udf75 & tea",  # a surrogate pair is two characters of a str
         "\ud800 \U0001f375 <",  # a lone surrogate among 4-byte characters
         "\udc00" * 40 + "'" + "\udbff" * 40,
-        "é\ud800\"",
+        'é\ud800"',
     ],
 )
 def test_lone_surrogates_pass_through_as_in_markupsafe(text):
@@ -255,7 +256,7 @@ def test_constructor_takes_str_arguments_and_trusts_html():
     assert SafeString(object="<x>") == "<x>" and SafeString() == ""
     with pytest.raises(TypeError):
         SafeString(obj="x")  # str's own keyword is `object`
-    args = (Html(), )
+    args = (Html(),)
     SafeString(*args)
     assert isinstance(args[0], Html)  # the caller's arguments are left alone
 
@@ -344,7 +345,10 @@ OPERATIONS = [
     ("format conversions", lambda C, s, a: C("{0!r}|{0!s}|{0!a}|{1}").format(_a(a, C), s)),
     ("format spec", lambda C, s, a: C("{0:>12}|{1:^9}").format(_a(a, C), s)),
     ("format nested spec", lambda C, s, a: C("{0:{1}}").format(s, _a(a, C))),
-    ("format keywords", lambda C, s, a: C("{a}<{b[k]}>{c.real}").format(a=_a(a, C), b={"k": s}, c=2)),
+    (
+        "format keywords",
+        lambda C, s, a: C("{a}<{b[k]}>{c.real}").format(a=_a(a, C), b={"k": s}, c=2),
+    ),
     ("format subject", lambda C, s, a: C(s + "{}").format(_a(a, C))),
     ("format_map", lambda C, s, a: C("{x}&{y}").format_map({"x": _a(a, C), "y": s})),
     ("format auto then manual", lambda C, s, a: C("{}{0}").format(_a(a, C))),
@@ -434,8 +438,11 @@ def _outcome(op, cls, subject, arg):
         return ("raises", type(exc).__name__, message)
 
 
-@pytest.mark.parametrize("theirs_cls,ours_cls", [(markupsafe.Markup, SafeString), (SubMarkup, SubSafe)],
-                         ids=["base", "subclass"])
+@pytest.mark.parametrize(
+    "theirs_cls,ours_cls",
+    [(markupsafe.Markup, SafeString), (SubMarkup, SubSafe)],
+    ids=["base", "subclass"],
+)
 @pytest.mark.parametrize("name,op", OPERATIONS, ids=[o[0] for o in OPERATIONS])
 def test_str_methods_match_markupsafe(name, op, theirs_cls, ours_cls):
     for subject in SUBJECTS:
@@ -454,7 +461,10 @@ def test_str_methods_escape_what_they_insert_and_render_verbatim():
     assert SafeString("<b>x</b>").replace("x", "<y>") == "<b>&lt;y&gt;</b>"
     stripped = SafeString("  <b>x</b>  ").strip()
     assert type(stripped) is SafeString
-    assert render(h.P(stripped, SafeString("<i>a</i>")[:3], SafeString("<hr>") * 2)) == "<p><b>x</b><i><hr><hr></p>"
+    assert (
+        render(h.P(stripped, SafeString("<i>a</i>")[:3], SafeString("<hr>") * 2))
+        == "<p><b>x</b><i><hr><hr></p>"
+    )
     assert [type(p) for p in SafeString("<a>\n<b>").splitlines()] == [SafeString, SafeString]
     assert SafeString("<p>Tea &amp; <!-- c --> cake</p>").striptags() == "Tea & cake"
     assert type(SafeString("&lt;").unescape()) is str
@@ -464,10 +474,12 @@ def test_str_method_errors():
     # __html__() must give a str wherever markup calls it (markupsafe would
     # str() an int: an __html__ that lost its return writes "None")
     assert markupsafe.Markup("{}").format(BadHtmlType()) == "3"
-    for use in (lambda: SafeString("{}").format(BadHtmlType()),
-                lambda: SafeString(",").join(["a", BadHtmlType()]),
-                lambda: SafeString(BadHtmlType()),
-                lambda: SafeString(object=BadHtmlType())):
+    for use in (
+        lambda: SafeString("{}").format(BadHtmlType()),
+        lambda: SafeString(",").join(["a", BadHtmlType()]),
+        lambda: SafeString(BadHtmlType()),
+        lambda: SafeString(object=BadHtmlType()),
+    ):
         with pytest.raises(TypeError, match=r"BadHtmlType.__html__\(\) returned int, not str"):
             use()
     with pytest.raises(ValueError, match="Unsupported format specification for SafeString"):

@@ -29,7 +29,13 @@ from markup import SafeString, baked, escape, h, render
 import conftest
 
 # One of each storage CPython uses: ASCII, Latin-1, two bytes, four bytes.
-TEXTS = ["plain ascii", "", "caf\xe9 cr\xe8me", "\u20ac 12 \u2013 \u65e5\u672c", "\U0001f600 smile \u20ac"]
+TEXTS = [
+    "plain ascii",
+    "",
+    "caf\xe9 cr\xe8me",
+    "\u20ac 12 \u2013 \u65e5\u672c",
+    "\U0001f600 smile \u20ac",
+]
 
 
 class PlainSubclass(str):
@@ -126,6 +132,8 @@ def test_layout_under_the_debug_allocator():
         """
     )
     env = dict(os.environ, PYTHONMALLOC="debug")
-    proc = subprocess.run([*conftest.PYTHON, "-X", "dev", "-c", script], capture_output=True, text=True, env=env)
+    proc = subprocess.run(
+        [*conftest.PYTHON, "-X", "dev", "-c", script], capture_output=True, text=True, env=env
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.strip() == "ok"

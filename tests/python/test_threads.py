@@ -31,8 +31,11 @@ class Yielding:
 
 @baked
 def row(cls, rid, name, price):
-    return h.Li({"class": cls, "data-id": rid}, h.Span({"class": "name"}, name),
-                h.Span({"class": "price"}, price))
+    return h.Li(
+        {"class": cls, "data-id": rid},
+        h.Span({"class": "name"}, name),
+        h.Span({"class": "price"}, price),
+    )
 
 
 @baked
@@ -40,16 +43,25 @@ def page(title, rows, extra):
     return h.HtmlDocument(h.Head(h.Title(title)), h.Body(h.Ul(rows), extra))
 
 
-ITEMS = [(i, f"Item <{i}> & \"friends\" \u00e9\u4e2d\U0001f600", i * 1.25) for i in range(60)]
+ITEMS = [(i, f'Item <{i}> & "friends" \u00e9\u4e2d\U0001f600', i * 1.25) for i in range(60)]
 
 SHARED_TREE = h.HtmlDocument(
     h.Head(h.Title("Shared & <tree>"), h.Script("var d = ", tojson({"a": "</script>"}), ";")),
     h.Body(
         {"class": "page", "data-x": 'q"uote'},
         Comment("a -- comment <b>"),
-        h.Ul([h.Li({"data-id": i, "title": name}, name, " ", price,
-                   Yielding("<i>y</i>") if i % 10 == 0 else None)
-              for i, name, price in ITEMS]),
+        h.Ul(
+            [
+                h.Li(
+                    {"data-id": i, "title": name},
+                    name,
+                    " ",
+                    price,
+                    Yielding("<i>y</i>") if i % 10 == 0 else None,
+                )
+                for i, name, price in ITEMS
+            ]
+        ),
         SafeString("<hr>"),
         Tag("my-widget")({"@click": "go()", ":value": "v"}, [["nested", ["lists"]], ("tuple",)]),
     ),
@@ -60,9 +72,20 @@ SHARED_ROWS = [row("card", i, name, price) for i, name, price in ITEMS]
 def build_fresh():
     """Builds a new tree per call: keyword names go through the shared
     conversion cache."""
-    return render(h.Div(
-        [h.Input(type="checkbox", checked=(i % 2 == 0), data_item_id=i, class_="c", aria_label=name)
-         for i, name, _ in ITEMS[:20]]))
+    return render(
+        h.Div(
+            [
+                h.Input(
+                    type="checkbox",
+                    checked=(i % 2 == 0),
+                    data_item_id=i,
+                    class_="c",
+                    aria_label=name,
+                )
+                for i, name, _ in ITEMS[:20]
+            ]
+        )
+    )
 
 
 def bake_fresh():
@@ -99,7 +122,7 @@ def test_threads_render_shared_trees_and_templates_identically():
         try:
             start.wait()
             names = list(JOBS)
-            names = names[index % len(names):] + names[:index % len(names)]
+            names = names[index % len(names) :] + names[: index % len(names)]
             while time.monotonic() < deadline[0]:
                 for name in names:
                     out = JOBS[name]()

@@ -22,8 +22,9 @@ import conftest
 
 # The mypy tests skip without mypy (requirements-dev.txt), as on the
 # emulated CPUs of `make cross-pytest`; the run-time checks do not need it.
-needs_mypy = pytest.mark.skipif(importlib.util.find_spec("mypy") is None,
-                                reason="mypy is in requirements-dev.txt")
+needs_mypy = pytest.mark.skipif(
+    importlib.util.find_spec("mypy") is None, reason="mypy is in requirements-dev.txt"
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 TYPING_DIR = ROOT / "tests" / "typing"
@@ -34,9 +35,22 @@ CACHE_DIR = ROOT / "build" / "mypy-cache" / f"py{sys.version_info[0]}.{sys.versi
 def run_mypy(*args, cwd=ROOT):
     env = dict(os.environ, MYPYPATH=str(ROOT / "pymarkup"))
     proc = subprocess.run(
-        [*conftest.PYTHON, "-m", "mypy", "--strict", "--cache-dir", str(CACHE_DIR),
-         "--show-error-codes", "--no-color-output", *args],
-        cwd=cwd, env=env, capture_output=True, text=True, timeout=600,
+        [
+            *conftest.PYTHON,
+            "-m",
+            "mypy",
+            "--strict",
+            "--cache-dir",
+            str(CACHE_DIR),
+            "--show-error-codes",
+            "--no-color-output",
+            *args,
+        ],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     return proc.returncode, proc.stdout + proc.stderr
 
@@ -57,7 +71,7 @@ def test_api_checks_hold_at_run_time():
 # as mypy versions name some errors differently), and no other line may
 # draw one: the stubs keep @baked's parameters, the read-only and final
 # types, and the return types.
-MISTAKES = '''
+MISTAKES = """
 from markup import Comment, Element, SafeString, Tag, baked, escape, h, iter_render, render
 
 @baked
@@ -86,7 +100,7 @@ class Widget(Element):  # E: misc
 
 def needs_tag(tag: Tag) -> None: ...
 needs_tag("div")  # E: arg-type
-'''
+"""
 
 
 @needs_mypy
@@ -103,13 +117,19 @@ def test_mypy_rejects_misuse(tmp_path):
 
     found = {}
     # By file name: mypy may print the path it cached the module under.
-    for number, error_code in re.findall(r"mistakes\.py:(\d+): error: .*\[([\w-]+)\]$", output, re.M):
+    for number, error_code in re.findall(
+        r"mistakes\.py:(\d+): error: .*\[([\w-]+)\]$", output, re.M
+    ):
         found.setdefault(int(number), set()).add(error_code)
     missing = {n: c for n, c in expected.items() if not c & found.get(n, set())}
     unexpected = {n: c for n, c in found.items() if n not in expected}
     lines = source.splitlines()
-    assert not missing, "mypy accepted:\n" + "\n".join(lines[n - 1] for n in missing) + "\n" + output
-    assert not unexpected, "mypy rejected:\n" + "\n".join(lines[n - 1] for n in unexpected) + "\n" + output
+    assert not missing, (
+        "mypy accepted:\n" + "\n".join(lines[n - 1] for n in missing) + "\n" + output
+    )
+    assert not unexpected, (
+        "mypy rejected:\n" + "\n".join(lines[n - 1] for n in unexpected) + "\n" + output
+    )
 
 
 def example_targets():
@@ -119,10 +139,13 @@ def example_targets():
     targets = []
     if EXAMPLES_DIR.is_dir():
         targets = sorted(
-            p for p in EXAMPLES_DIR.iterdir()
+            p
+            for p in EXAMPLES_DIR.iterdir()
             if (p.is_file() and p.suffix == ".py") or (p.is_dir() and any(p.rglob("*.py")))
         )
-    return targets or [pytest.param(None, marks=pytest.mark.skip(reason="examples/ has no Python example"))]
+    return targets or [
+        pytest.param(None, marks=pytest.mark.skip(reason="examples/ has no Python example"))
+    ]
 
 
 def missing_imports(target):
@@ -161,12 +184,27 @@ def test_stubs_match_the_extension(tmp_path):
     env.pop("MYPYPATH", None)
     # The markup that pytest imports is the one stubtest must inspect.
     env["PYTHONPATH"] = os.pathsep.join(
-        [str(Path(markup.__file__).parents[1])] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+        [str(Path(markup.__file__).parents[1])]
+        + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
     )
     proc = subprocess.run(
-        [*conftest.PYTHON, "-m", "mypy.stubtest", "markup",
-         "--allowlist", str(TYPING_DIR / "stubtest-allowlist.txt"),
-         "--mypy-config-file", str(tmp_path / "none.ini"), "--ignore-unused-allowlist"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
+        [
+            *conftest.PYTHON,
+            "-m",
+            "mypy.stubtest",
+            "markup",
+            "--allowlist",
+            str(TYPING_DIR / "stubtest-allowlist.txt"),
+            "--mypy-config-file",
+            str(tmp_path / "none.ini"),
+            "--ignore-unused-allowlist",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
-    assert proc.returncode == 0, f"stubtest found stubs that differ from the extension:\n{proc.stdout}{proc.stderr}"
+    assert (
+        proc.returncode == 0
+    ), f"stubtest found stubs that differ from the extension:\n{proc.stdout}{proc.stderr}"

@@ -20,8 +20,17 @@ from pathlib import Path
 import pytest
 
 from htmldom import (
-    REPLACED, Cmt, El, ascii_lower, bake, build, elements, expected_dom, parse_dom,
-    slot_values, text_as_parsed,
+    REPLACED,
+    Cmt,
+    El,
+    ascii_lower,
+    bake,
+    build,
+    elements,
+    expected_dom,
+    parse_dom,
+    slot_values,
+    text_as_parsed,
 )
 from markup import Tag, baked, h, render, tojson
 
@@ -68,22 +77,26 @@ def test_corpus_is_loaded_and_clean():
 def placements(payload, comment):
     """A tree with the payload in every value position of common elements."""
     p = payload
-    return El("div", [("title", p), ("class", p), ("id", p), ("data-x", p), ("style", p)], [
-        p,
-        El("a", [("href", p), ("title", p)], [p]),
-        El("span", [("onclick", p), ("onmouseover", p)], [p]),
-        Cmt(comment),
-        El("img", [("src", p), ("alt", p), ("onerror", p)]),
-        El("input", [("value", p), ("placeholder", p)]),
-        El("textarea", [("placeholder", p)], [p]),
-        El("title", [], [p]),
-        El("ul", [], [El("li", [("data-y", p)], [p, El("em", [], [p])])]),
-        El("button", [("formaction", p)], [p]),
-        El("iframe", [("srcdoc", p), ("src", p)]),
-        El("svg", [("class", p)], [El("text", [("data-x", p)], [p]), El("desc", [], [p])]),
-        El("math", [], [El("mtext", [], [p]), El("mi", [], [p])]),
-        p,
-    ])
+    return El(
+        "div",
+        [("title", p), ("class", p), ("id", p), ("data-x", p), ("style", p)],
+        [
+            p,
+            El("a", [("href", p), ("title", p)], [p]),
+            El("span", [("onclick", p), ("onmouseover", p)], [p]),
+            Cmt(comment),
+            El("img", [("src", p), ("alt", p), ("onerror", p)]),
+            El("input", [("value", p), ("placeholder", p)]),
+            El("textarea", [("placeholder", p)], [p]),
+            El("title", [], [p]),
+            El("ul", [], [El("li", [("data-y", p)], [p, El("em", [], [p])])]),
+            El("button", [("formaction", p)], [p]),
+            El("iframe", [("srcdoc", p), ("src", p)]),
+            El("svg", [("class", p)], [El("text", [("data-x", p)], [p]), El("desc", [], [p])]),
+            El("math", [], [El("mtext", [], [p]), El("mi", [], [p])]),
+            p,
+        ],
+    )
 
 
 def assert_same_dom(html, model, scripting=True):
@@ -123,11 +136,22 @@ def test_payload_in_every_slot_of_a_baked_function(payload):
     p = payload
     html = page(p, p, [row(p, p, p), row(p, "t", "/x"), h.Li(p)])
     item = El("li", [("title", p)], [El("a", [("href", p)], [p])])
-    model = El("section", [("class", p)], [
-        El("span", [], [p]),
-        El("ul", [], [item, El("li", [("title", "t")], [El("a", [("href", "/x")], [p])]),
-                      El("li", [], [p])]),
-    ])
+    model = El(
+        "section",
+        [("class", p)],
+        [
+            El("span", [], [p]),
+            El(
+                "ul",
+                [],
+                [
+                    item,
+                    El("li", [("title", "t")], [El("a", [("href", "/x")], [p])]),
+                    El("li", [], [p]),
+                ],
+            ),
+        ],
+    )
     assert_same_dom(html, model)
 
 
@@ -165,7 +189,7 @@ def test_payload_in_raw_text_is_refused_or_is_the_only_text(payload):
     assert after == ("b", [], [("#text", "after")])
     assert (json_tag, json_attrs, kind) == ("script", [], "#text")
     assert text.startswith(JSON_PREFIX) and text.endswith(";")
-    assert json.loads(text[len(JSON_PREFIX):-1]) == {"v": payload}
+    assert json.loads(text[len(JSON_PREFIX) : -1]) == {"v": payload}
 
 
 # Elements whose content the parser reads as raw text; markup escapes
@@ -180,7 +204,8 @@ def test_payload_inside_raw_text_containers_stays_text(payload):
     text = text_as_parsed(render(inner), REPLACED)
     html = render([Tag(tag)(inner) for tag in RAW_CONTAINERS] + [h.Span("after")])
     assert parse_dom(html) == [(tag, [], [("#text", text)]) for tag in RAW_CONTAINERS] + [
-        ("span", [], [("#text", "after")])]
+        ("span", [], [("#text", "after")])
+    ]
     # Scripting off, <noscript> content is markup, and must be the tree.
     model = El("noscript", [], [El("p", [("title", payload)], [payload])])
     assert_same_dom(render(build(model)), model, scripting=False)
@@ -188,12 +213,13 @@ def test_payload_inside_raw_text_containers_stays_text(payload):
 
 # --- names ----------------------------------------------------------------
 
-REJECTED_IN_NAMES = set(' \t\n\f\r"\'<>/=&\\`')
+REJECTED_IN_NAMES = set(" \t\n\f\r\"'<>/=&\\`")
 
 
 def valid_attr_name(name):
     return bool(name) and not any(
-        c in REJECTED_IN_NAMES or ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in name)
+        c in REJECTED_IN_NAMES or ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in name
+    )
 
 
 @pytest.mark.parametrize("payload", PAYLOADS)
@@ -252,8 +278,19 @@ def test_raw_text_in_mathml_glyphs_stays_text(point, inner, factory):
     payload = "<img src=x onerror=alert(1)>"
     tree = Tag("math")(Tag(point)(Tag(inner)(factory(payload))))
     tag, lower = factory.name, inner.lower()
-    expected = [("math:math", [], [(f"math:{point}", [], [
-        (f"math:{lower}", [], [(f"math:{tag}", [], [("#text", payload)])])])])]
+    expected = [
+        (
+            "math:math",
+            [],
+            [
+                (
+                    f"math:{point}",
+                    [],
+                    [(f"math:{lower}", [], [(f"math:{tag}", [], [("#text", payload)])])],
+                )
+            ],
+        )
+    ]
     assert parse_dom(render(tree)) == expected
 
     @baked
@@ -265,8 +302,13 @@ def test_raw_text_in_mathml_glyphs_stays_text(point, inner, factory):
 
 @pytest.mark.parametrize(
     "path",
-    [("svg", "foreignObject"), ("svg", "desc"), ("svg", "title"), ("math", "mi"),
-     ("math", "mtext")],
+    [
+        ("svg", "foreignObject"),
+        ("svg", "desc"),
+        ("svg", "title"),
+        ("math", "mi"),
+        ("math", "mtext"),
+    ],
     ids="/".join,
 )
 def test_html_integration_points_hold_raw_text_again(path):
