@@ -252,24 +252,21 @@ MARKUP_API size_t markup_escape_span(const char *s, size_t n);
 /* Appends the escaped form of `s` to `buf` with the best implementation.
    On failure (NOMEM, TOO_LARGE) the buffer is rolled back to its length
    before the call. The escaped text never holds more than
-   n * MARKUP_ESCAPE_MAX_EXPANSION bytes, but the input is escaped in 16 KiB
-   pieces, each reserving room for its worst case (5 x 16 KiB plus 128
-   bytes past the write position): with the buffer's 1.5x growth on top,
-   the capacity stays under about 1.5 x (what is written + 80 KiB), never
-   five times the input. */
+   n * MARKUP_ESCAPE_MAX_EXPANSION bytes; long input is escaped in pieces,
+   each reserving room for its own worst case, so the buffer's capacity
+   stays within 1.5x of what is written plus a fixed slack (under 100 KiB),
+   never five times the input (markup_escape_room says how much). */
 MARKUP_API markup_status markup_escape(markup_buf *buf, const char *s, size_t n);
 
 /* As markup_escape, with one allocation sized by what the escaped text
    can need: it counts the bytes to escape first (a second pass over the
    text), then reserves at most n + 4 * count + 128 bytes past buf->len
    (n alone for text with nothing to escape; the buffer's 1.5x growth may
-   round a small reservation up), where markup_escape reserves
-   5 x 16 KiB + 128 past the write position for each piece whatever the
-   piece holds. For text kept as it is written (a
-   string's storage), where that headroom would cost memory, or for
-   allocators that hand out fresh pages above a size (glibc's mmap
-   threshold, 128 KiB by default), where it would cost page faults. On
-   failure (NOMEM, TOO_LARGE) the buffer is unchanged. */
+   round a small reservation up), where markup_escape reserves each
+   piece's worst case whatever it holds. For text kept as it is written (a
+   string's storage), where headroom costs memory, and for allocators
+   where large blocks cost page faults. On failure (NOMEM, TOO_LARGE) the
+   buffer is unchanged. */
 MARKUP_API markup_status markup_escape_exact(markup_buf *buf, const char *s, size_t n);
 
 /* The room past buf->len that lets markup_escape (or markup_escape_with)
