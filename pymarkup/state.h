@@ -40,11 +40,11 @@ static inline int PyModule_AddObjectRef(PyObject *m, const char *name, PyObject 
 /* ------------------------------------------------------------------------ */
 
 typedef struct pm_state {
-    PyTypeObject *element_type;    /* markup._core.Element                     */
-    PyTypeObject *tag_type;        /* markup._core.Tag: an element factory     */
-    PyTypeObject *namespace_type;  /* the type of `h`                          */
-    PyTypeObject *comment_type;    /* markup._core.Comment                     */
-    PyTypeObject *safestring_type; /* markup._core.SafeString (str subclass)   */
+    PyTypeObject *element_type;    /* markup.Element                           */
+    PyTypeObject *tag_type;        /* markup.Tag: an element factory           */
+    PyTypeObject *namespace_type;  /* markup.TagNamespace, the type of `h`     */
+    PyTypeObject *comment_type;    /* markup.Comment                           */
+    PyTypeObject *safestring_type; /* markup.SafeString (a str subclass)       */
 
     /* Owned by baked.c: pm_baked_init() may set these; they stay NULL
        otherwise. module.c visits and clears them with the rest of the
