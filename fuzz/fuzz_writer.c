@@ -17,8 +17,9 @@
  * - each successful open adds one level and writes "<tag", each close of a
  *   non-void element writes "</tag>";
  * - at its close, the content of a <script> or <style> that holds only
- *   text (in svg or math it may hold markup) never contains its own end tag (nor "<!--" in a script), in
- *   any letter case, whether the writer wrote it raw or escaped;
+ *   text (in svg or math it may hold markup) never contains its own end
+ *   tag (nor "<!--" in a script), in any letter case, whether the writer
+ *   wrote it raw or escaped;
  * - the content of a title, textarea, iframe, xmp, noembed, noframes or
  *   noscript that has no svg or math around it never contains its end tag.
  *

@@ -363,7 +363,8 @@ def test_baked_with_10000_parameters():
     source = (
         f"def wide({', '.join(names)}):\n"
         f"    values = [{', '.join(names)}]\n"
-        f"    return h.Div(*[h.I({{'data-x': v}}) if j % 2 else h.B(v) for j, v in enumerate(values)])\n"
+        f"    return h.Div(*[h.I({{'data-x': v}}) if j % 2 else h.B(v)\n"
+        f"                   for j, v in enumerate(values)])\n"
     )
     namespace = {"h": h}
     with time_limit(30):
