@@ -1,11 +1,15 @@
 /*
  * render.c - the render walker: one pass over an element tree into one
- * markup_buf, written with libmarkup's escaper and HTML writers.
+ * markup_buf, through libmarkup's HTML writer (markup_writer), which
+ * decides how each piece is written where it stands.
  *
- * The tree was validated when it was built (element.c), so the walker only
- * dispatches: exact str and Element first, everything else in
- * render_child_rare. Depth is bounded by MARKUP_MAX_DEPTH so that no tree
- * can overflow the C stack.
+ * The tree's values were validated when it was built (element.c), so the
+ * walker only dispatches: exact str and Element first, everything else in
+ * render_child_rare. Where the writer says nothing needs checking
+ * (markup_writer_plain_buf, markup_writer_attr_buf) text and attributes go
+ * straight into the buffer. Depth is bounded by MARKUP_MAX_DEPTH so that no
+ * tree can overflow the C stack. pm_render_as is the one entry point:
+ * render(), render_bytes() and an element's __html__.
  */
 #include "state.h"
 
