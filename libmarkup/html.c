@@ -7,6 +7,7 @@
 
 #include "copy_impl.h"
 #include "error_impl.h"
+#include "html_impl.h"
 #include "markup/markup.h"
 #include "utf8_impl.h"
 
@@ -387,13 +388,24 @@ static const struct {
     {"th", MARKUP_TAG_IS_TABLE_PART},
 };
 
-markup_tag_class markup_html_tag_class(const char *tag, size_t n) {
-    if (tag == NULL || n == 0 || n > 14) return 0; /* "annotation-xml" is the longest */
+/* The entry of the class table for `tag`, or -1. */
+static ptrdiff_t tag_entry(const char *tag, size_t n) {
+    if (tag == NULL || n == 0 || n > 14) return -1; /* "annotation-xml" is the longest */
     unsigned char first = ascii_lower((unsigned char)tag[0]);
     for (size_t i = 0; i < sizeof TAG_CLASSES / sizeof TAG_CLASSES[0]; i++) {
         const char *name = TAG_CLASSES[i].name;
         if ((unsigned char)name[0] == first && equals_ignore_case(tag, n, name))
-            return TAG_CLASSES[i].cls;
+            return (ptrdiff_t)i;
     }
-    return 0;
+    return -1;
+}
+
+markup_tag_class markup_html_tag_class(const char *tag, size_t n) {
+    ptrdiff_t i = tag_entry(tag, n);
+    return i < 0 ? 0 : TAG_CLASSES[i].cls;
+}
+
+const char *markup_html_tag_name_(const char *tag, size_t n) {
+    ptrdiff_t i = tag_entry(tag, n);
+    return i < 0 ? NULL : TAG_CLASSES[i].name;
 }

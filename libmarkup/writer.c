@@ -14,6 +14,7 @@
 #include "alloc_impl.h"
 #include "copy_impl.h"
 #include "error_impl.h"
+#include "html_impl.h"
 #include "markup/markup.h"
 
 /* markup_context.mode: how the parser reads what comes inside. */
@@ -274,7 +275,11 @@ markup_status markup_writer_open_class(markup_writer *w, const char *tag, size_t
         /* Most elements of most pages: HTML content inside HTML content. */
         inside = (cls & CHANGES_CONTENT) ? html_inside(up, cls, false) : up;
     } else {
-        if ((st = place(w, cls, &inside, err)) != MARKUP_OK) return st;
+        if ((st = place(w, cls, &inside, err)) != MARKUP_OK) {
+            /* Every element the rules refuse is in the class table. */
+            if (st == MARKUP_ERR_CONTEXT && err) err->refused = markup_html_tag_name_(tag, n);
+            return st;
+        }
         if (cls & MARKUP_TAG_IS_FRAMESET) w->after_frameset = true;
     }
     if (w->depth == w->cap && (st = grow(w)) != MARKUP_OK) return markup_fail_status_(err, st);

@@ -77,10 +77,11 @@ typedef enum markup_status {
 
 /* Details of a failure. `msg` points to a static string (never freed);
    `pos` is a byte offset into the input that was rejected (0 when the
-   error has no position). `refused` names the sequence that was refused,
-   as the checks spell it ("</script", "<!--", "</title" ...; a static
-   string, found at `pos` in any letter case), or is NULL when the error is
-   not about one. */
+   error has no position). `refused` names what was refused, as a static
+   string: for MARKUP_ERR_RAW_TEXT the sequence as the checks spell it
+   ("</script", "<!--", "</title" ...; found at `pos` in any letter case),
+   for MARKUP_ERR_CONTEXT from an open the element's name in lower case
+   ("p", "style", "td" ...); NULL otherwise. */
 typedef struct markup_error {
     markup_status code;
     size_t pos;

@@ -176,7 +176,15 @@ static void test_refusals(void **state) {
         assert_int_equal(open_tag(&f, cases[i].tag), cases[i].status);
         assert_int_equal(f.err.code, cases[i].status);
         assert_non_null(f.err.msg);
-        assert_null(f.err.refused);
+        if (cases[i].status == MARKUP_ERR_CONTEXT) {
+            /* The refused element, by the table's (lower-case) name. */
+            assert_non_null(f.err.refused);
+            assert_int_equal(strlen(f.err.refused), strlen(cases[i].tag));
+            for (size_t k = 0; cases[i].tag[k]; k++)
+                assert_int_equal(f.err.refused[k], cases[i].tag[k] | 0x20);
+        } else {
+            assert_null(f.err.refused);
+        }
         assert_int_equal(f.buf.len, len);
         assert_int_equal(markup_writer_depth(&f.w), depth);
         assert_int_equal(open_tag(&f, "g"),
