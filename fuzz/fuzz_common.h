@@ -426,8 +426,10 @@ static inline FUZZ_NO_COVERAGE size_t fuzz_ref_tag_error(const char *s, size_t n
 }
 
 static inline markup_tag_kind fuzz_ref_tag_kind(const char *s, size_t n) {
-    static const char *const voids[] = {"area",  "base", "br",   "col",    "embed", "hr", "img",
-                                        "input", "link", "meta", "source", "track", "wbr"};
+    /* The void elements, and the legacy ones the parser reads as empty. */
+    static const char *const voids[] = {"area", "base",   "br",    "col",      "embed",   "hr",
+                                        "img",  "input",  "link",  "meta",     "source",  "track",
+                                        "wbr",  "keygen", "param", "basefont", "bgsound", "frame"};
     for (size_t i = 0; i < sizeof voids / sizeof voids[0]; i++) {
         if (fuzz_ascii_iequal(s, n, voids[i])) return MARKUP_TAG_VOID;
     }

@@ -45,12 +45,7 @@ const uint8_t markup_escape_entity_len_[256] = {LEN64(0), LEN64(64), LEN64(128),
 
 /* ---- scalar kernel ----------------------------------------------------- */
 
-#define ONES  MARKUP_ONES_
 #define HIGHS MARKUP_HIGHS_
-
-/* Non-zero when some byte of w is zero. May also flag bytes above a true
-   zero (borrow), which only matters for locating, not for detecting. */
-static inline uint64_t swar_has_zero(uint64_t v) { return (v - ONES) & ~v & HIGHS; }
 
 static inline uint64_t load_word(const char *p) {
     uint64_t w;

@@ -307,7 +307,7 @@ static const struct {
     {"basefont", MARKUP_TAG_IS_VOID},
     {"bgsound", MARKUP_TAG_IS_VOID},
     {"frame", MARKUP_TAG_IS_VOID},
-    {"image", MARKUP_TAG_IS_VOID},
+    {"image", MARKUP_TAG_IS_IMAGE},
     /* Raw text, and the elements whose content the parser reads as text,
        numbered 1-7 (MARKUP_TAG_TEXT_MASK) in
        the order of TEXT_ELEMENT_END_TAGS. */

@@ -37,6 +37,10 @@ enum {
 /* In markup_writer_context only: a frameset was opened before this place,
    so a writer started there refuses script and style text as well. */
 #define AFTER_FRAMESET 0x200u
+/* In markup_writer_context only: a writer started there writes a part of a
+   document that goes on after it (a baked slot), so it may not open a
+   frameset, which would change how the parser reads the rest. */
+#define RESUMED        0x400u
 
 static inline markup_context top(const markup_writer *w) {
     return w->depth ? w->frames[w->depth - 1].inside : w->base;
@@ -67,7 +71,8 @@ void markup_writer_init(markup_writer *w, markup_buf *out, markup_context where)
     w->depth = 0;
     w->cap = sizeof w->inline_frames / sizeof w->inline_frames[0];
     w->base = where;
-    w->base.flags &= (uint16_t)~AFTER_FRAMESET;
+    w->base.flags &= (uint16_t) ~(AFTER_FRAMESET | RESUMED);
+    w->resumed = (where.flags & RESUMED) != 0;
     w->in_start_tag = false;
     w->after_frameset = (where.flags & AFTER_FRAMESET) != 0;
     w->names_checked = false;
@@ -106,6 +111,7 @@ void markup_writer_dispose(markup_writer *w) {
 markup_context markup_writer_context(const markup_writer *w) {
     markup_context c = top(w);
     if (w->after_frameset) c.flags |= AFTER_FRAMESET;
+    c.flags |= RESUMED;
     return c;
 }
 
@@ -149,7 +155,7 @@ markup_status markup_writer_check_child_slot(markup_writer *w, markup_error *err
 static markup_context html_inside(markup_context up, markup_tag_class cls, bool foreign) {
     markup_context c = {MODE_HTML, 0, up.flags};
     if (foreign) c.flags |= IN_FOREIGN;
-    if (cls & MARKUP_TAG_IS_VOID)
+    if (cls & (MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_IMAGE))
         c.mode = MODE_VOID;
     else if (cls & MARKUP_TAG_IS_SCRIPT)
         c.mode = MODE_SCRIPT;
@@ -221,6 +227,11 @@ static markup_status place(const markup_writer *w, markup_tag_class cls, markup_
             err, MARKUP_ERR_CONTEXT, 0,
             "the HTML parser reads everything after <plaintext> as its text, end tags "
             "included: it cannot be closed");
+    if ((cls & MARKUP_TAG_IS_FRAMESET) && w->resumed)
+        return markup_fail_(err, MARKUP_ERR_CONTEXT, 0,
+                            "a frameset in a part written into a larger document (a baked "
+                            "slot) would make the parser ignore script and style start tags "
+                            "in the rest of it");
     if (foreign && (cls & (MARKUP_TAG_IS_TABLE_PART | MARKUP_TAG_IS_FRAMESET)))
         return markup_fail_(
             err, MARKUP_ERR_CONTEXT, 0,
@@ -259,8 +270,8 @@ static markup_status grow(markup_writer *w) {
 #define SLOW_IN_HTML (MARKUP_TAG_IS_PLAINTEXT | MARKUP_TAG_IS_FRAMESET)
 /* Classes whose content html_inside reads differently from their parent's. */
 #define CHANGES_CONTENT                                                                            \
-    (MARKUP_TAG_TEXT_MASK | MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_SCRIPT | MARKUP_TAG_IS_STYLE |      \
-     MARKUP_TAG_IS_SVG | MARKUP_TAG_IS_MATH | MARKUP_TAG_IS_SELECT)
+    (MARKUP_TAG_TEXT_MASK | MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_IMAGE | MARKUP_TAG_IS_SCRIPT |      \
+     MARKUP_TAG_IS_STYLE | MARKUP_TAG_IS_SVG | MARKUP_TAG_IS_MATH | MARKUP_TAG_IS_SELECT)
 
 markup_status markup_writer_open_class(markup_writer *w, const char *tag, size_t n,
                                        markup_tag_class cls, markup_error *err) {
@@ -385,22 +396,28 @@ markup_status markup_writer_check_attr_slot(const markup_writer *w, const char *
                         "content as HTML: it must be known when the template is made");
 }
 
-/* Applies an attribute that changes the parser's reading (see
-   attr_sets_context) to the open frame. `value` is as the parser will
-   decode it, or NULL for a bare attribute. */
-static markup_status apply_context_attr(markup_writer *w, const char *value, size_t n,
-                                        markup_error *err) {
+/* An attribute that changes the parser's reading (attr_sets_context), before
+   it is written: font's are refused. */
+static markup_status check_context_attr(const markup_writer *w, markup_error *err) {
+    if (w->frames[w->depth - 1].cls & MARKUP_TAG_IS_FONT)
+        return markup_fail_(err, MARKUP_ERR_CONTEXT, 0, font_breakout);
+    return MARKUP_OK;
+}
+
+/* After annotation-xml's encoding was written: the open frame holds HTML
+   when it says so. `value` is as the parser will decode it, or NULL for a
+   bare attribute. */
+static void apply_encoding(markup_writer *w, const char *value, size_t n) {
     markup_writer_frame *f = &w->frames[w->depth - 1];
-    if (f->cls & MARKUP_TAG_IS_FONT) return markup_fail_(err, MARKUP_ERR_CONTEXT, 0, font_breakout);
-    /* annotation-xml: the tokenizer keeps the first of repeated
-       attributes, so only the first encoding counts. */
     if (value != NULL &&
         (name_is(value, n, "text/html") || name_is(value, n, "application/xhtml+xml"))) {
         f->inside.mode = MODE_HTML;
         f->inside.flags |= IN_FOREIGN;
+        w->top_plain = plain(f->inside);
     }
-    f->cls &= ~(markup_tag_class)MARKUP_TAG_IS_ANNOTATION; /* only the first counts */
-    return MARKUP_OK;
+    /* The tokenizer keeps the first of repeated attributes: only the first
+       encoding counts. */
+    f->cls &= ~(markup_tag_class)MARKUP_TAG_IS_ANNOTATION;
 }
 
 markup_status markup_writer_attr(markup_writer *w, const char *name, size_t name_len,
@@ -408,11 +425,12 @@ markup_status markup_writer_attr(markup_writer *w, const char *name, size_t name
     markup_status st = attr_target(w, name, name_len, err);
     if (st != MARKUP_OK) return st;
     if (value == NULL && value_len != 0) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
-    if (attrs_may_set_context(w) && attr_sets_context(w, name, name_len) &&
-        (st = apply_context_attr(w, value ? value : "", value_len, err)) != MARKUP_OK)
-        return st;
+    bool sets = attrs_may_set_context(w) && attr_sets_context(w, name, name_len);
+    if (sets && (st = check_context_attr(w, err)) != MARKUP_OK) return st;
     st = markup_html_write_attr(w->out, name, name_len, value, value_len);
-    return st == MARKUP_OK ? st : markup_fail_status_(err, st);
+    if (st != MARKUP_OK) return markup_fail_status_(err, st);
+    if (sets) apply_encoding(w, value ? value : "", value_len);
+    return MARKUP_OK;
 }
 
 markup_status markup_writer_attr_html(markup_writer *w, const char *name, size_t name_len,
@@ -420,29 +438,29 @@ markup_status markup_writer_attr_html(markup_writer *w, const char *name, size_t
     markup_status st = attr_target(w, name, name_len, err);
     if (st != MARKUP_OK) return st;
     if (value == NULL && value_len != 0) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
-    if (attrs_may_set_context(w) && attr_sets_context(w, name, name_len)) {
-        /* Trusted HTML is decoded by the parser: a character reference
-           could spell text/html in a way not compared here. */
-        if (value_len && memchr(value, '&', value_len))
-            return markup_fail_(
-                err, MARKUP_ERR_CONTEXT, 0,
-                "a character reference in annotation-xml's encoding: write it plain");
-        if ((st = apply_context_attr(w, value ? value : "", value_len, err)) != MARKUP_OK)
-            return st;
-    }
+    bool sets = attrs_may_set_context(w) && attr_sets_context(w, name, name_len);
+    if (sets && (st = check_context_attr(w, err)) != MARKUP_OK) return st;
+    /* Trusted HTML is decoded by the parser: a character reference could
+       spell text/html in a way not compared here. */
+    if (sets && value_len && memchr(value, '&', value_len))
+        return markup_fail_(err, MARKUP_ERR_CONTEXT, 0,
+                            "a character reference in annotation-xml's encoding: write it plain");
     st = markup_html_write_attr_html(w->out, name, name_len, value, value_len);
-    return st == MARKUP_OK ? st : markup_fail_status_(err, st);
+    if (st != MARKUP_OK) return markup_fail_status_(err, st);
+    if (sets) apply_encoding(w, value ? value : "", value_len);
+    return MARKUP_OK;
 }
 
 markup_status markup_writer_attr_bare(markup_writer *w, const char *name, size_t name_len,
                                       markup_error *err) {
     markup_status st = attr_target(w, name, name_len, err);
     if (st != MARKUP_OK) return st;
-    if (attrs_may_set_context(w) && attr_sets_context(w, name, name_len) &&
-        (st = apply_context_attr(w, NULL, 0, err)) != MARKUP_OK)
-        return st;
+    bool sets = attrs_may_set_context(w) && attr_sets_context(w, name, name_len);
+    if (sets && (st = check_context_attr(w, err)) != MARKUP_OK) return st;
     st = markup_html_write_attr_bare(w->out, name, name_len);
-    return st == MARKUP_OK ? st : markup_fail_status_(err, st);
+    if (st != MARKUP_OK) return markup_fail_status_(err, st);
+    if (sets) apply_encoding(w, NULL, 0);
+    return MARKUP_OK;
 }
 
 /* ---- content ------------------------------------------------------------ */
@@ -457,7 +475,8 @@ static inline markup_status content(markup_writer *w, markup_error *err) {
 /* Checks s[0..n), the next piece of an element's text that the parser
    reads as raw text (<script>, <style>) or up to an end tag (title...):
    alone unless `seam_only` (escaped text holds no '<'), then joined to the
-   end of the piece before it, whose last bytes the writer keeps. */
+   end of the piece before it, whose last bytes the writer keeps
+   (keep_tail, once the piece is written). */
 static markup_status check_piece(markup_writer *w, markup_context c, const char *s, size_t n,
                                  bool seam_only, markup_error *err) {
     markup_tag_kind kind = c.mode == MODE_SCRIPT  ? MARKUP_TAG_SCRIPT
@@ -493,7 +512,14 @@ static markup_status check_piece(markup_writer *w, markup_context c, const char 
             return MARKUP_ERR_RAW_TEXT;
         }
     }
-    /* The new tail: the last KEEP bytes of the old tail and s together. */
+    return MARKUP_OK;
+}
+
+/* After a piece checked by check_piece was written: its end becomes the
+   tail that the next piece is joined to. */
+static void keep_tail(markup_writer *w, const char *s, size_t n) {
+    enum { KEEP = sizeof w->tail };
+    /* The last KEEP bytes of the old tail and s together. */
     if (n >= KEEP) {
         memcpy(w->tail, s + n - KEEP, KEEP);
         w->tail_len = KEEP;
@@ -503,7 +529,6 @@ static markup_status check_piece(markup_writer *w, markup_context c, const char 
         if (n) memcpy(w->tail + keep_old, s, n);
         w->tail_len = (uint8_t)(keep_old + n);
     }
-    return MARKUP_OK;
 }
 
 markup_status markup_writer_text(markup_writer *w, const char *s, size_t n, markup_error *err) {
@@ -519,8 +544,10 @@ markup_status markup_writer_text(markup_writer *w, const char *s, size_t n, mark
         if ((st = check_piece(w, c, s, n, false, err)) != MARKUP_OK ||
             (st = content(w, err)) != MARKUP_OK)
             return st;
-        st = markup_buf_append(w->out, s, n);
-        return st == MARKUP_OK ? st : markup_fail_status_(err, st);
+        if ((st = markup_buf_append(w->out, s, n)) != MARKUP_OK)
+            return markup_fail_status_(err, st);
+        keep_tail(w, s, n);
+        return MARKUP_OK;
     }
     if (c.mode == MODE_VOID)
         return markup_fail_(err, MARKUP_ERR_VOID_CHILD, 0, "a void element cannot have children");
@@ -531,9 +558,13 @@ markup_status markup_writer_text(markup_writer *w, const char *s, size_t n, mark
         /* Escaped text holds no '<', but may finish an end tag that
            trusted HTML before it started ("</title" then " x"). */
         st = check_piece(w, c, w->out->data + start, w->out->len - start, true, err);
-        if (st != MARKUP_OK) markup_buf_truncate(w->out, start);
+        if (st != MARKUP_OK) {
+            markup_buf_truncate(w->out, start);
+            return st;
+        }
+        keep_tail(w, w->out->data + start, w->out->len - start);
     }
-    return st;
+    return MARKUP_OK;
 }
 
 markup_status markup_writer_html(markup_writer *w, const char *s, size_t n, markup_error *err) {
@@ -547,11 +578,11 @@ markup_status markup_writer_html(markup_writer *w, const char *s, size_t n, mark
     }
     if (c.mode == MODE_VOID)
         return markup_fail_(err, MARKUP_ERR_VOID_CHILD, 0, "a void element cannot have children");
-    if ((raw(c) || in_text(c)) && (st = check_piece(w, c, s, n, false, err)) != MARKUP_OK)
-        return st;
+    if ((st = check_piece(w, c, s, n, false, err)) != MARKUP_OK) return st; /* raw or in text */
     if ((st = content(w, err)) != MARKUP_OK) return st;
-    st = markup_buf_append(w->out, s, n);
-    return st == MARKUP_OK ? st : markup_fail_status_(err, st);
+    if ((st = markup_buf_append(w->out, s, n)) != MARKUP_OK) return markup_fail_status_(err, st);
+    keep_tail(w, s, n);
+    return MARKUP_OK;
 }
 
 /* Comments and doctypes are markup: not in raw text or a void element. */

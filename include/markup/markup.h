@@ -443,37 +443,35 @@ MARKUP_API markup_status markup_html_write_comment(markup_buf *buf, const char *
    does not look the tag up again on every render. */
 typedef uint32_t markup_tag_class;
 
-#define MARKUP_TAG_TEXT_MASK                                                                       \
-    0x7u /* 1..7: title textarea iframe xmp
-                                           noembed noframes noscript       */
-#define MARKUP_TAG_IS_VOID                                                                         \
-    (1u << 3) /* void, or read as empty:
-                                                 keygen param basefont
-                                                 bgsound frame image       */
+/* 1..7: which of title, textarea, iframe, xmp, noembed, noframes and
+   noscript the tag is (0: none). */
+#define MARKUP_TAG_TEXT_MASK     0x7u
+/* Void, or read as empty: keygen param basefont bgsound frame. */
+#define MARKUP_TAG_IS_VOID       (1u << 3)
 #define MARKUP_TAG_IS_SCRIPT     (1u << 4)
 #define MARKUP_TAG_IS_STYLE      (1u << 5)
-#define MARKUP_TAG_IS_PLAINTEXT  (1u << 6) /* never ends                 */
+#define MARKUP_TAG_IS_PLAINTEXT  (1u << 6) /* never ends */
 #define MARKUP_TAG_IS_SELECT     (1u << 7)
 #define MARKUP_TAG_IS_SVG        (1u << 8)
 #define MARKUP_TAG_IS_MATH       (1u << 9)
-#define MARKUP_TAG_IS_SVG_POINT  (1u << 10) /* foreignObject desc title   */
-#define MARKUP_TAG_IS_MATH_TEXT  (1u << 11) /* mi mo mn ms mtext          */
-#define MARKUP_TAG_IS_ANNOTATION (1u << 12) /* annotation-xml             */
-#define MARKUP_TAG_IS_MGLYPH     (1u << 13) /* mglyph malignmark          */
-#define MARKUP_TAG_IS_BREAKOUT                                                                     \
-    (1u << 14) /* ends foreign content: p b
-                                                 div table ul ... (HTML
-                                                 standard, "in foreign
-                                                 content")                 */
-#define MARKUP_TAG_IS_FONT                                                                         \
-    (1u << 15) /* ends it with color, face or
-                                                 size                       */
-#define MARKUP_TAG_IS_TABLE_PART                                                                   \
-    (1u << 16) /* table caption colgroup col
-                                                 tbody thead tfoot tr td th:
-                                                 the parser may close open
-                                                 elements up to a table     */
-#define MARKUP_TAG_IS_FRAMESET (1u << 17)
+/* HTML integration points of SVG: foreignObject desc title. */
+#define MARKUP_TAG_IS_SVG_POINT  (1u << 10)
+/* MathML text integration points: mi mo mn ms mtext. */
+#define MARKUP_TAG_IS_MATH_TEXT  (1u << 11)
+#define MARKUP_TAG_IS_ANNOTATION (1u << 12) /* annotation-xml */
+#define MARKUP_TAG_IS_MGLYPH     (1u << 13) /* mglyph malignmark */
+/* Ends foreign content: p b div table ul ... (the HTML standard's list,
+   "in foreign content"). */
+#define MARKUP_TAG_IS_BREAKOUT   (1u << 14)
+/* Ends foreign content with a color, face or size attribute. */
+#define MARKUP_TAG_IS_FONT       (1u << 15)
+/* table caption colgroup col tbody thead tfoot tr td th: for these the
+   parser may close open elements up to a table. */
+#define MARKUP_TAG_IS_TABLE_PART (1u << 16)
+#define MARKUP_TAG_IS_FRAMESET   (1u << 17)
+/* image: the parser makes it an <img> (void) in HTML content; in svg it is
+   an element of its own. */
+#define MARKUP_TAG_IS_IMAGE      (1u << 18)
 
 /* The class of a tag name (n bytes, ASCII case-insensitive; not
    validated). Unknown tags (custom elements) are 0. Thread-safe. */
@@ -564,6 +562,7 @@ typedef struct markup_writer {
     bool in_start_tag; /* '>' not yet written              */
     bool after_frameset;
     bool names_checked; /* attribute names validated before */
+    bool resumed;       /* started at a markup_writer_context */
     bool attrs_direct;  /* markup_writer_attr_buf may hand out the buffer */
     bool top_plain;     /* markup_writer_plain_buf may hand out the buffer */
     uint8_t tail_len;   /* raw text's last bytes, for seams  */

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "markup/markup.h"
+#include "test_alloc.h"
 
 #define S(lit) (lit), (sizeof(lit) - 1)
 
@@ -166,7 +167,7 @@ static void test_refusals(void **state) {
         {{"script", NULL}, "b", MARKUP_ERR_RAW_TEXT},
         {{"br", NULL}, "b", MARKUP_ERR_VOID_CHILD},
         {{"param", NULL}, "b", MARKUP_ERR_VOID_CHILD},
-        {{"image", NULL}, "b", MARKUP_ERR_VOID_CHILD},
+        {{"image", NULL}, "b", MARKUP_ERR_VOID_CHILD}, /* an <img> to the parser */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         fixture f;
@@ -338,6 +339,12 @@ static void test_void_elements_and_misuse(void **state) {
         assert_int_equal(markup_writer_close(&f.w, &f.err), MARKUP_OK);
     }
     assert_output(&f, "<br><img><param><keygen><basefont><bgsound><frame><image><IMAGE>");
+    markup_buf_clear(&f.buf);
+    /* In svg, image is an element of its own, with an end tag. */
+    open_path(&f, (const char *const[]){"svg", "image", "title", NULL});
+    close_all(&f);
+    assert_output(&f, "<svg><image><title></title></image></svg>");
+    markup_buf_clear(&f.buf);
     assert_int_equal(markup_writer_close(&f.w, &f.err), MARKUP_ERR_INVALID_ARG);
     assert_int_equal(markup_writer_attr(&f.w, S("id"), S("x"), &f.err), MARKUP_ERR_INVALID_ARG);
     assert_int_equal(open_tag(&f, "1x"), MARKUP_ERR_INVALID_TAG);
@@ -431,6 +438,61 @@ static void test_sink(void **state) {
     stop(&whole);
 }
 
+/* A call that runs out of memory changes nothing: the raw-text seam and
+   annotation-xml's encoding are taken in only once their bytes are out. */
+static void test_out_of_memory_leaves_the_writer_as_it_was(void **state) {
+    (void)state;
+    char big[4096];
+    memset(big, 'x', sizeof big);
+    test_alloc ta;
+    test_alloc_init(&ta, TEST_ALLOC_NEVER);
+    markup_buf buf;
+    markup_buf_init(&buf, &ta.alc);
+    markup_writer w;
+    markup_writer_init(&w, &buf, MARKUP_CONTEXT_HTML);
+    markup_error err;
+    assert_int_equal(markup_writer_open(&w, S("script"), &err), MARKUP_OK);
+    assert_int_equal(markup_writer_text(&w, S("var s = '</scr"), &err), MARKUP_OK);
+    ta.fail_at = ta.calls; /* the next growth fails */
+    assert_int_equal(markup_writer_text(&w, big, sizeof big, &err), MARKUP_ERR_NOMEM);
+    ta.fail_at = TEST_ALLOC_NEVER;
+    assert_int_equal(markup_writer_text(&w, S("ipt><img src=x>"), &err), MARKUP_ERR_RAW_TEXT);
+    assert_int_equal(markup_writer_close(&w, &err), MARKUP_OK);
+
+    assert_int_equal(markup_writer_open(&w, S("math"), &err), MARKUP_OK);
+    assert_int_equal(markup_writer_open(&w, S("annotation-xml"), &err), MARKUP_OK);
+    ta.fail_at = ta.calls;
+    assert_int_equal(markup_writer_attr(&w, S("encoding"), big, sizeof big, &err),
+                     MARKUP_ERR_NOMEM);
+    ta.fail_at = TEST_ALLOC_NEVER;
+    assert_int_equal(markup_writer_open(&w, S("style"), &err), MARKUP_OK);
+    assert_int_equal(markup_writer_text(&w, S("<b>"), &err), MARKUP_OK);
+    while (markup_writer_depth(&w)) assert_int_equal(markup_writer_close(&w, &err), MARKUP_OK);
+    /* No encoding went out, so the style is MathML and its text escaped. */
+    assert_non_null(strstr(buf.data, "<annotation-xml><style>&lt;b&gt;</style>"));
+    markup_writer_dispose(&w);
+    markup_buf_free(&buf);
+    assert_int_equal(ta.live_blocks, 0);
+}
+
+/* A writer resumed at another's context writes part of a larger document:
+   a frameset there would change how the parser reads what follows it. */
+static void test_resumed_writer_refuses_a_frameset(void **state) {
+    (void)state;
+    fixture f;
+    start(&f);
+    assert_int_equal(open_tag(&f, "html"), MARKUP_OK);
+    assert_int_equal(markup_writer_flush_tag(&f.w, &f.err), MARKUP_OK);
+    markup_writer slot;
+    markup_writer_init(&slot, &f.buf, markup_writer_context(&f.w));
+    assert_int_equal(markup_writer_open(&slot, S("frameset"), &f.err), MARKUP_ERR_CONTEXT);
+    assert_string_equal(f.err.refused, "frameset");
+    markup_writer_dispose(&slot);
+    assert_int_equal(open_tag(&f, "frameset"), MARKUP_OK); /* in the document itself */
+    close_all(&f);
+    stop(&f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_raw_or_escaped_by_where_the_parser_is),
@@ -442,6 +504,8 @@ int main(void) {
         cmocka_unit_test(test_void_elements_and_misuse),
         cmocka_unit_test(test_depth),
         cmocka_unit_test(test_sink),
+        cmocka_unit_test(test_out_of_memory_leaves_the_writer_as_it_was),
+        cmocka_unit_test(test_resumed_writer_refuses_a_frameset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
