@@ -513,8 +513,12 @@ MARKUP_API markup_tag_class markup_html_tag_class(const char *tag, size_t n);
      browsers before the customizable select) ignore its start tag and read
      its text as markup.
    - plaintext is refused (the parser never leaves it); void elements and
-     the ones the parser reads as empty (keygen param basefont bgsound frame
-     image) take no children and have no end tag.
+     the ones the parser reads as empty (keygen param basefont bgsound
+     frame, and image in HTML content, where it is an <img>) take no
+     children and have no end tag.
+   - After a frameset the parser ignores script and style start tags: their
+     text is refused. A writer started at another's markup_writer_context
+     writes part of a larger document and may not open a frameset.
 
    Usage: markup_writer_init, then any sequence of open, attr*, text, html,
    comment, doctype and close calls (attributes only straight after open;
@@ -659,7 +663,10 @@ MARKUP_API markup_status markup_writer_flush_tag(markup_writer *w, markup_error 
    a text element not right after trusted HTML ending in a '<' (CONTEXT). */
 MARKUP_API markup_status markup_writer_check_child_slot(markup_writer *w, markup_error *err);
 
-/* Where the next child would stand. */
+/* Where the next child would stand, to start another writer there later
+   (markup_writer_init): it carries what the parser would know at this
+   point (a frameset before it), and that the new writer writes part of a
+   larger document. */
 MARKUP_API markup_context markup_writer_context(const markup_writer *w);
 
 /* Whether at `where` text is only escaped and trusted HTML written as is,
