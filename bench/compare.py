@@ -91,7 +91,8 @@ def time_batch(
 def calibrate(
     fn: Callable[..., Any], args: tuple[Any, ...], target: float, clock
 ) -> tuple[int, float]:
-    """(calls per batch so that one batch takes about `target` seconds, at least one; seconds per call)."""
+    """(calls per batch so that one batch takes about `target` seconds, at least one;
+    seconds per call)."""
     calls = 1
     while True:
         elapsed = time_batch(fn, args, calls, clock)
@@ -160,8 +161,9 @@ def check_outputs(page, contenders, reference) -> dict[str, tuple[str, ...]]:
             )
         except pages.OutputMismatch as mismatch:
             fail(
-                f"output mismatch on page {page.key!r}: {contender.name} differs from {reference.name}"
-                f" (allowed normalizations: {', '.join(contender.normalizations) or 'none'})\n{mismatch}"
+                f"output mismatch on page {page.key!r}: {contender.name} differs from"
+                f" {reference.name} (allowed normalizations:"
+                f" {', '.join(contender.normalizations) or 'none'})\n{mismatch}"
             )
     return needed
 
@@ -180,7 +182,9 @@ def pick_reference(contenders):
 
 
 def run_pages(page_list, contenders, settings, log=print) -> dict[str, Any]:
-    """Check every output, then time every contender on every page. Returns the JSON-ready results."""
+    """Check every output, then time every contender on every page.
+
+    Returns the JSON-ready results."""
     reference = pick_reference(contenders)
     results: dict[str, Any] = {}
     for page in page_list:
@@ -191,7 +195,8 @@ def run_pages(page_list, contenders, settings, log=print) -> dict[str, Any]:
             {c.name: (c.renderer(page.kind), page.args) for c in contenders}, settings
         )
         log(
-            f"  {page.key:<16} {output_bytes:>9,} bytes  timed in {time.perf_counter() - started:5.1f} s"
+            f"  {page.key:<16} {output_bytes:>9,} bytes"
+            f"  timed in {time.perf_counter() - started:5.1f} s"
         )
         results[page.key] = {
             "description": page.description,
@@ -296,7 +301,8 @@ def run_escape(settings: Settings, log=print) -> dict[str, Any]:
                     pages.match_output(str(reference(s)), str(fn(s)), allowed)
                 except pages.OutputMismatch as mismatch:
                     fail(
-                        f"escape mismatch in case {case}: {name} differs from markupsafe.escape\n{mismatch}"
+                        f"escape mismatch in case {case}: {name} differs from"
+                        f" markupsafe.escape\n{mismatch}"
                     )
 
         def escape_all(fn, strings=strings):
@@ -327,7 +333,8 @@ def run_escape(settings: Settings, log=print) -> dict[str, Any]:
 
 
 def find_stario_python(explicit: str | None) -> str | None:
-    """A CPython >= 3.12: --stario-python, then pyenv's newest 3.13/3.12, then python3.13/3.12 on PATH."""
+    """A CPython >= 3.12: --stario-python, then pyenv's newest 3.13/3.12,
+    then python3.13/3.12 on PATH."""
     candidates = [explicit] if explicit else []
     pyenv = os.path.expanduser("~/.pyenv/versions")
     for minor in ("3.13", "3.12"):
@@ -339,7 +346,9 @@ def find_stario_python(explicit: str | None) -> str | None:
     for candidate in candidates:
         try:
             out = subprocess.run(
-                [candidate, "-c", "import sys; print(sys.version_info >= (3, 12) and sys.implementation.name)"],
+                [candidate, "-c",
+                 "import sys; print(sys.version_info >= (3, 12)"
+                 " and sys.implementation.name)"],
                 capture_output=True, text=True, timeout=30,
             )  # fmt: skip
         except (OSError, subprocess.SubprocessError):
@@ -383,7 +392,9 @@ def ensure_stario_env(explicit_python: str | None, log=print) -> tuple[Path | No
 
 
 def install_markup_for_stario(python: Path, log=print) -> str:
-    """Builds markup for the Stario interpreter (incremental). Returns '' or the reason it failed."""
+    """Builds markup for the Stario interpreter (incremental).
+
+    Returns '' or the reason it failed."""
     log(f"  building markup for {python.parent.parent.name}")
     result = subprocess.run(
         [str(python), "-m", "pip", "install", "-q", "--no-build-isolation",
@@ -633,14 +644,15 @@ def markdown_report(report: dict[str, Any]) -> str:
     """The result tables as Markdown, for docs/benchmarks.md."""
     m, v, st = report["machine"], report["versions"], report["settings"]
     out = [
-        f"Run of {m['date']} (tree at {m.get('commit', '?')}): {m['cpu']}, {m['cores']} cores, {m['os']};"
-        f" {m['python']}.",
+        f"Run of {m['date']} (tree at {m.get('commit', '?')}): {m['cpu']},"
+        f" {m['cores']} cores, {m['os']}; {m['python']}.",
         "",
         "Versions: " + ", ".join(f"{k} {val}" for k, val in v.items()) + ".",
         "",
-        f"Settings: {'quick' if st['quick'] else 'full'} run, {st['rounds']} rounds (at least {st['min_rounds']}),"
-        f" batches of ~{st['batch_seconds'] * 1000:g} ms, {st['clock']} clock; outputs compared with"
-        f" {report['reference']}. Times are per whole page, in microseconds; ratios are how many times"
+        f"Settings: {'quick' if st['quick'] else 'full'} run, {st['rounds']} rounds"
+        f" (at least {st['min_rounds']}), batches of ~{st['batch_seconds'] * 1000:g} ms,"
+        f" {st['clock']} clock; outputs compared with {report['reference']}."
+        " Times are per whole page, in microseconds; ratios are how many times"
         " faster than Jinja2 / than f-strings with html.escape (higher is better).",
         "",
     ]
@@ -688,7 +700,8 @@ def markdown_report(report: dict[str, Any]) -> str:
     lines = targets(report["pages"])
     if lines:
         out += [
-            "#### Design targets on the 50-row product page, clean and escape-heavy (median vs median)",
+            "#### Design targets on the 50-row product page, clean and escape-heavy"
+            " (median vs median)",
             "",
         ]
         out += [f"- {line.strip()}" for line in lines] + [""]
@@ -764,11 +777,18 @@ def plot(report: dict[str, Any], path: str) -> None:
         ax.set_ylabel("nanoseconds per row (median, log scale)")
         ax.set_title(f"scaling: time per row ({python_label})", fontsize=10)
         ax.legend(fontsize=7, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.14))
-    legend = [Patch(color=palette["main", True], label=f"markup, {python_label} (.venv)"),
-              Patch(color=palette["main", False], label=f"peers, {python_label} (.venv)")]  # fmt: skip
+    legend = [
+        Patch(color=palette["main", True], label=f"markup, {python_label} (.venv)"),
+        Patch(color=palette["main", False], label=f"peers, {python_label} (.venv)"),
+    ]
     if stario_pages:
-        legend += [Patch(color=palette["stario", True], label=f"markup, {stario_label} (.venv-stario)"),
-                   Patch(color=palette["stario", False], label=f"Stario, Jinja2, {stario_label} (.venv-stario)")]  # fmt: skip
+        legend += [
+            Patch(color=palette["stario", True], label=f"markup, {stario_label} (.venv-stario)"),
+            Patch(
+                color=palette["stario", False],
+                label=f"Stario, Jinja2, {stario_label} (.venv-stario)",
+            ),
+        ]
     fig.legend(handles=legend, loc="lower left", ncol=2, fontsize=8)
     fig.suptitle(
         f"markup vs peers: {report['machine']['cpu']}, {report['machine']['python']}"
@@ -832,7 +852,8 @@ def main(argv=None) -> None:
     print(f"outputs : compared with {reference.name} before timing")
     print()
 
-    # --quick stops the scaling at 1,000 rows: the slowest builders take over a second per 10,000-row page.
+    # --quick stops the scaling at 1,000 rows: the slowest builders take over a second
+    # per 10,000-row page.
     page_list = pages.all_pages((10, 100, 1_000) if args.quick else (10, 100, 1_000, 10_000))
     if args.pages:
         wanted = args.pages.split(",")

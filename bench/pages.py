@@ -197,7 +197,8 @@ _SINGLE_QUOTED = re.compile(r"( [^\s=<>\"']+)='([^']*)'")
 
 
 def _entities(html: str) -> str:
-    """``&quot;`` ``&#x27;`` ``&#x2f;`` (html.escape, MiniJinja, dominate) to markupsafe's spelling."""
+    """``&quot;`` ``&#x27;`` ``&#x2f;`` (html.escape, MiniJinja, dominate)
+    to markupsafe's spelling."""
     return _ENTITY.sub(lambda m: _ENTITY_SPELLINGS[m.group(0)], html)
 
 
@@ -230,7 +231,8 @@ def _void_slash(html: str) -> str:
 
 
 def _single_quoted_attributes(html: str) -> str:
-    """``class='say "hi"'`` to ``class="say &#34;hi&#34;"`` (fastcore quotes values holding ``"`` with ``'``)."""
+    """``class='say "hi"'`` to ``class="say &#34;hi&#34;"``
+    (fastcore quotes values holding ``"`` with ``'``)."""
     return _SINGLE_QUOTED.sub(
         lambda m: '%s="%s"' % (m.group(1), m.group(2).replace('"', "&#34;")), html
     )
