@@ -919,6 +919,179 @@ MARKUP_API markup_status markup_baked_write_value(markup_slot_kind kind, const c
                                                   size_t name_len, const markup_value *value,
                                                   markup_buf *out);
 
+/* ------------------------------------------------------------------------ */
+/* Template programs                                                          */
+/* ------------------------------------------------------------------------ */
+
+/* A template program is a baked template with control flow: static HTML,
+   writes of values, conditions and loops, run by libmarkup over data it
+   never looks into. Values are the caller's opaque pointers; every access
+   to them (a field, a comparison, formatting, truth, iteration, writing
+   one out) is a callback of markup_program_data. The Python binding's
+   @baked compiles to one; a C program can build and run one over its own
+   structs.
+
+   A program is a flat array of instructions. Expression instructions
+   (PARAM, ITEM, LOOP_INFO, CYCLE, APPLY) push values on a stack; the
+   statement after them (WRITE, IF or LOOP) pops exactly one. STATIC, JUMP
+   and END_LOOP stand where the stack is empty. Jumps go forward, except
+   END_LOOP's back to the start of its body; no jump leaves or enters a
+   loop. markup_program_builder_finish checks all of this, so a finished
+   program cannot read past its stack, its parameters or its loops.
+
+     STATIC     write static HTML (added by markup_program_add_static)
+     WRITE      pop a value and write it into slot `a`
+     IF         pop a value; when it is false, go to instruction `a`
+     JUMP       go to instruction `a`
+     LOOP       pop an iterable and start a loop; when it has no item, go
+                to instruction `a` (just after its END_LOOP). `b` is
+                MARKUP_LOOP_LOOKAHEAD when the body asks whether an item is
+                the last: the next item is then fetched before the body runs
+     END_LOOP   take the next item and go to instruction `a` (just after
+                its LOOP), or end the loop
+     PARAM      push parameter `a`
+     ITEM       push the current item of the loop `a` levels out (0: the
+                innermost)
+     LOOP_INFO  push data->loop_value(`b`, ...) for the loop `a` levels out
+     CYCLE      pop `b` values, keep the one at (index % b) of the loop `a`
+                levels out
+     APPLY      pop `b` values (pushed in order) and push data->apply(`a`,
+                those values); `a` means what the caller says it means */
+typedef enum markup_op {
+    MARKUP_OP_STATIC = 0,
+    MARKUP_OP_WRITE,
+    MARKUP_OP_IF,
+    MARKUP_OP_JUMP,
+    MARKUP_OP_LOOP,
+    MARKUP_OP_END_LOOP,
+    MARKUP_OP_PARAM,
+    MARKUP_OP_ITEM,
+    MARKUP_OP_LOOP_INFO,
+    MARKUP_OP_CYCLE,
+    MARKUP_OP_APPLY
+} markup_op;
+
+#define MARKUP_LOOP_LOOKAHEAD 1u
+
+/* The deepest nesting of loops in a program, and the most values an
+   expression may hold on the stack at once. */
+#define MARKUP_PROGRAM_MAX_LOOPS 32
+#define MARKUP_PROGRAM_MAX_STACK 256
+
+typedef struct markup_program markup_program;
+typedef struct markup_program_builder markup_program_builder;
+
+/* Where a WRITE's value goes. A CHILD slot's value is written at `context`
+   (markup_writer_context where the slot stands) and `depth` (the elements
+   open around it); an ATTR slot's value is the whole value of attribute
+   `name`, written with the name or omitted as the caller decides. */
+typedef struct markup_program_slot {
+    markup_slot_kind kind;
+    markup_context context;
+    unsigned depth;
+    const char *name; /* ATTR: the attribute name (not NUL-terminated) */
+    size_t name_len;
+} markup_program_slot;
+
+/* A loop as the body sees it: the 0-based index of the current item, and
+   whether it is the last (known only under MARKUP_LOOP_LOOKAHEAD). */
+typedef struct markup_loop_state {
+    size_t index;
+    bool last;
+} markup_loop_state;
+
+/* The caller's side of a run. Every value a callback returns through an
+   out-parameter is owned by the run, which hands it back to `release`
+   exactly once; values given to a callback are borrowed for the call.
+   A callback that fails returns a status other than MARKUP_OK (the
+   caller keeps its own account of why, for example a Python exception):
+   the run stops, releases what it holds, ends every open iteration and
+   returns that status. */
+typedef struct markup_program_data {
+    /* A new reference to `value` (a parameter or a loop item pushed). */
+    void *(*retain)(void *ctx, void *value);
+    void (*release)(void *ctx, void *value);
+    markup_status (*apply)(void *ctx, uint32_t op, void *const *args, uint32_t nargs, void **out);
+    markup_status (*truth)(void *ctx, void *value, bool *out);
+    /* Iteration: begin gives an iterator (owned by the run; handed to
+       iter_end once); next gives an item and *done false, or *done true. */
+    markup_status (*iter_begin)(void *ctx, void *iterable, void **iter);
+    markup_status (*iter_next)(void *ctx, void *iter, void **item, bool *done);
+    void (*iter_end)(void *ctx, void *iter);
+    markup_status (*loop_value)(void *ctx, uint32_t what, const markup_loop_state *loop,
+                                void **out);
+    /* Writes `value` into `slot` (appending to `out`). */
+    markup_status (*write)(void *ctx, const markup_program_slot *slot, void *value,
+                           markup_buf *out);
+} markup_program_data;
+
+/* Where a run stopped: the instruction that failed and the index of the
+   item each open loop was at, outermost first. */
+typedef struct markup_program_fault {
+    uint32_t pc;
+    unsigned nloops;
+    size_t index[MARKUP_PROGRAM_MAX_LOOPS];
+} markup_program_fault;
+
+/* Starts a program over `nparams` parameters. `alc` may be NULL and must
+   outlive the builder and the program. */
+MARKUP_API markup_status markup_program_builder_new(const markup_alloc *alc, size_t nparams,
+                                                    markup_program_builder **out);
+
+/* Frees a builder that was not finished (NULL is a no-op). */
+MARKUP_API void markup_program_builder_free(markup_program_builder *b);
+
+/* Appends static HTML, copied verbatim (trusted: the caller wrote it with
+   a markup_writer). Joins the STATIC instruction before it when nothing
+   stands between them. */
+MARKUP_API markup_status markup_program_add_static(markup_program_builder *b, const char *s,
+                                                   size_t n);
+
+/* Adds a slot (its name is copied) and gives its number for WRITE. */
+MARKUP_API markup_status markup_program_add_slot(markup_program_builder *b,
+                                                 const markup_program_slot *slot, uint32_t *index);
+
+/* Appends an instruction (not STATIC) and gives its position, to patch
+   its target once known. */
+MARKUP_API markup_status markup_program_emit(markup_program_builder *b, markup_op op, uint32_t a,
+                                             uint32_t b_arg, uint32_t *at);
+
+/* The position the next instruction will have, as a jump's target: the
+   static HTML added next is not joined with the STATIC before it. */
+MARKUP_API uint32_t markup_program_here(markup_program_builder *b);
+
+/* Sets the `a` of the instruction at `at` (a jump's target; a target at
+   the next position keeps the next static apart, as markup_program_here). */
+MARKUP_API markup_status markup_program_patch(markup_program_builder *b, uint32_t at, uint32_t a);
+
+/* Checks the program (see above) and turns it into an immutable one. The
+   builder is consumed whether or not this succeeds. Errors: INVALID_ARG
+   with err->pos the first bad instruction and err->msg what is wrong,
+   NOMEM. */
+MARKUP_API markup_status markup_program_builder_finish(markup_program_builder *b,
+                                                       markup_program **out, markup_error *err);
+
+/* Frees a program (NULL is a no-op). Not while another thread runs it. */
+MARKUP_API void markup_program_free(markup_program *prog);
+
+/* Reading a program back (tests, tools). */
+MARKUP_API size_t markup_program_length(const markup_program *prog);
+MARKUP_API markup_op markup_program_op(const markup_program *prog, size_t pc, uint32_t *a,
+                                       uint32_t *b);
+MARKUP_API size_t markup_program_slot_count(const markup_program *prog);
+MARKUP_API const markup_program_slot *markup_program_slot_at(const markup_program *prog,
+                                                             size_t index);
+MARKUP_API size_t markup_program_static_size(const markup_program *prog);
+
+/* Runs the program with `params` (nparams as built), appending to `out`.
+   Returns MARKUP_OK or the first failing callback's status (or NOMEM),
+   with `fault` (may be NULL) saying where; on error the buffer is rolled
+   back. Thread-safe for concurrent runs of one program. */
+MARKUP_API markup_status markup_program_run(const markup_program *prog,
+                                            const markup_program_data *data, void *ctx,
+                                            void *const *params, size_t nparams, markup_buf *out,
+                                            markup_program_fault *fault);
+
 #ifdef __cplusplus
 }
 #endif
