@@ -1,16 +1,17 @@
 /*
- * baked.c - the C side of @baked: placeholders, the compiled template type
- * and its per-call path.
+ * baked.c - the C side of @baked: the stand-ins' base type, the compiled
+ * function and its per-call paths.
  *
- * Decoration (markup._core._compile) calls the builder once with one
- * Placeholder per parameter. Every operation on a placeholder that would
- * freeze a per-call decision into static HTML (str(), +, ==, bool, iteration,
- * attribute access, ...) raises TypeError naming the parameter. The returned
- * tree is checked (no bool literals, no slots in raw text) and serialized by
- * the ordinary render walker; each placeholder it meets closes a static
- * segment and opens a slot of a libmarkup template. A call binds its
- * arguments in C, lets the same walker write each slot's value and returns
- * one SafeString: no Python code runs per call.
+ * markup/_template.py traces the builder with stand-ins (subclasses of
+ * StandIn) and hands the tree here. A tree whose stand-ins are whole
+ * parameters only is serialized by the ordinary render walker into a
+ * markup_baked template: each parameter it meets closes a static segment
+ * and opens a slot, and a call fills the slots (most often in one
+ * markup_baked_render, with no callback per slot). A tree with fields,
+ * loops, conditions or formatting was compiled by _template.py into a
+ * markup_program (compile.c); a call runs it with the data callbacks
+ * below. Either way a call runs no Python code of the template and returns
+ * one SafeString.
  */
 #include "state.h"
 
@@ -24,42 +25,18 @@
 #endif
 
 /* ------------------------------------------------------------------------ */
-/* Placeholder                                                                */
+/* Stand-ins                                                                  */
 /* ------------------------------------------------------------------------ */
 
-/* A stand-in for one parameter while the builder runs. */
+/* The base of every stand-in (markup._template.Stand): a value known only
+   per call while a builder runs. Python subclasses give it its behaviour;
+   C needs only to recognise it (element construction keeps it, the render
+   walker hands it to ctx->on_placeholder) and, for a parameter, its index. */
 typedef struct pm_placeholder {
-    PyObject_HEAD PyObject *name; /* the parameter's name                     */
-    PyObject *func_name;          /* the builder's qualified name, for errors */
-    Py_ssize_t index;             /* the parameter's position                 */
+    PyObject_HEAD PyObject *name; /* the parameter's name, or a path     */
+    PyObject *func_name;          /* the builder's qualified name          */
+    Py_ssize_t index;             /* the parameter's position, -1 if none  */
 } pm_placeholder;
-
-/* What to do instead, by kind of misuse. */
-#define HINT_VALUE "compute the value in the caller and pass the result as the argument"
-#define HINT_TEXT                                                                                  \
-    "build the text in the caller and pass it as the argument, or give the parameter its "         \
-    "own child beside the fixed text: h.P(\"Hello, \", name)"
-#define HINT_BRANCH                                                                                \
-    "decide in the caller and pass the outcome as the argument: a class string or None, "          \
-    "True/False for a boolean attribute, an element or None for an optional child"
-#define HINT_CHILDREN                                                                              \
-    "pass the finished children as the argument (a child slot takes lists, tuples, "               \
-    "generators, elements and the results of other baked functions)"
-#define HINT_ATTR "pass the value you need (for example item.name) as a parameter of its own"
-#define HINT_NAME                                                                                  \
-    "attribute names are fixed when baking: write the name as a constant and pass the "            \
-    "parameter as its value"
-
-/* Raises the TypeError for a misused placeholder and returns NULL. */
-static PyObject *misuse(PyObject *self, const char *what, const char *hint) {
-    pm_placeholder *ph = (pm_placeholder *)self;
-    PyErr_Format(PyExc_TypeError,
-                 "@baked %U(): parameter '%U' %s. The builder runs once, when it is decorated, "
-                 "with stand-ins for its parameters, so a parameter can only be a whole child "
-                 "or a whole attribute value; %s.",
-                 ph->func_name, ph->name, what, hint);
-    return NULL;
-}
 
 static void ph_dealloc(PyObject *self) {
     pm_placeholder *ph = (pm_placeholder *)self;
@@ -70,241 +47,37 @@ static void ph_dealloc(PyObject *self) {
     Py_DECREF(type);
 }
 
-static int is_placeholder(PyObject *o) { return Py_TYPE(o)->tp_dealloc == ph_dealloc; }
-
-/* For binary operators: whichever operand is the placeholder. */
-static PyObject *either(PyObject *a, PyObject *b) { return is_placeholder(a) ? a : b; }
-
-/* repr() answers (error messages and debuggers need it) and names the
-   parameter, so a stray `{x!r}` shows up plainly in the output. */
-static PyObject *ph_repr(PyObject *self) {
-    pm_placeholder *ph = (pm_placeholder *)self;
-    return PyUnicode_FromFormat("<baked parameter '%U' of %U()>", ph->name, ph->func_name);
-}
-
-static PyObject *ph_str(PyObject *self) {
-    return misuse(self, "is converted to a string (str(), %-formatting or join)", HINT_TEXT);
-}
-
-static Py_hash_t ph_hash(PyObject *self) {
-    misuse(self, "is used as an attribute name or dictionary key", HINT_NAME);
-    return -1;
-}
-
-static PyObject *ph_richcompare(PyObject *self, PyObject *other, int op) {
-    (void)other;
-    static const char *const what[] = {
-        "is compared with '<'",  "is compared with '<='", "is compared with '=='",
-        "is compared with '!='", "is compared with '>'",  "is compared with '>='",
-    };
-    return misuse(self, what[op >= 0 && op <= 5 ? op : Py_EQ], HINT_BRANCH);
-}
-
-static int ph_bool(PyObject *self) {
-    misuse(self, "is used as a truth value (if, and, or, not, or a conditional expression)",
-           HINT_BRANCH);
-    return -1;
-}
-
-static PyObject *ph_iter(PyObject *self) {
-    return misuse(self, "is iterated (a for loop, list(), unpacking or *)", HINT_CHILDREN);
-}
-
-static Py_ssize_t ph_len(PyObject *self) {
-    misuse(self, "is passed to len()", HINT_VALUE);
-    return -1;
-}
-
-static int ph_contains(PyObject *self, PyObject *item) {
-    (void)item;
-    misuse(self, "is tested with 'in'", HINT_BRANCH);
-    return -1;
-}
-
-static PyObject *ph_getitem(PyObject *self, PyObject *key) {
-    (void)key;
-    return misuse(self, "is indexed or sliced", HINT_ATTR);
-}
-
-static int ph_setitem(PyObject *self, PyObject *key, PyObject *value) {
-    (void)key;
-    (void)value;
-    misuse(self, "has an item assigned or deleted", HINT_VALUE);
-    return -1;
-}
-
-static PyObject *ph_call(PyObject *self, PyObject *args, PyObject *kwargs) {
-    (void)args;
-    (void)kwargs;
-    return misuse(self, "is called", HINT_VALUE);
-}
-
-/* Attribute access is refused, except what the interpreter's own
-   machinery asks for: `__class__` (isinstance() against ABCs) is answered,
-   and `__html__` is simply absent, so a probe for it says "not HTML". */
-static PyObject *ph_getattro(PyObject *self, PyObject *name) {
-    if (PyUnicode_Check(name)) {
-        if (PyUnicode_CompareWithASCIIString(name, "__class__") == 0)
-            return PyObject_GenericGetAttr(self, name);
-        if (PyUnicode_CompareWithASCIIString(name, "__html__") == 0) {
-            PyErr_SetObject(PyExc_AttributeError, name);
-            return NULL;
-        }
-        /* copy and pickle read these from the instance first. */
-        if (PyUnicode_CompareWithASCIIString(name, "__reduce_ex__") == 0 ||
-            PyUnicode_CompareWithASCIIString(name, "__reduce__") == 0 ||
-            PyUnicode_CompareWithASCIIString(name, "__deepcopy__") == 0 ||
-            PyUnicode_CompareWithASCIIString(name, "__copy__") == 0)
-            return misuse(self, "is copied or pickled", HINT_VALUE);
+static PyObject *ph_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    PyObject *name, *func_name;
+    Py_ssize_t index;
+    if (kwargs && PyDict_GET_SIZE(kwargs)) {
+        PyErr_SetString(PyExc_TypeError, "StandIn() takes no keyword arguments");
+        return NULL;
     }
-    pm_placeholder *ph = (pm_placeholder *)self;
-    PyErr_Format(PyExc_TypeError,
-                 "@baked %U(): parameter '%U' has its attribute '%S' read. The builder runs "
-                 "once, when it is decorated, with stand-ins for its parameters, so a "
-                 "parameter can only be a whole child or a whole attribute value; %s.",
-                 ph->func_name, ph->name, name, HINT_ATTR);
-    return NULL;
-}
-
-static int ph_setattro(PyObject *self, PyObject *name, PyObject *value) {
-    (void)name;
-    (void)value;
-    misuse(self, "has an attribute assigned or deleted", HINT_VALUE);
-    return -1;
-}
-
-#define PH_BINARY(fn, what, hint)                                                                  \
-    static PyObject *fn(PyObject *a, PyObject *b) { return misuse(either(a, b), what, hint); }
-#define PH_UNARY(fn, what, hint)                                                                   \
-    static PyObject *fn(PyObject *self) { return misuse(self, what, hint); }
-
-PH_BINARY(ph_add, "is used with '+'", HINT_TEXT)
-PH_BINARY(ph_sub, "is used with '-'", HINT_VALUE)
-PH_BINARY(ph_mul, "is used with '*'", HINT_VALUE)
-PH_BINARY(ph_mod, "is used with '%' (formatting or modulo)", HINT_TEXT)
-PH_BINARY(ph_divmod, "is passed to divmod()", HINT_VALUE)
-PH_BINARY(ph_lshift, "is used with '<<'", HINT_VALUE)
-PH_BINARY(ph_rshift, "is used with '>>'", HINT_VALUE)
-PH_BINARY(ph_and, "is used with '&'", HINT_VALUE)
-PH_BINARY(ph_xor, "is used with '^'", HINT_VALUE)
-PH_BINARY(ph_or, "is used with '|'", HINT_VALUE)
-PH_BINARY(ph_floordiv, "is used with '//'", HINT_VALUE)
-PH_BINARY(ph_truediv, "is used with '/'", HINT_VALUE)
-PH_BINARY(ph_matmul, "is used with '@'", HINT_VALUE)
-PH_UNARY(ph_neg, "is used with unary '-'", HINT_VALUE)
-PH_UNARY(ph_pos, "is used with unary '+'", HINT_VALUE)
-PH_UNARY(ph_abs, "is passed to abs()", HINT_VALUE)
-PH_UNARY(ph_invert, "is used with '~'", HINT_VALUE)
-PH_UNARY(ph_int, "is converted with int()", HINT_VALUE)
-PH_UNARY(ph_float, "is converted with float()", HINT_VALUE)
-PH_UNARY(ph_index, "is used as an integer (an index, range() or %d)", HINT_VALUE)
-
-static PyObject *ph_pow(PyObject *a, PyObject *b, PyObject *c) {
-    (void)c;
-    return misuse(either(a, b), "is used with '**'", HINT_VALUE);
-}
-
-/* Special methods looked up on the type (format(), round(), math.floor()
-   ...): each one refuses with its own wording. */
-static PyObject *ph_format(PyObject *self, PyObject *spec) {
-    (void)spec;
-    return misuse(self, "is formatted into a string (an f-string or format())", HINT_TEXT);
-}
-
-#define PH_METHOD(fn, what, hint)                                                                  \
-    static PyObject *fn(PyObject *self, PyObject *Py_UNUSED(x)) { return misuse(self, what, hint); }
-
-PH_METHOD(ph_round, "is passed to round()", HINT_VALUE)
-PH_METHOD(ph_trunc, "is passed to math.trunc()", HINT_VALUE)
-PH_METHOD(ph_floor, "is passed to math.floor()", HINT_VALUE)
-PH_METHOD(ph_ceil, "is passed to math.ceil()", HINT_VALUE)
-PH_METHOD(ph_reversed, "is passed to reversed()", HINT_CHILDREN)
-PH_METHOD(ph_bytes, "is converted with bytes()", HINT_TEXT)
-PH_METHOD(ph_complex, "is converted with complex()", HINT_VALUE)
-PH_METHOD(ph_reduce, "is copied or pickled", HINT_VALUE)
-
-static PyMethodDef ph_methods[] = {
-    {"__format__", ph_format, METH_O, NULL},
-    {"__round__", ph_round, METH_VARARGS, NULL},
-    {"__trunc__", ph_trunc, METH_NOARGS, NULL},
-    {"__floor__", ph_floor, METH_NOARGS, NULL},
-    {"__ceil__", ph_ceil, METH_NOARGS, NULL},
-    {"__reversed__", ph_reversed, METH_NOARGS, NULL},
-    {"__bytes__", ph_bytes, METH_NOARGS, NULL},
-    {"__complex__", ph_complex, METH_NOARGS, NULL},
-    {"__reduce_ex__", ph_reduce, METH_O, NULL},
-    {"__reduce__", ph_reduce, METH_NOARGS, NULL},
-    {NULL, NULL, 0, NULL},
-};
-
-PyDoc_STRVAR(ph_doc, "A stand-in for a parameter while an @baked builder runs.\n\n"
-                     "It may only be used as a whole child or a whole attribute value.");
-
-static PyType_Slot ph_slots[] = {
-    {Py_tp_dealloc, ph_dealloc},
-    {Py_tp_repr, ph_repr},
-    {Py_tp_str, ph_str},
-    {Py_tp_hash, ph_hash},
-    {Py_tp_richcompare, ph_richcompare},
-    {Py_tp_iter, ph_iter},
-    {Py_tp_call, ph_call},
-    {Py_tp_getattro, ph_getattro},
-    {Py_tp_setattro, ph_setattro},
-    {Py_tp_methods, ph_methods},
-    {Py_tp_doc, (void *)ph_doc},
-    {Py_nb_bool, ph_bool},
-    {Py_nb_add, ph_add},
-    {Py_nb_subtract, ph_sub},
-    {Py_nb_multiply, ph_mul},
-    {Py_nb_remainder, ph_mod},
-    {Py_nb_divmod, ph_divmod},
-    {Py_nb_power, ph_pow},
-    {Py_nb_lshift, ph_lshift},
-    {Py_nb_rshift, ph_rshift},
-    {Py_nb_and, ph_and},
-    {Py_nb_xor, ph_xor},
-    {Py_nb_or, ph_or},
-    {Py_nb_floor_divide, ph_floordiv},
-    {Py_nb_true_divide, ph_truediv},
-    {Py_nb_matrix_multiply, ph_matmul},
-    {Py_nb_negative, ph_neg},
-    {Py_nb_positive, ph_pos},
-    {Py_nb_absolute, ph_abs},
-    {Py_nb_invert, ph_invert},
-    {Py_nb_int, ph_int},
-    {Py_nb_float, ph_float},
-    {Py_nb_index, ph_index},
-    {Py_mp_length, ph_len},
-    {Py_mp_subscript, ph_getitem},
-    {Py_mp_ass_subscript, ph_setitem},
-    {Py_sq_length, ph_len},
-    {Py_sq_contains, ph_contains},
-    {0, NULL},
-};
-
-static PyType_Spec ph_spec = {
-    .name = "markup._core.Placeholder",
-    .basicsize = sizeof(pm_placeholder),
-    .flags = Py_TPFLAGS_DEFAULT
-#ifdef Py_TPFLAGS_DISALLOW_INSTANTIATION
-             | Py_TPFLAGS_DISALLOW_INSTANTIATION
-#endif
-#ifdef Py_TPFLAGS_IMMUTABLETYPE
-             | Py_TPFLAGS_IMMUTABLETYPE
-#endif
-    ,
-    .slots = ph_slots,
-};
-
-static PyObject *placeholder_new(PyTypeObject *type, PyObject *name, PyObject *func_name,
-                                 Py_ssize_t index) {
-    pm_placeholder *ph = PyObject_New(pm_placeholder, type);
-    if (!ph) return NULL; /* PyObject_New took a reference to the heap type */
+    if (!PyArg_ParseTuple(args, "UUn:StandIn", &name, &func_name, &index)) return NULL;
+    pm_placeholder *ph = (pm_placeholder *)type->tp_alloc(type, 0);
+    if (!ph) return NULL;
     ph->name = Py_NewRef(name);
     ph->func_name = Py_NewRef(func_name);
     ph->index = index;
     return (PyObject *)ph;
 }
+
+PyDoc_STRVAR(ph_doc, "The base of the stand-ins an @baked builder runs with (internal).");
+
+static PyType_Slot ph_slots[] = {
+    {Py_tp_dealloc, ph_dealloc},
+    {Py_tp_new, ph_new},
+    {Py_tp_doc, (void *)ph_doc},
+    {0, NULL},
+};
+
+static PyType_Spec ph_spec = {
+    .name = "markup._core.StandIn",
+    .basicsize = sizeof(pm_placeholder),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .slots = ph_slots,
+};
 
 /* ------------------------------------------------------------------------ */
 /* The compiled template                                                      */
@@ -321,6 +94,19 @@ typedef struct pm_slot {
                                around; text is escaped in every slot) */
 } pm_slot;
 
+/* One APPLY operation of a template program (markup/_template.py writes
+   them as tuples (kind, payload, path)). */
+enum { OP_CONST, OP_ATTR, OP_ITEM, OP_BINARY, OP_COMPARE, OP_FORMAT, OP_CONCAT };
+#define OP_CONTAINS 6 /* an OP_COMPARE `which` beyond Python's six */
+
+typedef struct pm_op {
+    int kind;
+    int which;         /* OP_BINARY, OP_COMPARE: which; OP_FORMAT: 's' for str() */
+    PyObject *payload; /* OP_CONST: the value; OP_ATTR/OP_ITEM: the key;
+                          OP_FORMAT: the spec */
+    PyObject *path;    /* a str.format template over the loop indices */
+} pm_op;
+
 typedef struct pm_baked {
     PyObject_HEAD vectorcallfunc vectorcall;
     PyObject *dict; /* __dict__: functools.update_wrapper fills it */
@@ -336,7 +122,13 @@ typedef struct pm_baked {
     unsigned char *multi;   /* per parameter: fills more than one slot */
     int any_multi;
     size_t nslots;
-    int static_ascii; /* the static HTML is ASCII */
+    int static_ascii;     /* the static HTML is ASCII */
+    PyObject *builder;    /* the undecorated function: a call with stand-ins
+                              (another builder inlining this one) runs it */
+    markup_program *prog; /* a template program, or NULL for tpl */
+    struct pm_op *ops;    /* the program's APPLY operations */
+    Py_ssize_t nops;
+    PyObject *paths; /* dict: instruction -> what it computes, for errors */
 #ifdef PM_HAVE_ATOMICS
     _Atomic size_t size_hint; /* the last output's size, to reserve at once */
 #else
@@ -694,6 +486,338 @@ static markup_status render_fast(pm_baked *self, PyObject **values, markup_buf *
     return markup_baked_render(self->tpl, fv.v, self->nslots, buf, NULL);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Template programs: the data side of markup_program_run                     */
+/* ------------------------------------------------------------------------ */
+
+typedef struct program_call {
+    pm_render_ctx rctx;
+    pm_baked *self;
+} program_call;
+
+/* Iteration over a list or tuple reads it by index (no iterator object);
+   anything else goes through the iterator protocol. */
+typedef struct pm_iter {
+    PyObject *obj;
+    Py_ssize_t next; /* -1: obj is an iterator */
+} pm_iter;
+
+static void *d_retain(void *ctx, void *value) {
+    (void)ctx;
+    return Py_NewRef((PyObject *)value);
+}
+
+static void d_release(void *ctx, void *value) {
+    (void)ctx;
+    Py_DECREF((PyObject *)value);
+}
+
+static int is_lookup_error(void) {
+    return PyErr_ExceptionMatches(PyExc_LookupError) || PyErr_ExceptionMatches(PyExc_TypeError);
+}
+
+/* Jinja2's rule for `x.name`: the attribute, else the item. The error is
+   the item's when the object has items (a dict), else the attribute's. */
+static PyObject *field_attr(PyObject *obj, PyObject *key) {
+    PyObject *v = PyObject_GetAttr(obj, key);
+    if (v || !PyErr_ExceptionMatches(PyExc_AttributeError)) return v;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    v = PyObject_GetItem(obj, key);
+    if (v || !PyErr_ExceptionMatches(PyExc_TypeError)) {
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
+        return v;
+    }
+    PyErr_Clear();
+    PyErr_Restore(type, value, tb);
+    return NULL;
+}
+
+/* And for `x[key]`: the item, else (for a str key) the attribute. */
+static PyObject *field_item(PyObject *obj, PyObject *key) {
+    PyObject *v = PyObject_GetItem(obj, key);
+    if (v || !PyUnicode_Check(key) || !is_lookup_error()) return v;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    v = PyObject_GetAttr(obj, key);
+    if (v || !PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
+        return v;
+    }
+    PyErr_Clear();
+    PyErr_Restore(type, value, tb);
+    return NULL;
+}
+
+static PyObject *binary(int which, PyObject *a, PyObject *b) {
+    switch (which) {
+    case 0: return PyNumber_Add(a, b);
+    case 1: return PyNumber_Subtract(a, b);
+    case 2: return PyNumber_Multiply(a, b);
+    case 3: return PyNumber_TrueDivide(a, b);
+    case 4: return PyNumber_FloorDivide(a, b);
+    default: return PyNumber_Remainder(a, b);
+    }
+}
+
+static PyObject *concat(PyObject *const *parts, uint32_t n) {
+    PyObject *tuple = PyTuple_New(n);
+    if (!tuple) return NULL;
+    for (uint32_t i = 0; i < n; i++) PyTuple_SET_ITEM(tuple, i, Py_NewRef(parts[i]));
+    PyObject *empty = PyUnicode_New(0, 0);
+    PyObject *joined = empty ? PyUnicode_Join(empty, tuple) : NULL;
+    Py_XDECREF(empty);
+    Py_DECREF(tuple);
+    return joined;
+}
+
+static markup_status d_apply(void *ctx, uint32_t op, void *const *args, uint32_t nargs,
+                             void **out) {
+    const pm_op *o = &((program_call *)ctx)->self->ops[op];
+    PyObject *const *a = (PyObject *const *)args;
+    PyObject *v = NULL;
+    switch (o->kind) {
+    case OP_CONST: v = Py_NewRef(o->payload); break;
+    case OP_ATTR: v = field_attr(a[0], o->payload); break;
+    case OP_ITEM: v = field_item(a[0], o->payload); break;
+    case OP_BINARY: v = binary(o->which, a[0], a[1]); break;
+    case OP_COMPARE:
+        if (o->which == OP_CONTAINS) {
+            int r = PySequence_Contains(a[0], a[1]);
+            v = r < 0 ? NULL : Py_NewRef(r ? Py_True : Py_False);
+        } else {
+            v = PyObject_RichCompare(a[0], a[1], o->which);
+        }
+        break;
+    case OP_FORMAT:
+        v = o->which == 's' ? PyObject_Str(a[0]) : PyObject_Format(a[0], o->payload);
+        break;
+    case OP_CONCAT: v = concat(a, nargs); break;
+    default: PyErr_SetString(PyExc_SystemError, "unknown template operation");
+    }
+    if (!v) return MARKUP_ERR_SLOT_VALUE;
+    *out = v;
+    return MARKUP_OK;
+}
+
+static markup_status d_truth(void *ctx, void *value, bool *out) {
+    (void)ctx;
+    int r = PyObject_IsTrue((PyObject *)value);
+    if (r < 0) return MARKUP_ERR_SLOT_VALUE;
+    *out = r != 0;
+    return MARKUP_OK;
+}
+
+static markup_status d_iter_begin(void *ctx, void *iterable, void **iter) {
+    (void)ctx;
+    PyObject *obj = iterable;
+    pm_iter *it = PyMem_Malloc(sizeof *it);
+    if (!it) {
+        PyErr_NoMemory();
+        return MARKUP_ERR_NOMEM;
+    }
+    if (PyList_CheckExact(obj) || PyTuple_CheckExact(obj)) {
+        it->obj = Py_NewRef(obj);
+        it->next = 0;
+    } else {
+        /* Iterating runs the iterable's code, which may call this
+           function again. */
+        it->obj = pm_stack_check("in a @baked function") < 0 ? NULL : PyObject_GetIter(obj);
+        it->next = -1;
+        if (!it->obj) {
+            PyMem_Free(it);
+            return MARKUP_ERR_SLOT_VALUE;
+        }
+    }
+    *iter = it;
+    return MARKUP_OK;
+}
+
+static markup_status d_iter_next(void *ctx, void *iter, void **item, bool *done) {
+    (void)ctx;
+    pm_iter *it = iter;
+    PyObject *v;
+    if (it->next >= 0) {
+        /* The size is read each time: the list may change under the loop. */
+        Py_ssize_t n =
+            PyList_CheckExact(it->obj) ? PyList_GET_SIZE(it->obj) : PyTuple_GET_SIZE(it->obj);
+        if (it->next >= n) {
+            *done = true;
+            return MARKUP_OK;
+        }
+        v = PyList_CheckExact(it->obj) ? PyList_GET_ITEM(it->obj, it->next)
+                                       : PyTuple_GET_ITEM(it->obj, it->next);
+        it->next++;
+        *item = Py_NewRef(v);
+        return MARKUP_OK;
+    }
+    v = PyIter_Next(it->obj);
+    if (!v) {
+        if (PyErr_Occurred()) return MARKUP_ERR_SLOT_VALUE;
+        *done = true;
+        return MARKUP_OK;
+    }
+    *item = v;
+    return MARKUP_OK;
+}
+
+static void d_iter_end(void *ctx, void *iter) {
+    (void)ctx;
+    pm_iter *it = iter;
+    Py_DECREF(it->obj);
+    PyMem_Free(it);
+}
+
+/* loop.index, loop.index0, loop.first, loop.last (markup/_template.py). */
+static markup_status d_loop_value(void *ctx, uint32_t what, const markup_loop_state *loop,
+                                  void **out) {
+    (void)ctx;
+    PyObject *v;
+    switch (what) {
+    case 0: v = PyLong_FromSize_t(loop->index + 1); break;
+    case 1: v = PyLong_FromSize_t(loop->index); break;
+    case 2: v = Py_NewRef(loop->index == 0 ? Py_True : Py_False); break;
+    default: v = Py_NewRef(loop->last ? Py_True : Py_False); break;
+    }
+    if (!v) return MARKUP_ERR_NOMEM;
+    *out = v;
+    return MARKUP_OK;
+}
+
+/* A value written where its slot stands, as the plain tree would write it
+   there. */
+static markup_status d_write(void *ctx, const markup_program_slot *slot, void *value,
+                             markup_buf *out) {
+    program_call *c = ctx;
+    (void)out; /* the same buffer as c->rctx.buf */
+    PyObject *v = value;
+    int rc;
+    if (slot->kind == MARKUP_SLOT_ATTR) {
+        c->rctx.w = NULL;
+        c->rctx.plain = NULL;
+        c->rctx.attrs = c->rctx.buf;
+        rc = pm_render_attr_value(&c->rctx, slot->name, (Py_ssize_t)slot->name_len, v);
+    } else {
+        if (PyDict_Check(v)) {
+            PyErr_SetString(PyExc_TypeError,
+                            "a dict cannot be rendered as a child (in a plain tree a leading "
+                            "dict is the element's attributes); render its values");
+            return MARKUP_ERR_SLOT_VALUE;
+        }
+        markup_writer w;
+        markup_writer_init(&w, c->rctx.buf, slot->context);
+        markup_writer_skip_name_checks(&w);
+        c->rctx.w = &w;
+        c->rctx.plain = markup_writer_plain_buf(&w);
+        c->rctx.attrs = NULL;
+        rc = pm_render_child(&c->rctx, v, (int)slot->depth);
+        markup_writer_dispose(&w);
+    }
+    return rc == 0 ? MARKUP_OK : MARKUP_ERR_SLOT_VALUE;
+}
+
+static const markup_program_data program_data = {
+    d_retain,    d_release,  d_apply,      d_truth, d_iter_begin,
+    d_iter_next, d_iter_end, d_loop_value, d_write,
+};
+
+/* Prefixes the exception of a failed run with the function and what was
+   being computed ("orders_page(): orders[3]['total']: 'total'"), keeping
+   its type (for the usual exact built-in types) and the original as the
+   cause. */
+static void name_failed_path(pm_baked *self, const markup_program_fault *fault) {
+    uint32_t a = 0, b = 0;
+    PyObject *template = NULL;
+    if (fault->pc < markup_program_length(self->prog) &&
+        markup_program_op(self->prog, fault->pc, &a, &b) == MARKUP_OP_APPLY && a < self->nops)
+        template = self->ops[a].path;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    if (!template || PyUnicode_GET_LENGTH(template) == 0) {
+        PyObject *key = PyLong_FromUnsignedLong(fault->pc);
+        template = key ? PyDict_GetItem(self->paths, key) : NULL;
+        Py_XDECREF(key);
+    }
+    if (!template || !(type == PyExc_TypeError || type == PyExc_ValueError ||
+                       type == PyExc_KeyError || type == PyExc_AttributeError ||
+                       type == PyExc_IndexError || type == PyExc_ZeroDivisionError)) {
+        PyErr_Restore(type, value, tb);
+        return;
+    }
+    PyErr_NormalizeException(&type, &value, &tb);
+    if (tb) PyException_SetTraceback(value, tb);
+    PyObject *indices = PyTuple_New(fault->nloops);
+    for (unsigned i = 0; indices && i < fault->nloops; i++) {
+        PyObject *n = PyLong_FromSize_t(fault->index[i]);
+        if (!n)
+            Py_CLEAR(indices);
+        else
+            PyTuple_SET_ITEM(indices, i, n);
+    }
+    PyObject *format = indices ? PyObject_GetAttrString(template, "format") : NULL;
+    PyObject *path = format ? PyObject_Call(format, indices, NULL) : NULL;
+    Py_XDECREF(format);
+    Py_XDECREF(indices);
+    if (!path) {
+        PyErr_Clear();
+        PyErr_Restore(type, value, tb);
+        return;
+    }
+    PyErr_Format(type, "%U(): %U: %S", self->func_name, path, value);
+    Py_DECREF(path);
+    PyObject *type2, *value2, *tb2;
+    PyErr_Fetch(&type2, &value2, &tb2);
+    PyErr_NormalizeException(&type2, &value2, &tb2);
+    PyException_SetCause(value2, value); /* steals value */
+    Py_DECREF(type);
+    Py_XDECREF(tb);
+    PyErr_Restore(type2, value2, tb2);
+}
+
+/* Called with stand-ins while another builder is traced: this function's
+   builder runs with them, so its tree is inlined into the caller's. */
+static PyObject *inline_call(pm_baked *self, PyObject **values) {
+    return PyObject_Vectorcall(self->builder, values, 0, self->nparams ? self->params : NULL);
+}
+
+static int any_stand_in(pm_baked *self, PyObject **values) {
+    for (Py_ssize_t i = 0; i < self->nparams; i++)
+        if (pm_is_placeholder(self->st, values[i])) return 1;
+    return 0;
+}
+
+static PyObject *call_program(pm_baked *self, PyObject **values) {
+    if (any_stand_in(self, values)) return inline_call(self, values);
+    char scratch[SCRATCH_SIZE];
+    scratch_alloc alc = {{scratch_malloc, scratch_realloc, scratch_free, NULL}, scratch, 1};
+    alc.alc.ctx = &alc;
+    markup_buf buf = {scratch, 0, SCRATCH_SIZE, &alc.alc};
+    size_t hint = hint_load(self);
+    if (hint > SCRATCH_SIZE) {
+        hint += hint / 8;
+        (void)markup_buf_reserve(&buf, hint < MAX_RESERVE ? hint : MAX_RESERVE);
+    }
+    program_call c = {{self->st, &buf, NULL, NULL, NULL, NULL, NULL}, self};
+    markup_program_fault fault;
+    PyObject *result = NULL;
+    markup_status st = markup_program_run(self->prog, &program_data, &c, (void *const *)values,
+                                          (size_t)self->nparams, &buf, &fault);
+    if (st == MARKUP_OK) {
+        hint_store(self, buf.len);
+        result = pm_safestring_from_utf8(self->st, buf.data, (Py_ssize_t)buf.len);
+    } else if (PyErr_Occurred()) {
+        name_failed_path(self, &fault);
+    } else {
+        pm_raise_status(st, "baked function");
+    }
+    markup_buf_free(&buf);
+    return result;
+}
+
 static PyObject *baked_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf,
                                   PyObject *kwnames) {
     pm_baked *self = (pm_baked *)callable;
@@ -718,6 +842,10 @@ static PyObject *baked_vectorcall(PyObject *callable, PyObject *const *args, siz
             owned_lists = values + self->nparams;
         }
         if (bind_arguments(self, args, nargs, kwnames, values) < 0) goto done;
+    }
+    if (self->prog) {
+        result = call_program(self, values);
+        goto done;
     }
 
     /* A parameter that fills several slots is read several times: an
@@ -756,6 +884,11 @@ static PyObject *baked_vectorcall(PyObject *callable, PyObject *const *args, siz
     int ascii = 0;
     if (self->nslots <= FAST_SLOTS) st = render_fast(self, values, &buf, &ascii);
     call_ctx c = {{self->st, &buf, call_on_placeholder, NULL, NULL, NULL}, self, values, 0, 0};
+    if (st == MARKUP_ERR_SLOT_VALUE && any_stand_in(self, values)) {
+        result = inline_call(self, values);
+        markup_buf_free(&buf);
+        goto done;
+    }
     if (st == MARKUP_ERR_SLOT_VALUE) {
         ascii = 0;
         st = markup_baked_render_with(self->tpl, write_slot, &c, &buf);
@@ -785,6 +918,12 @@ static int baked_traverse(PyObject *op, visitproc visit, void *arg) {
     Py_VISIT(self->params);
     if (self->defaults)
         for (Py_ssize_t i = 0; i < self->nparams; i++) Py_VISIT(self->defaults[i]);
+    Py_VISIT(self->builder);
+    Py_VISIT(self->paths);
+    for (Py_ssize_t i = 0; i < self->nops; i++) {
+        Py_VISIT(self->ops[i].payload);
+        Py_VISIT(self->ops[i].path);
+    }
     return 0;
 }
 
@@ -793,6 +932,12 @@ static int baked_clear(PyObject *op) {
     Py_CLEAR(self->dict);
     if (self->defaults)
         for (Py_ssize_t i = 0; i < self->nparams; i++) Py_CLEAR(self->defaults[i]);
+    Py_CLEAR(self->builder);
+    Py_CLEAR(self->paths);
+    for (Py_ssize_t i = 0; i < self->nops; i++) {
+        Py_CLEAR(self->ops[i].payload);
+        Py_CLEAR(self->ops[i].path);
+    }
     return 0;
 }
 
@@ -808,6 +953,8 @@ static void baked_dealloc(PyObject *op) {
     PyMem_Free(self->slots);
     PyMem_Free(self->multi);
     markup_baked_free(self->tpl);
+    markup_program_free(self->prog);
+    PyMem_Free(self->ops);
     type->tp_free(op);
     Py_DECREF(type);
 }
@@ -818,12 +965,16 @@ static PyObject *baked_repr(PyObject *op) {
 
 static PyObject *baked_get_slot_count(PyObject *op, void *closure) {
     (void)closure;
-    return PyLong_FromSize_t(markup_baked_slot_count(((pm_baked *)op)->tpl));
+    pm_baked *self = (pm_baked *)op;
+    return PyLong_FromSize_t(self->prog ? markup_program_slot_count(self->prog)
+                                        : markup_baked_slot_count(self->tpl));
 }
 
 static PyObject *baked_get_static_size(PyObject *op, void *closure) {
     (void)closure;
-    return PyLong_FromSize_t(markup_baked_static_size(((pm_baked *)op)->tpl));
+    pm_baked *self = (pm_baked *)op;
+    return PyLong_FromSize_t(self->prog ? markup_program_static_size(self->prog)
+                                        : markup_baked_static_size(self->tpl));
 }
 
 /* Pickled by reference, like a function: the name under which the module
@@ -1007,7 +1158,7 @@ static int check_tree(pm_state *st, PyObject *func_name, PyObject *node, int dep
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *child = children[i];
         if (PyBool_Check(child)) return reject_bool(func_name, el->tag, NULL, child);
-        if (raw && is_placeholder(child)) {
+        if (raw && pm_is_placeholder(st, child)) {
             PyErr_Format(PyExc_TypeError,
                          "@baked %U(): parameter '%U' is a child of <%U>, whose text is raw "
                          "(not escaped) and checked when the element is built, so it cannot "
@@ -1047,7 +1198,8 @@ static int check_result(pm_state *st, PyObject *func_name, PyObject *result) {
                      "or a list or tuple of them (wrap text and parameters in an element, e.g. "
                      "h.Span(name))",
                      func_name,
-                     is_placeholder(result) ? "a parameter's stand-in" : Py_TYPE(result)->tp_name);
+                     pm_is_placeholder(st, result) ? "a parameter's stand-in"
+                                                   : Py_TYPE(result)->tp_name);
         return -1;
     }
     if (is_element(st, result)) return check_tree(st, func_name, result, 0);
@@ -1137,23 +1289,67 @@ done:
     return rc;
 }
 
-PyDoc_STRVAR(compile_doc, "_compile(builder, params, npositional, defaults, qualname)\n--\n\n"
-                          "Compile `builder` into a baked function (used by markup.baked).\n\n"
-                          "`params` is a tuple of parameter names; the first `npositional` may be\n"
-                          "passed positionally, the rest are keyword-only. `defaults` maps names\n"
-                          "to default values. The builder is called once with a Placeholder per\n"
-                          "parameter, passed by keyword.");
+/* Reads the APPLY operations markup/_template.py wrote: tuples of (kind,
+   payload, path). */
+static int read_ops(pm_baked *self, PyObject *ops) {
+    Py_ssize_t n = PyTuple_GET_SIZE(ops);
+    self->ops = PyMem_Calloc((size_t)(n ? n : 1), sizeof *self->ops);
+    if (!self->ops) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *entry = PyTuple_GET_ITEM(ops, i);
+        int kind;
+        PyObject *payload, *path;
+        if (!PyTuple_Check(entry) ||
+            !PyArg_ParseTuple(entry, "iOU:_compile", &kind, &payload, &path))
+            goto bad;
+        pm_op *o = &self->ops[i];
+        o->kind = kind;
+        if (kind == OP_BINARY || kind == OP_COMPARE) {
+            o->which = (int)PyLong_AsLong(payload);
+            if (o->which < 0 || o->which > (kind == OP_BINARY ? 5 : OP_CONTAINS)) goto bad;
+        } else if (kind == OP_FORMAT) {
+            PyObject *spec, *conv;
+            if (!PyTuple_Check(payload) || !PyArg_ParseTuple(payload, "UU", &spec, &conv)) goto bad;
+            o->which = PyUnicode_GET_LENGTH(conv) ? 's' : 0;
+            payload = spec;
+        } else if (kind < OP_CONST || kind > OP_CONCAT) {
+            goto bad;
+        }
+        o->payload = Py_NewRef(payload);
+        o->path = Py_NewRef(path);
+        self->nops = i + 1;
+    }
+    return 0;
+bad:
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "_compile: malformed operation");
+    return -1;
+}
+
+PyDoc_STRVAR(compile_doc,
+             "_compile(builder, params, npositional, defaults, qualname, tree, placeholders,\n"
+             "         program, ops, paths)\n--\n\n"
+             "Make a baked function (used by markup.baked).\n\n"
+             "`params` is a tuple of parameter names; the first `npositional` may be\n"
+             "passed positionally, the rest are keyword-only. `defaults` maps names\n"
+             "to default values. `tree` is what the builder returned when called with\n"
+             "`placeholders`. With `program` None the tree becomes static HTML and\n"
+             "slots; else `program` is the finished _ProgramBuilder, `ops` its\n"
+             "operations and `paths` what its instructions compute, for errors.");
 
 static PyObject *baked_compile(PyObject *module, PyObject *args) {
     pm_state *st = pm_state_from_module(module);
-    PyObject *builder, *params, *defaults, *qualname;
+    PyObject *builder, *params, *defaults, *qualname, *tree, *placeholders, *program, *ops, *paths;
     Py_ssize_t npositional;
-    if (!PyArg_ParseTuple(args, "OO!nO!U:_compile", &builder, &PyTuple_Type, &params, &npositional,
-                          &PyDict_Type, &defaults, &qualname))
+    if (!PyArg_ParseTuple(args, "OO!nO!UOO!OO!O!:_compile", &builder, &PyTuple_Type, &params,
+                          &npositional, &PyDict_Type, &defaults, &qualname, &tree, &PyTuple_Type,
+                          &placeholders, &program, &PyTuple_Type, &ops, &PyDict_Type, &paths))
         return NULL;
     Py_ssize_t nparams = PyTuple_GET_SIZE(params);
-    if (npositional < 0 || npositional > nparams) {
-        PyErr_SetString(PyExc_ValueError, "_compile: npositional out of range");
+    if (npositional < 0 || npositional > nparams || PyTuple_GET_SIZE(placeholders) != nparams) {
+        PyErr_SetString(PyExc_ValueError, "_compile: npositional or placeholders out of range");
         return NULL;
     }
 
@@ -1173,19 +1369,20 @@ static PyObject *baked_compile(PyObject *module, PyObject *args) {
     self->multi = NULL;
     self->any_multi = 0;
     self->nslots = 0;
+    self->builder = Py_NewRef(builder);
+    self->prog = NULL;
+    self->ops = NULL;
+    self->nops = 0;
+    self->paths = Py_NewRef(paths);
 
     self->static_ascii = 0;
     hint_store(self, 0);
-    /* Tracked only once compiled (below): the builder is Python code, and
-       the collector would hand a half-built function to gc.get_objects(). */
-
-    PyObject *placeholders = NULL, *kwnames = NULL, *tree = NULL;
-    PyObject **stand_ins = NULL;
+    /* Tracked only once compiled (below): the collector would hand a
+       half-built function to gc.get_objects(). */
 
     self->defaults = PyMem_Calloc((size_t)(nparams ? nparams : 1), sizeof(PyObject *));
     self->params = PyTuple_New(nparams);
-    placeholders = PyTuple_New(nparams);
-    if (!self->defaults || !self->params || !placeholders) {
+    if (!self->defaults || !self->params) {
         if (!PyErr_Occurred()) PyErr_NoMemory();
         goto fail;
     }
@@ -1204,37 +1401,19 @@ static PyObject *baked_compile(PyObject *module, PyObject *args) {
         } else if (PyErr_Occurred()) {
             goto fail;
         }
-        PyObject *ph = placeholder_new(st->placeholder_type, name, qualname, i);
-        if (!ph) goto fail;
-        PyTuple_SET_ITEM(placeholders, i, ph);
     }
-
-    /* Every parameter by keyword: positional-or-keyword and keyword-only
-       parameters both accept that. */
-    kwnames = Py_NewRef(self->params);
-    stand_ins = PyMem_Calloc((size_t)(nparams ? nparams : 1), sizeof *stand_ins);
-    if (!stand_ins) {
-        PyErr_NoMemory();
-        goto fail;
-    }
-    for (Py_ssize_t i = 0; i < nparams; i++) stand_ins[i] = PyTuple_GET_ITEM(placeholders, i);
-    tree = PyObject_Vectorcall(builder, stand_ins, 0, nparams ? kwnames : NULL);
-    if (!tree) goto fail;
     if (check_result(st, qualname, tree) < 0) goto fail;
-    if (flatten(st, self, tree, placeholders) < 0) goto fail;
+    if (program == Py_None) {
+        if (flatten(st, self, tree, placeholders) < 0) goto fail;
+    } else {
+        if (read_ops(self, ops) < 0) goto fail;
+        self->prog = pm_program_builder_finish(st, program, &self->static_ascii);
+        if (!self->prog) goto fail;
+    }
     PyObject_GC_Track((PyObject *)self);
-
-    PyMem_Free(stand_ins);
-    Py_DECREF(kwnames);
-    Py_DECREF(tree);
-    Py_DECREF(placeholders);
     return (PyObject *)self;
 
 fail:
-    PyMem_Free(stand_ins);
-    Py_XDECREF(kwnames);
-    Py_XDECREF(tree);
-    Py_XDECREF(placeholders);
     Py_DECREF(self);
     return NULL;
 }
@@ -1250,8 +1429,7 @@ int pm_baked_init(PyObject *module, pm_state *st) {
     st->baked_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &baked_spec, NULL);
     if (!st->baked_type) return -1;
 #ifndef Py_TPFLAGS_DISALLOW_INSTANTIATION
-    /* Python 3.9: no flag yet, so drop the constructors inherited from object. */
-    st->placeholder_type->tp_new = NULL;
+    /* Python 3.9: no flag yet, so drop the constructor inherited from object. */
     st->baked_type->tp_new = NULL;
 #endif
     if (PyModule_AddType(module, st->placeholder_type) < 0) return -1;

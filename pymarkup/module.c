@@ -50,6 +50,7 @@ static int module_exec(PyObject *module) {
 
     if (pm_safestring_init(module, st) < 0) return -1;
     if (pm_element_init(module, st) < 0) return -1;
+    if (pm_compile_init(module, st) < 0) return -1;
     if (pm_baked_init(module, st) < 0) return -1;
     if (pm_stream_init(module, st) < 0) return -1;
 
@@ -68,6 +69,7 @@ static int module_traverse(PyObject *module, visitproc visit, void *arg) {
     Py_VISIT(st->safestring_type);
     Py_VISIT(st->placeholder_type);
     Py_VISIT(st->baked_type);
+    Py_VISIT(st->program_builder_type);
     Py_VISIT(st->chunks_type);
     Py_VISIT(st->safestring_refs);
     Py_VISIT(st->h);
@@ -87,6 +89,7 @@ static int module_clear(PyObject *module) {
     Py_CLEAR(st->safestring_type);
     Py_CLEAR(st->placeholder_type);
     Py_CLEAR(st->baked_type);
+    Py_CLEAR(st->program_builder_type);
     Py_CLEAR(st->chunks_type);
     Py_CLEAR(st->safestring_refs);
     Py_CLEAR(st->h);

@@ -226,9 +226,17 @@ static PM_NOINLINE int attr_value_rare(pm_render_ctx *ctx, const char *name, Py_
     return r;
 }
 
+/* While a template program is compiled, a str attribute value that holds
+   a formatting marker (U+10FFFD) is a value formatted per call. */
+static PM_NOINLINE int is_formatted_text(PyObject *str) {
+    return PyUnicode_FindChar(str, 0x10FFFD, 0, PyUnicode_GET_LENGTH(str), 1) >= 0;
+}
+
 int pm_render_attr_value(pm_render_ctx *ctx, const char *name, Py_ssize_t name_len,
                          PyObject *value) {
     if (PyUnicode_CheckExact(value)) {
+        if (ctx->on_children && is_formatted_text(value))
+            return ctx->on_placeholder(ctx, value, name, name_len, 0);
         Py_ssize_t n;
         const char *s = pm_utf8(value, &n, NULL, "render()");
         if (s == NULL) return -1;
@@ -301,7 +309,14 @@ static int render_element(pm_render_ctx *ctx, pm_element *el, int depth) {
     }
     PyObject *const *children = pm_element_children(el);
     Py_ssize_t n = pm_element_nchildren(el);
-    if (n > 0) {
+    if (n > 0 && ctx->on_children) {
+        int raw = el->kind == MARKUP_TAG_SCRIPT || el->kind == MARKUP_TAG_STYLE;
+        markup_buf *outer_plain = ctx->plain;
+        ctx->plain = markup_writer_plain_buf(w);
+        int rc = ctx->on_children(ctx, children, n, raw, depth + 1);
+        ctx->plain = outer_plain;
+        if (rc < 0) goto done;
+    } else if (n > 0) {
         markup_buf *outer_plain = ctx->plain;
         ctx->plain = markup_writer_plain_buf(w);
         for (Py_ssize_t i = 0; i < n; i++) {
@@ -332,6 +347,12 @@ static PM_NOINLINE int render_sequence(pm_render_ctx *ctx, PyObject *seq, int de
         Py_EnterRecursiveCall(" while rendering markup"))
         return -1;
     int r = 0;
+    if (ctx->on_children) {
+        r = ctx->on_children(ctx, PySequence_Fast_ITEMS(seq), PySequence_Fast_GET_SIZE(seq), 0,
+                             depth);
+        Py_LeaveRecursiveCall();
+        return r;
+    }
     for (Py_ssize_t i = 0; r == 0 && i < PySequence_Fast_GET_SIZE(seq); i++) {
         PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
         /* ASCII text and SafeStrings (a list of baked rows) are written on

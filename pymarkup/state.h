@@ -5,7 +5,8 @@
  * Comment objects, and the functions the files of pymarkup/ share, grouped
  * by the file that defines them, lowest first. Each file calls only files
  * below it: base.c and stack.c (the ground floor), safestring.c, render.c,
- * element.c, baked.c, stream.c, and module.c, which wires them together.
+ * element.c, compile.c, baked.c, stream.c, and module.c, which wires them
+ * together.
  * Nothing here is public API.
  */
 #ifndef PYMARKUP_STATE_H
@@ -53,6 +54,8 @@ typedef struct pm_state {
        pm_render_ctx.on_placeholder. */
     PyTypeObject *placeholder_type;
     PyTypeObject *baked_type;
+    /* Owned by compile.c (pm_compile_init): markup._core._ProgramBuilder. */
+    PyTypeObject *program_builder_type;
 
     /* Owned by stream.c (pm_stream_init): the iterator of iter_render(). */
     PyTypeObject *chunks_type;
@@ -155,6 +158,13 @@ typedef struct pm_render_ctx {
        (markup_writer_attr_buf, or the buffer in a baked attribute slot);
        NULL: through the writer. */
     markup_buf *attrs;
+    /* Set only while @baked compiles a template program: called with the
+       children of each element (and the items of each list) in place of
+       rendering them; `raw` when they are the text of script or style.
+       Also makes a str attribute value that holds a formatting marker go
+       to on_placeholder. Returns 0, or -1 with an exception set. */
+    int (*on_children)(struct pm_render_ctx *ctx, PyObject *const *items, Py_ssize_t n, int raw,
+                       int depth);
 } pm_render_ctx;
 
 /* ------------------------------------------------------------------------ */
@@ -313,11 +323,22 @@ typedef enum pm_output {
 PyObject *pm_render_as(pm_state *st, PyObject *obj, pm_output kind);
 
 /* ------------------------------------------------------------------------ */
+/* Compiling template programs: compile.c                                     */
+/* ------------------------------------------------------------------------ */
+
+/* Finishes the program of a _ProgramBuilder (which is then spent): the
+   program, or NULL with an exception. *static_ascii tells whether all of
+   its static HTML is ASCII. */
+markup_program *pm_program_builder_finish(pm_state *st, PyObject *builder, int *static_ascii);
+
+/* ------------------------------------------------------------------------ */
 /* Per-file init (called from module.c's exec slot)                            */
 /* ------------------------------------------------------------------------ */
 
 int pm_element_init(PyObject *module, pm_state *st);
 int pm_safestring_init(PyObject *module, pm_state *st);
+/* Provided by compile.c: creates _ProgramBuilder (st->program_builder_type). */
+int pm_compile_init(PyObject *module, pm_state *st);
 /* Provided by baked.c: creates the baked types, sets st->placeholder_type,
    and adds its names to the module. Returns 0 or -1 with an exception. */
 int pm_baked_init(PyObject *module, pm_state *st);

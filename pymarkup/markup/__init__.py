@@ -25,24 +25,29 @@ from ._core import (
 )
 
 from ._baked import baked
+from ._template import LoopState, contains, looped, when
 
 __all__ = [
     "MAX_DEPTH",
     "Comment",
     "Element",
+    "LoopState",
     "SafeString",
     "Tag",
     "aria",
     "baked",
     "classes",
+    "contains",
     "data",
     "escape",
     "h",
     "iter_render",
+    "looped",
     "render",
     "render_bytes",
     "styles",
     "tojson",
+    "when",
 ]
 
 __version__ = "0.1.0"

@@ -9,7 +9,9 @@ import functools
 import inspect
 import sys
 
+from . import _core
 from ._core import _compile
+from ._template import compile_program, needs_program, trace
 
 __all__ = ["baked"]
 
@@ -68,6 +70,14 @@ def baked(func):
         if param.default is not inspect.Parameter.empty:
             defaults[param.name] = param.default
 
-    compiled = _compile(func, tuple(params), npositional, defaults, name)
+    session, stands, tree = trace(func, name, params)
+    program, ops, paths = None, (), {}
+    if needs_program(session) and isinstance(
+        tree, (list, tuple, _core.Element, _core.Comment, _core.SafeString)
+    ):
+        program, ops, paths = compile_program(session, params, tree)
+    compiled = _compile(
+        func, tuple(params), npositional, defaults, name, tree, tuple(stands), program, ops, paths
+    )
     functools.update_wrapper(compiled, func)
     return compiled

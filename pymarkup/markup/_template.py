@@ -1,0 +1,1028 @@
+"""Tracing an ``@baked`` builder into a template program.
+
+The builder runs once with a stand-in per parameter. Whatever it does with a
+stand-in that a template can do per call (a field, arithmetic, a comparison,
+formatting, a loop, ``when``) gives another stand-in that records the
+operation; whatever would decide once for all calls (``bool()``, ``len()``,
+a method call) raises ``TypeError``. The tree that comes back is compiled:
+static HTML through the one HTML writer, values and control flow into a
+libmarkup template program (``markup._core._ProgramBuilder``).
+
+Loops are found by their traces: iterating a stand-in yields two items, so a
+comprehension leaves two copies of its body side by side among the
+children. They must be the same but for the item; then the first becomes
+the loop's body. Anything that changes between them (``enumerate``, a
+counter, ``zip`` with a real list) is refused rather than frozen.
+
+Formatting is traced through text: ``format()`` and ``str()`` of a stand-in
+give a marker string that survives f-strings, ``str.format`` and ``%s``;
+the compiler splits text at the markers.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any, Dict, Iterator, List, Optional, Tuple
+
+from . import _core
+
+__all__ = ["LoopState", "Stand", "contains", "looped", "when", "trace", "compile_program"]
+
+# Program instructions (markup_op in markup.h).
+_WRITE, _IF, _JUMP, _LOOP, _END_LOOP = 1, 2, 3, 4, 5
+_PARAM, _ITEM, _LOOP_INFO, _CYCLE, _APPLY = 6, 7, 8, 9, 10
+_LOOKAHEAD = 1
+
+# What an APPLY does (pymarkup/baked.c keeps the same numbers).
+_OP_CONST, _OP_ATTR, _OP_ITEM, _OP_BINARY, _OP_COMPARE, _OP_FORMAT, _OP_CONCAT = range(7)
+_BINARY = {"+": 0, "-": 1, "*": 2, "/": 3, "//": 4, "%": 5}
+_COMPARE = {"<": 0, "<=": 1, "==": 2, "!=": 3, ">": 4, ">=": 5}
+# LOOP_INFO's `what` (baked.c: loop_value).
+_LOOP_FIELDS = {"index": 0, "index0": 1, "first": 2, "last": 3}
+
+_MARK = "\U0010fffd"
+_MARKER = re.compile(_MARK + r"(\d+):(\d+)" + _MARK)
+
+_HINT_WHEN = "write when(cond, then, otherwise) instead: the test then runs per call"
+
+
+class BakeError(TypeError):
+    """A builder does something with a parameter that cannot be baked."""
+
+
+# --------------------------------------------------------------------------
+# Stand-ins
+# --------------------------------------------------------------------------
+
+
+class Stand(_core.StandIn):
+    """A value known only per call: a parameter, a field of one, a loop
+    item, arithmetic, a comparison, ``when``. Attribute and item access,
+    arithmetic and comparisons give new stand-ins; anything that needs the
+    value now raises ``TypeError``."""
+
+    __slots__ = ("_m_session",)
+
+    def __new__(cls, session: "_Session", path: str) -> "Stand":
+        self = _core.StandIn.__new__(cls, path, session.func_name, -1)
+        self._m_session = session
+        session.derived = True
+        return self
+
+    # -- what a template can do per call --------------------------------
+
+    def __getattr__(self, name: str) -> "Stand":
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        return _Field(self, name, _OP_ATTR)
+
+    def __getitem__(self, key: Any) -> "Stand":
+        if isinstance(key, Stand):
+            self._refuse(
+                f"is indexed with another per-call value ({key._m_describe()})",
+                "index with a constant key, or pass the value as a parameter",
+            )
+        if isinstance(key, slice):
+            self._refuse("is sliced", "slice the data in the caller")
+        return _Field(self, key, _OP_ITEM)
+
+    def __iter__(self) -> Iterator["Stand"]:
+        loop = _Loop(self)
+        return iter((_Item(loop, 0), _Item(loop, 1)))
+
+    def __format__(self, spec: str) -> str:
+        return self._m_session.marker(self, spec, "")
+
+    def __str__(self) -> str:
+        return self._m_session.marker(self, "", "s")
+
+    def __repr__(self) -> str:
+        return f"<baked {self._m_describe()} of {self._m_session.func_name}()>"
+
+    def _arith(op: str, swap: bool = False):  # noqa: N805 - builds methods
+        def method(self, other):
+            return _Binary(op, other, self) if swap else _Binary(op, self, other)
+
+        return method
+
+    __add__, __radd__ = _arith("+"), _arith("+", True)
+    __sub__, __rsub__ = _arith("-"), _arith("-", True)
+    __mul__, __rmul__ = _arith("*"), _arith("*", True)
+    __truediv__, __rtruediv__ = _arith("/"), _arith("/", True)
+    __floordiv__, __rfloordiv__ = _arith("//"), _arith("//", True)
+    __mod__, __rmod__ = _arith("%"), _arith("%", True)
+    del _arith
+
+    def __eq__(self, other):  # type: ignore[override]
+        return _Compare("==", self, other)
+
+    def __ne__(self, other):  # type: ignore[override]
+        return _Compare("!=", self, other)
+
+    def __lt__(self, other):
+        return _Compare("<", self, other)
+
+    def __le__(self, other):
+        return _Compare("<=", self, other)
+
+    def __gt__(self, other):
+        return _Compare(">", self, other)
+
+    def __ge__(self, other):
+        return _Compare(">=", self, other)
+
+    # -- what would freeze a per-call value ------------------------------
+
+    def _refuse(self, what: str, hint: str):
+        raise BakeError(
+            f"@baked {self._m_session.func_name}(): {self._m_describe()} {what}. The builder "
+            f"runs once, when it is decorated, so this would be decided once for every call; "
+            f"{hint}."
+        )
+
+    def __bool__(self) -> bool:
+        self._refuse(
+            "is used as a truth value (if, and, or, not, a conditional expression "
+            "or a comprehension's if)",
+            _HINT_WHEN,
+        )
+
+    def __hash__(self) -> int:
+        self._refuse(
+            "is used as a dictionary key or set member",
+            "attribute names and keys are fixed when baking",
+        )
+
+    def __len__(self) -> int:
+        self._refuse(
+            "is passed to len()",
+            "iterate with looped(...) and use loop.length, or compute the length in " "the caller",
+        )
+
+    def __contains__(self, item: Any) -> bool:
+        self._refuse(
+            "is tested with 'in' (Python turns 'in' into a bool at once)",
+            "use contains(container, item) inside when(...)",
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any):
+        self._refuse(
+            "is called (a method call the template cannot follow)",
+            "compute the value in the caller, or use the field as it is",
+        )
+
+    def __index__(self) -> int:
+        self._refuse(
+            "is used as an integer (an index, range(), %d or %x)",
+            'use an f-string with a format spec, as f"{x:d}"',
+        )
+
+    def __int__(self) -> int:
+        self._refuse("is converted with int()", "convert the data in the caller")
+
+    def __float__(self) -> float:
+        self._refuse(
+            "is converted with float() (or %f formatting)",
+            'use an f-string with a format spec, as f"{x:.2f}"',
+        )
+
+    def __neg__(self):
+        return _Binary("-", 0, self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        self._refuse("is passed to abs()", "compute the value in the caller")
+
+    def __round__(self, ndigits=None):
+        self._refuse("is passed to round()", 'use an f-string with a format spec, as f"{x:.2f}"')
+
+    def __reversed__(self):
+        self._refuse("is passed to reversed()", "reverse the data in the caller")
+
+    def _refusing(what: str, hint: str = "compute the value in the caller"):  # noqa: N805
+        def method(self, *args: Any) -> Any:
+            self._refuse(what, hint)
+
+        return method
+
+    __divmod__ = __rdivmod__ = _refusing("is passed to divmod()")
+    __pow__ = __rpow__ = _refusing("is used with '**'")
+    __lshift__ = __rlshift__ = _refusing("is used with '<<'")
+    __rshift__ = __rrshift__ = _refusing("is used with '>>'")
+    __and__ = __rand__ = _refusing("is used with '&'")
+    __xor__ = __rxor__ = _refusing("is used with '^'")
+    __or__ = __ror__ = _refusing("is used with '|'")
+    __matmul__ = __rmatmul__ = _refusing("is used with '@'")
+    __invert__ = _refusing("is used with '~'")
+    __trunc__ = _refusing("is passed to math.trunc()")
+    __floor__ = _refusing("is passed to math.floor()")
+    __ceil__ = _refusing("is passed to math.ceil()")
+    __bytes__ = _refusing("is converted with bytes()")
+    __complex__ = _refusing("is converted with complex()")
+    __delitem__ = _refusing("has an item deleted", "build the data in the caller")
+    __delattr__ = _refusing("has an attribute deleted", "build the data in the caller")
+    del _refusing
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name.startswith("_m_"):
+            object.__setattr__(self, name, value)
+        else:
+            self._refuse("has an attribute assigned", "build the data in the caller")
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._refuse("has an item assigned", "build the data in the caller")
+
+    def __reduce_ex__(self, protocol):
+        self._refuse("is copied or pickled", "pass the value itself")
+
+    def _m_describe(self) -> str:
+        return f"'{self._m_path()}'"
+
+    def _m_path(self) -> str:  # overridden
+        raise NotImplementedError
+
+    def _m_args(self) -> Tuple[Any, ...]:  # the values this one is made of
+        return ()
+
+
+class _Param(Stand):
+    __slots__ = ("_m_name", "_m_index")
+
+    def __new__(cls, session: "_Session", name: str, index: int) -> "_Param":
+        self = _core.StandIn.__new__(cls, name, session.func_name, index)
+        object.__setattr__(self, "_m_session", session)
+        object.__setattr__(self, "_m_name", name)
+        object.__setattr__(self, "_m_index", index)
+        return self
+
+    def _m_describe(self) -> str:
+        return f"parameter '{self._m_name}'"
+
+    def _m_path(self) -> str:
+        return self._m_name
+
+
+class _Field(Stand):
+    __slots__ = ("_m_base", "_m_key", "_m_how")
+
+    def __new__(cls, base: Stand, key: Any, how: int) -> "_Field":
+        self = Stand.__new__(cls, base._m_session, "")
+        self._m_base, self._m_key, self._m_how = base, key, how
+        return self
+
+    def _m_path(self) -> str:
+        if self._m_how == _OP_ATTR:
+            return f"{self._m_base._m_path()}.{self._m_key}"
+        return f"{self._m_base._m_path()}[{self._m_key!r}]"
+
+    def _m_args(self):
+        return (self._m_base,)
+
+
+class _Binary(Stand):
+    __slots__ = ("_m_op", "_m_a", "_m_b")
+
+    def __new__(cls, op: str, a: Any, b: Any) -> "_Binary":
+        session = (a if isinstance(a, Stand) else b)._m_session
+        self = Stand.__new__(cls, session, "")
+        self._m_op, self._m_a, self._m_b = op, a, b
+        return self
+
+    def _m_path(self) -> str:
+        return f"({_path_of(self._m_a)} {self._m_op} {_path_of(self._m_b)})"
+
+    def _m_args(self):
+        return (self._m_a, self._m_b)
+
+
+class _Compare(_Binary):
+    __slots__ = ()
+
+
+class _Contains(Stand):
+    __slots__ = ("_m_container", "_m_item")
+
+    def __new__(cls, container: Any, item: Any) -> "_Contains":
+        session = (container if isinstance(container, Stand) else item)._m_session
+        self = Stand.__new__(cls, session, "")
+        self._m_container, self._m_item = container, item
+        return self
+
+    def _m_path(self) -> str:
+        return f"({_path_of(self._m_item)} in {_path_of(self._m_container)})"
+
+    def _m_args(self):
+        return (self._m_container, self._m_item)
+
+
+class _Loop:
+    """One iteration of a stand-in while tracing: its two items' bodies are
+    found among the children later."""
+
+    def __init__(self, iterable: Stand) -> None:
+        self.iterable = iterable
+        self.session = iterable._m_session
+        self.number = len(self.session.loops)
+        self.session.loops.append(self)
+        self.claimed = False
+
+
+class _Item(Stand):
+    __slots__ = ("_m_loop", "_m_k")
+
+    def __new__(cls, loop: _Loop, k: int) -> "_Item":
+        self = Stand.__new__(cls, loop.session, "")
+        self._m_loop, self._m_k = loop, k
+        return self
+
+    def _m_path(self) -> str:
+        return f"{self._m_loop.iterable._m_path()}[…]"
+
+    def _m_args(self):
+        return (self._m_loop.iterable,)
+
+
+class _LoopVar(Stand):
+    """``loop`` of ``for item, loop in looped(items)``."""
+
+    __slots__ = ("_m_loop", "_m_k")
+
+    def __new__(cls, loop: _Loop, k: int) -> "_LoopVar":
+        self = Stand.__new__(cls, loop.session, "")
+        self._m_loop, self._m_k = loop, k
+        return self
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "cycle":
+            return lambda *values: _Cycle(self, values)
+        if name in _LOOP_FIELDS:
+            return _LoopInfo(self, name)
+        if name == "length":
+            self._refuse(
+                "has its length read",
+                "loop.length needs the whole iterable first; compute it in the " "caller",
+            )
+        raise BakeError(
+            f"@baked {self._m_session.func_name}(): loop has no '{name}'; it has index, "
+            f"index0, first, last and cycle(...)"
+        )
+
+    def _m_path(self) -> str:
+        return f"loop over {self._m_loop.iterable._m_path()}"
+
+    def _m_args(self):
+        return (self._m_loop.iterable,)
+
+
+class _LoopInfo(Stand):
+    __slots__ = ("_m_var", "_m_what")
+
+    def __new__(cls, var: _LoopVar, what: str) -> "_LoopInfo":
+        self = Stand.__new__(cls, var._m_session, "")
+        self._m_var, self._m_what = var, what
+        return self
+
+    def _m_path(self) -> str:
+        return f"loop.{self._m_what}"
+
+
+class _Cycle(Stand):
+    __slots__ = ("_m_var", "_m_values")
+
+    def __new__(cls, var: _LoopVar, values: Tuple[Any, ...]) -> "_Cycle":
+        if not values:
+            raise TypeError("loop.cycle() needs at least one value")
+        self = Stand.__new__(cls, var._m_session, "")
+        self._m_var, self._m_values = var, values
+        return self
+
+    def _m_path(self) -> str:
+        return "loop.cycle(...)"
+
+    def _m_args(self):
+        return self._m_values
+
+
+class _When(Stand):
+    __slots__ = ("_m_cond", "_m_then", "_m_otherwise")
+
+    def __new__(cls, cond: Stand, then: Any, otherwise: Any) -> "_When":
+        self = Stand.__new__(cls, cond._m_session, "")
+        self._m_cond, self._m_then, self._m_otherwise = cond, then, otherwise
+        return self
+
+    def _m_path(self) -> str:
+        return f"when({self._m_cond._m_path()}, ...)"
+
+    def _m_args(self):
+        return (self._m_cond, self._m_then, self._m_otherwise)
+
+
+def _path_of(value: Any) -> str:
+    return value._m_path() if isinstance(value, Stand) else repr(value)
+
+
+# --------------------------------------------------------------------------
+# The helpers users write in builders (and in plain code)
+# --------------------------------------------------------------------------
+
+
+def when(cond: Any, then: Any, otherwise: Any = None) -> Any:
+    """``then`` if ``cond`` is true, else ``otherwise``: Jinja2's
+    ``{% if %}``. In plain code it decides at once; in a ``@baked`` builder,
+    where ``cond`` depends on the parameters, it decides per call."""
+    if isinstance(cond, Stand):
+        return _When(cond, then, otherwise)
+    return then if cond else otherwise
+
+
+def contains(container: Any, item: Any) -> Any:
+    """``item in container``, usable in a ``@baked`` builder (Python turns
+    ``in`` into a bool at once, so a template cannot trace it)."""
+    if isinstance(container, Stand) or isinstance(item, Stand):
+        return _Contains(container, item)
+    return item in container
+
+
+class LoopState:
+    """Jinja2's ``loop``: ``index`` (from 1), ``index0``, ``first``,
+    ``last`` and ``cycle(*values)``."""
+
+    __slots__ = ("index0", "length")
+
+    def __init__(self, index0: int, length: int) -> None:
+        self.index0 = index0
+        self.length = length
+
+    @property
+    def index(self) -> int:
+        return self.index0 + 1
+
+    @property
+    def first(self) -> bool:
+        return self.index0 == 0
+
+    @property
+    def last(self) -> bool:
+        return self.index0 == self.length - 1
+
+    def cycle(self, *values: Any) -> Any:
+        if not values:
+            raise TypeError("loop.cycle() needs at least one value")
+        return values[self.index0 % len(values)]
+
+
+def looped(iterable: Any) -> Iterator[Tuple[Any, Any]]:
+    """Pairs ``(item, loop)`` for Jinja2's ``loop.*``:
+    ``[h.Tr({"class": loop.cycle("odd", "even")}, loop.index, o.name) for o, loop in
+    looped(orders)]``."""
+    if isinstance(iterable, Stand):
+        loop = _Loop(iterable)
+        return iter(((_Item(loop, 0), _LoopVar(loop, 0)), (_Item(loop, 1), _LoopVar(loop, 1))))
+    items = list(iterable)
+    return iter([(item, LoopState(i, len(items))) for i, item in enumerate(items)])
+
+
+# --------------------------------------------------------------------------
+# The trace session
+# --------------------------------------------------------------------------
+
+
+class _Session:
+    def __init__(self, func_name: str) -> None:
+        self.func_name = func_name
+        self.nonce = str(int.from_bytes(os.urandom(6), "little"))
+        self.formats: List[Tuple[Stand, str, str]] = []
+        self.loops: List[_Loop] = []
+        self.derived = False
+
+    def marker(self, value: Stand, spec: str, conv: str) -> str:
+        self.derived = True
+        self.formats.append((value, spec, conv))
+        return f"{_MARK}{self.nonce}:{len(self.formats) - 1}{_MARK}"
+
+    def split(self, text: str) -> Optional[List[Any]]:
+        """The parts of a text with markers: str and (value, spec, conv);
+        None when it has none."""
+        if _MARK not in text:
+            return None
+        parts: List[Any] = []
+        at = 0
+        for m in _MARKER.finditer(text):
+            if m.group(1) != self.nonce:
+                continue
+            if m.start() > at:
+                parts.append(text[at : m.start()])
+            parts.append(self.formats[int(m.group(2))])
+            at = m.end()
+        if at < len(text):
+            parts.append(text[at:])
+        if any(isinstance(p, str) and _MARK in p for p in parts):
+            raise BakeError(
+                f"@baked {self.func_name}(): a text made from a parameter was cut or changed "
+                f"after formatting (slicing, .upper(), .replace() ...), which cannot be done "
+                f"per call; format the finished value instead, or do it in the caller"
+            )
+        return parts
+
+
+# --------------------------------------------------------------------------
+# Reading a traced tree
+# --------------------------------------------------------------------------
+
+
+def _is_element(node: Any) -> bool:
+    return isinstance(node, _core.Element)
+
+
+def _children_of(node: Any) -> Tuple[Any, ...]:
+    return node.children if _is_element(node) else ()
+
+
+def _loop_refs(session: _Session, node: Any, out: Dict[Tuple[int, int], None]) -> None:
+    """Adds (loop number, k) for every loop item or loop variable `node`
+    uses, in the order met."""
+    if isinstance(node, Stand):
+        if isinstance(node, (_Item, _LoopVar)):
+            out[(node._m_loop.number, node._m_k)] = None
+        elif isinstance(node, (_LoopInfo, _Cycle)):
+            out[(node._m_var._m_loop.number, node._m_var._m_k)] = None
+        for arg in node._m_args():
+            _loop_refs(session, arg, out)
+        return
+    if isinstance(node, str):
+        parts = session.split(node)
+        for part in parts or ():
+            if isinstance(part, tuple):
+                _loop_refs(session, part[0], out)
+        return
+    if isinstance(node, (list, tuple)):
+        for item in node:
+            _loop_refs(session, item, out)
+        return
+    if _is_element(node):
+        for value in node.attrs.values():
+            _loop_refs(session, value, out)
+        for child in node.children:
+            _loop_refs(session, child, out)
+    elif isinstance(node, _core.Comment):
+        _loop_refs(session, node.text, out)
+
+
+class _Mismatch(Exception):
+    pass
+
+
+def _same(session: _Session, a: Any, b: Any, pairs: Dict[int, Tuple[int, int]]) -> None:
+    """Raises _Mismatch unless `a` and `b` are the same tree but for loop
+    items: `pairs` maps a loop number in `a` to (its number in `b`, how the
+    item index differs) and grows as nested loops are met."""
+    if isinstance(a, Stand) or isinstance(b, Stand):
+        if type(a) is not type(b):
+            raise _Mismatch(a, b)
+        if isinstance(a, (_Item, _LoopVar)):
+            _same_loop(session, a._m_loop, a._m_k, b._m_loop, b._m_k, pairs)
+            return
+        if isinstance(a, (_LoopInfo, _Cycle)):
+            _same_loop(
+                session, a._m_var._m_loop, a._m_var._m_k, b._m_var._m_loop, b._m_var._m_k, pairs
+            )
+            if isinstance(a, _LoopInfo) and a._m_what != b._m_what:
+                raise _Mismatch(a, b)
+        if isinstance(a, _Param) and a._m_index != b._m_index:
+            raise _Mismatch(a, b)
+        if isinstance(a, _Field) and (a._m_key != b._m_key or a._m_how != b._m_how):
+            raise _Mismatch(a, b)
+        if isinstance(a, _Binary) and a._m_op != b._m_op:
+            raise _Mismatch(a, b)
+        args_a, args_b = a._m_args(), b._m_args()
+        if len(args_a) != len(args_b):
+            raise _Mismatch(a, b)
+        for x, y in zip(args_a, args_b):
+            _same(session, x, y, pairs)
+        return
+    if type(a) is not type(b):
+        raise _Mismatch(a, b)
+    if isinstance(a, str):
+        pa, pb = session.split(a), session.split(b)
+        if pa is None or pb is None:
+            if a != b:
+                raise _Mismatch(a, b)
+            return
+        if len(pa) != len(pb):
+            raise _Mismatch(a, b)
+        for x, y in zip(pa, pb):
+            if isinstance(x, tuple) and isinstance(y, tuple):
+                if x[1:] != y[1:]:
+                    raise _Mismatch(a, b)
+                _same(session, x[0], y[0], pairs)
+            elif x != y:
+                raise _Mismatch(a, b)
+        return
+    if isinstance(a, (list, tuple)):
+        if len(a) != len(b):
+            raise _Mismatch(a, b)
+        for x, y in zip(a, b):
+            _same(session, x, y, pairs)
+        return
+    if _is_element(a):
+        if a.tag != b.tag or list(a.attrs) != list(b.attrs) or len(a.children) != len(b.children):
+            raise _Mismatch(a, b)
+        if a.doctype != b.doctype:
+            raise _Mismatch(a, b)
+        for x, y in zip(a.attrs.values(), b.attrs.values()):
+            _same(session, x, y, pairs)
+        for x, y in zip(a.children, b.children):
+            _same(session, x, y, pairs)
+        return
+    if isinstance(a, _core.Comment):
+        _same(session, a.text, b.text, pairs)
+        return
+    if a is b:
+        return
+    if isinstance(a, (int, float)) or a is None:
+        if a != b:
+            raise _Mismatch(a, b)
+        return
+    html_a, html_b = getattr(a, "__html__", None), getattr(b, "__html__", None)
+    if html_a is not None and html_b is not None:
+        if html_a() != html_b():
+            raise _Mismatch(a, b)
+        return
+    if a != b:
+        raise _Mismatch(a, b)
+
+
+def _same_loop(session, la: _Loop, ka: int, lb: _Loop, kb: int, pairs) -> None:
+    known = pairs.get(la.number)
+    if known is not None:
+        if known != (lb.number, kb - ka):
+            raise _Mismatch(la, lb)
+        return
+    if ka != kb:
+        raise _Mismatch(la, lb)
+    pairs[la.number] = (lb.number, 0)
+    _same(session, la.iterable, lb.iterable, pairs)
+    lb.claimed = True  # the second trace of a nested loop is never compiled
+
+
+# --------------------------------------------------------------------------
+# The compiler
+# --------------------------------------------------------------------------
+
+
+class _Compiler:
+    """Drives a _core._ProgramBuilder: the C walker writes the static HTML
+    and calls back here for stand-ins (on_stand_in) and for every sequence
+    of children (on_children), which is where loops are found."""
+
+    def __init__(self, session: _Session, nparams: int) -> None:
+        self.session = session
+        self.pb = _core._ProgramBuilder(nparams, self)
+        self.ops: List[Tuple[Any, ...]] = []
+        self.op_index: Dict[Any, int] = {}
+        self.bound: List[_Loop] = []  # loops open around the code being compiled
+        self.paths: Dict[int, str] = {}  # statement -> what its value is, for errors
+        self.used = [False] * nparams
+
+    # -- expressions ------------------------------------------------------
+
+    def op(self, entry: Tuple[Any, ...]) -> int:
+        try:
+            key = (entry[0], type(entry[1]), entry[1:])
+            hash(key)
+        except TypeError:
+            key = None
+        if key is not None and key in self.op_index:
+            return self.op_index[key]
+        self.ops.append(entry)
+        if key is not None:
+            self.op_index[key] = len(self.ops) - 1
+        return len(self.ops) - 1
+
+    def level(self, loop: _Loop, stand: Stand) -> int:
+        if loop not in self.bound:
+            raise BakeError(
+                f"@baked {self.session.func_name}(): an item of the loop over "
+                f"'{loop.iterable._m_path()}' is used outside that loop's body (for example "
+                f"in sum(), a join or another comprehension's condition), where it has no "
+                f"value per call; render the items as the comprehension's elements, or "
+                f"compute the value in the caller"
+            )
+        return len(self.bound) - 1 - self.bound.index(loop)
+
+    def path(self, value: Any) -> str:
+        """A description of `value` for errors, with {n} where the n-th open
+        loop's index goes (escaped for str.format)."""
+        if isinstance(value, _Param):
+            return value._m_name.replace("{", "{{").replace("}", "}}")
+        if isinstance(value, _Item):
+            n = self.bound.index(value._m_loop) if value._m_loop in self.bound else 0
+            return self.path(value._m_loop.iterable) + "[{%d}]" % n
+        if isinstance(value, _Field):
+            key = value._m_key
+            tail = f".{key}" if value._m_how == _OP_ATTR else f"[{key!r}]"
+            return self.path(value._m_base) + tail.replace("{", "{{").replace("}", "}}")
+        return _path_of(value).replace("{", "{{").replace("}", "}}")
+
+    def expr(self, value: Any) -> None:
+        """Emits code that pushes `value`."""
+        emit = self.pb.emit
+        if not isinstance(value, Stand):
+            emit(_APPLY, self.op((_OP_CONST, value, "")), 0)
+        elif isinstance(value, _Param):
+            if value._m_session is not self.session:
+                raise BakeError(
+                    f"@baked {self.session.func_name}(): the tree holds {value._m_describe()} "
+                    f"of {value._m_session.func_name}(), kept from another decoration; only "
+                    f"this function's own parameters can be used"
+                )
+            self.used[value._m_index] = True
+            emit(_PARAM, value._m_index, 0)
+        elif isinstance(value, _Item):
+            emit(_ITEM, self.level(value._m_loop, value), 0)
+        elif isinstance(value, _Field):
+            self.expr(value._m_base)
+            emit(_APPLY, self.op((value._m_how, value._m_key, self.path(value))), 1)
+        elif isinstance(value, _Compare):
+            self.expr(value._m_a)
+            self.expr(value._m_b)
+            emit(_APPLY, self.op((_OP_COMPARE, _COMPARE[value._m_op], self.path(value))), 2)
+        elif isinstance(value, _Binary):
+            self.expr(value._m_a)
+            self.expr(value._m_b)
+            emit(_APPLY, self.op((_OP_BINARY, _BINARY[value._m_op], self.path(value))), 2)
+        elif isinstance(value, _Contains):
+            self.expr(value._m_container)
+            self.expr(value._m_item)
+            emit(_APPLY, self.op((_OP_COMPARE, 6, self.path(value))), 2)
+        elif isinstance(value, _LoopInfo):
+            level = self.level(value._m_var._m_loop, value)
+            emit(_LOOP_INFO, level, _LOOP_FIELDS[value._m_what])
+        elif isinstance(value, _Cycle):
+            level = self.level(value._m_var._m_loop, value)
+            for v in value._m_values:
+                self.expr(v)
+            emit(_CYCLE, level, len(value._m_values))
+        elif isinstance(value, _LoopVar):
+            value._refuse("is rendered itself", "render loop.index, loop.first ... instead")
+        elif isinstance(value, _When):
+            raise BakeError(
+                f"@baked {self.session.func_name}(): when(...) stands inside an expression "
+                f"or a format; it may only be a whole child or a whole attribute value"
+            )
+        else:  # pragma: no cover - every Stand kind is listed above
+            raise AssertionError(type(value))
+
+    def text_expr(self, parts: List[Any]) -> None:
+        """Emits code that pushes the text of formatted `parts`."""
+        for part in parts:
+            if isinstance(part, str):
+                self.expr(part)
+            else:
+                value, spec, conv = part
+                if isinstance(value, _When):
+                    raise BakeError(
+                        f"@baked {self.session.func_name}(): when(...) is formatted into a "
+                        f"text; make it a child of its own next to the text instead"
+                    )
+                self.expr(value)
+                self.pb.emit(_APPLY, self.op((_OP_FORMAT, (spec, conv), self.path(value))), 1)
+        if len(parts) != 1 or isinstance(parts[0], str):
+            self.pb.emit(_APPLY, self.op((_OP_CONCAT, len(parts), "")), len(parts))
+
+    # -- statements: called by the C walker --------------------------------
+
+    def on_stand_in(self, value: Any, name: Optional[str], depth: int) -> None:
+        """A stand-in as a child (name None) or as attribute `name`'s value;
+        also a str with markers."""
+        pb = self.pb
+        if isinstance(value, _When):
+            pb.flush()
+            self.expr(value._m_cond)
+            skip = pb.emit(_IF, 0, 0)
+            self.paths[skip] = self.path(value._m_cond)
+            self.branch(value._m_then, name, depth)
+            if value._m_otherwise is not None:
+                end = pb.emit(_JUMP, 0, 0)
+                pb.patch(skip, pb.here())
+                self.branch(value._m_otherwise, name, depth)
+                pb.patch(end, pb.here())
+            else:
+                pb.patch(skip, pb.here())
+            return
+        if isinstance(value, _LoopVar):
+            value._refuse("is rendered itself", "render loop.index, loop.first ... instead")
+        try:
+            slot = pb.child_slot(depth) if name is None else pb.attr_slot(name)
+        except TypeError as exc:
+            raise BakeError(
+                f"@baked {self.session.func_name}(): {_describe(value)} cannot stand here: "
+                f"{exc}"
+            ) from None
+        if isinstance(value, str):
+            self.text_expr(self.session.split(value))
+            what = "a formatted text"
+        else:
+            self.expr(value)
+            what = self.path(value)
+        self.paths[pb.emit(_WRITE, slot, 0)] = what
+
+    def branch(self, value: Any, name: Optional[str], depth: int) -> None:
+        if name is None:
+            self.pb.render(value, depth)
+        else:
+            self.pb.render_attr(name, value)
+        self.pb.flush()
+
+    def on_children(self, items: Tuple[Any, ...], raw: int, depth: int) -> None:
+        if raw:
+            for item in items:
+                if isinstance(item, Stand) or (isinstance(item, str) and _MARK in item):
+                    raise BakeError(
+                        f"@baked {self.session.func_name}(): {_describe(item)} is in the text "
+                        f"of a <script> or <style>, which is raw (not escaped) and checked "
+                        f"when the element is built, so it cannot change per call. Make the "
+                        f"whole element a parameter (build it per call and pass it in), or "
+                        f"pass data to scripts with tojson() in an attribute"
+                    )
+        for kind, a, b in self.plan(items):
+            if kind == "item":
+                self.child(a, depth)
+            else:
+                self.loop(a, b, depth)
+
+    def child(self, item: Any, depth: int) -> None:
+        if isinstance(item, str) and _MARK in item:
+            self.on_stand_in(item, None, depth)
+            return
+        if isinstance(item, _core.Comment) and _MARK in item.text:
+            raise BakeError(
+                f"@baked {self.session.func_name}(): a Comment's text is made from a "
+                f"per-call value; comments are fixed when baking (make the Comment a "
+                f"parameter, or build it in the caller)"
+            )
+        self.pb.render(item, depth)
+
+    def loop(self, loop: _Loop, body: List[Any], depth: int) -> None:
+        pb = self.pb
+        loop.claimed = True
+        lookahead = any(
+            node._m_what == "last"
+            for node in _walk_stands(self.session, body)
+            if isinstance(node, _LoopInfo) and node._m_var._m_loop is loop
+        )
+        pb.flush()
+        self.expr(loop.iterable)
+        start = pb.emit(_LOOP, 0, _LOOKAHEAD if lookahead else 0)
+        self.paths[start] = self.path(loop.iterable)
+        self.bound.append(loop)
+        try:
+            self.on_children(tuple(body), 0, depth)
+            pb.flush()
+        finally:
+            self.bound.pop()
+        pb.emit(_END_LOOP, start + 1, 0)
+        pb.patch(start, pb.here())
+
+    def plan(self, items: Tuple[Any, ...]) -> List[Tuple[str, Any, Any]]:
+        """Splits children into plain items and loops."""
+        session = self.session
+        bound = {loop.number for loop in self.bound}
+        refs = []
+        for item in items:
+            found: Dict[Tuple[int, int], None] = {}
+            _loop_refs(session, item, found)
+            refs.append({r: None for r in found if r[0] not in bound})
+        plan: List[Tuple[str, Any, Any]] = []
+        done = 0
+        i = 0
+        n = len(items)
+        while i < n:
+            # A loop whose two items both stand in this child is found
+            # deeper down (or refused there).
+            firsts = sorted(r[0] for r in refs[i] if r[1] == 0 and (r[0], 1) not in refs[i])
+            if not firsts:
+                i += 1
+                continue
+            loop = session.loops[firsts[0]]
+            second = next((j for j in range(i + 1, n) if (loop.number, 1) in refs[j]), None)
+            if second is None:
+                raise BakeError(
+                    f"@baked {session.func_name}(): the loop over "
+                    f"'{loop.iterable._m_path()}' does not render one element (or list of "
+                    f"elements) per item: its items are used together in one child (a join, "
+                    f"sum() or a text). Render a list of elements, one per item, or compute "
+                    f"the text in the caller"
+                )
+            k = second - i
+            chosen = None
+            why = None
+            for s in range(max(i - k + 1, done), i + 1):
+                if s + 2 * k > n:
+                    continue
+                try:
+                    _same(
+                        session,
+                        list(items[s : s + k]),
+                        list(items[s + k : s + 2 * k]),
+                        {loop.number: (loop.number, 1)},
+                    )
+                except _Mismatch as exc:
+                    why = why or exc
+                    continue
+                chosen = s
+                break
+            if chosen is None:
+                raise BakeError(
+                    f"@baked {session.func_name}(): the loop over "
+                    f"'{loop.iterable._m_path()}' renders its items differently other than "
+                    f"through the item itself{_describe_mismatch(why)}: enumerate(), a counter, "
+                    f"zip() with a real list or a value computed from the previous item would "
+                    f"be frozen into the template. Use looped(...) for loop.index, "
+                    f"loop.first and loop.cycle(...), or prepare the data in the caller"
+                )
+            for j in range(done, chosen):
+                plan.append(("item", items[j], None))
+            plan.append(("loop", loop, list(items[chosen : chosen + k])))
+            done = i = chosen + 2 * k
+        for j in range(done, n):
+            plan.append(("item", items[j], None))
+        return plan
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, Stand):
+        return value._m_describe()
+    return "a text formatted from a per-call value"
+
+
+def _describe_mismatch(exc: Optional[_Mismatch]) -> str:
+    if exc is None or len(exc.args) != 2:
+        return ""
+    a, b = exc.args
+    if isinstance(a, (str, int, float)) and isinstance(b, (str, int, float)):
+        return f" ({a!r} for the first item, {b!r} for the second)"
+    return ""
+
+
+def _walk_stands(session: _Session, node: Any):
+    if isinstance(node, Stand):
+        yield node
+        for arg in node._m_args():
+            yield from _walk_stands(session, arg)
+    elif isinstance(node, str):
+        for part in session.split(node) or ():
+            if isinstance(part, tuple):
+                yield from _walk_stands(session, part[0])
+    elif isinstance(node, (list, tuple)):
+        for item in node:
+            yield from _walk_stands(session, item)
+    elif _is_element(node):
+        for value in node.attrs.values():
+            yield from _walk_stands(session, value)
+        for child in node.children:
+            yield from _walk_stands(session, child)
+
+
+def trace(func: Any, name: str, params: List[str]) -> Tuple[_Session, List[Stand], Any]:
+    """Runs the builder with a stand-in per parameter."""
+    session = _Session(name)
+    stands = [_Param(session, p, i) for i, p in enumerate(params)]
+    tree = func(**dict(zip(params, stands)))
+    return session, stands, tree
+
+
+def needs_program(session: _Session) -> bool:
+    """Whether the builder did more with its parameters than place them."""
+    return session.derived or bool(session.loops)
+
+
+def compile_program(
+    session: _Session, params: List[str], tree: Any
+) -> Tuple[Any, Tuple[Any, ...], Dict[int, str]]:
+    """Compiles a traced tree: the finished _ProgramBuilder, its operations
+    and what each statement computes (for errors)."""
+    compiler = _Compiler(session, len(params))
+    compiler.on_children(tuple(tree) if isinstance(tree, (list, tuple)) else (tree,), 0, 0)
+    compiler.pb.flush()
+    for loop in session.loops:
+        if not loop.claimed:
+            raise BakeError(
+                f"@baked {session.func_name}(): '{loop.iterable._m_path()}' is iterated, but "
+                f"its items are not rendered as a comprehension's elements (a loop whose "
+                f"body does not use its item, or a loop outside the returned tree); use the "
+                f"item in each element, or build that part in the caller"
+            )
+    for name, used in zip(params, compiler.used):
+        if not used:
+            raise BakeError(
+                f"@baked {session.func_name}(): parameter '{name}' is not used in the returned "
+                f"tree. Every parameter must be rendered, tested in when(...) or looped over; "
+                f"a parameter that only steers a test such as `x is None` would be decided "
+                f"once, when baking. Remove it, or use when(...)"
+            )
+    return compiler.pb, tuple(compiler.ops), compiler.paths
