@@ -28,15 +28,11 @@
 /* Stand-ins                                                                  */
 /* ------------------------------------------------------------------------ */
 
-/* The base of every stand-in (markup._template.Stand): a value known only
-   per call while a builder runs. Python subclasses give it its behaviour;
-   C needs only to recognise it (element construction keeps it, the render
-   walker hands it to ctx->on_placeholder) and, for a parameter, its index. */
-typedef struct pm_placeholder {
-    PyObject_HEAD PyObject *name; /* the parameter's name, or a path     */
-    PyObject *func_name;          /* the builder's qualified name          */
-    Py_ssize_t index;             /* the parameter's position, -1 if none  */
-} pm_placeholder;
+/* The base of every stand-in (markup._template.Stand, pm_placeholder in
+   state.h): a value known only per call while a builder runs. Python
+   subclasses give it its behaviour; C needs only to recognise it (element
+   construction keeps it, the render walker hands it to
+   ctx->on_placeholder) and, for a parameter, its index. */
 
 static void ph_dealloc(PyObject *self) {
     pm_placeholder *ph = (pm_placeholder *)self;
@@ -101,7 +97,8 @@ enum { OP_CONST, OP_ATTR, OP_ITEM, OP_BINARY, OP_COMPARE, OP_FORMAT, OP_CONCAT }
 
 typedef struct pm_op {
     int kind;
-    int which;         /* OP_BINARY, OP_COMPARE: which; OP_FORMAT: 's' for str() */
+    int which;         /* OP_BINARY, OP_COMPARE: which; OP_FORMAT: 's' or 'r'
+                          for str() or repr() before the spec, or 0 */
     PyObject *payload; /* OP_CONST: the value; OP_ATTR/OP_ITEM: the key;
                           OP_FORMAT: the spec */
     PyObject *path;    /* a str.format template over the loop indices */
@@ -593,9 +590,15 @@ static markup_status d_apply(void *ctx, uint32_t op, void *const *args, uint32_t
             v = PyObject_RichCompare(a[0], a[1], o->which);
         }
         break;
-    case OP_FORMAT:
-        v = o->which == 's' ? PyObject_Str(a[0]) : PyObject_Format(a[0], o->payload);
+    case OP_FORMAT: {
+        /* str() or repr() first (f"{x!r:>8}"), then the spec. */
+        PyObject *text = o->which == 's'   ? PyObject_Str(a[0])
+                         : o->which == 'r' ? PyObject_Repr(a[0])
+                                           : Py_NewRef(a[0]);
+        v = text ? PyObject_Format(text, o->payload) : NULL;
+        Py_XDECREF(text);
         break;
+    }
     case OP_CONCAT: v = concat(a, nargs); break;
     default: PyErr_SetString(PyExc_SystemError, "unknown template operation");
     }
@@ -1313,7 +1316,8 @@ static int read_ops(pm_baked *self, PyObject *ops) {
         } else if (kind == OP_FORMAT) {
             PyObject *spec, *conv;
             if (!PyTuple_Check(payload) || !PyArg_ParseTuple(payload, "UU", &spec, &conv)) goto bad;
-            o->which = PyUnicode_GET_LENGTH(conv) ? 's' : 0;
+            o->which = PyUnicode_GET_LENGTH(conv) ? (int)PyUnicode_READ_CHAR(conv, 0) : 0;
+            if (o->which != 0 && o->which != 's' && o->which != 'r') goto bad;
             payload = spec;
         } else if (kind < OP_CONST || kind > OP_CONCAT) {
             goto bad;

@@ -121,10 +121,11 @@ static PM_NOINLINE int write_number(pm_render_ctx *ctx, PyObject *num) {
 }
 
 static PM_NOINLINE int placeholder_error(PyObject *placeholder) {
+    const pm_placeholder *ph = (const pm_placeholder *)placeholder;
     PyErr_Format(PyExc_TypeError,
-                 "cannot render %R outside its @baked function: a parameter placeholder is "
-                 "only filled when the baked function is called",
-                 placeholder);
+                 "cannot render the stand-in for '%U' of @baked %U() outside that function: "
+                 "it is only filled when the baked function is called",
+                 ph->name, ph->func_name);
     return -1;
 }
 

@@ -253,6 +253,14 @@ PyObject *pm_call_html(PyObject *method, PyObject *obj);
    it (for SafeString.format, which escapes it again as markupsafe does). */
 PyObject *pm_call_html_as_is(PyObject *method, PyObject *obj);
 
+/* The C part of every stand-in of a traced @baked builder (baked.c owns
+   the type; markup/_template.py subclasses it). */
+typedef struct pm_placeholder {
+    PyObject_HEAD PyObject *name; /* the parameter's name, or a path     */
+    PyObject *func_name;          /* the builder's qualified name          */
+    Py_ssize_t index;             /* the parameter's position, -1 if none  */
+} pm_placeholder;
+
 /* True (1) when `obj` is a baked placeholder. */
 static inline int pm_is_placeholder(pm_state *st, PyObject *obj) {
     return st->placeholder_type != NULL && PyObject_TypeCheck(obj, st->placeholder_type);

@@ -21,8 +21,10 @@ the compiler splits text at the markers.
 
 from __future__ import annotations
 
+import dis
 import os
 import re
+import sys
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from . import _core
@@ -40,6 +42,9 @@ _BINARY = {"+": 0, "-": 1, "*": 2, "/": 3, "//": 4, "%": 5}
 _COMPARE = {"<": 0, "<=": 1, "==": 2, "!=": 3, ">": 4, ">=": 5}
 # LOOP_INFO's `what` (baked.c: loop_value).
 _LOOP_FIELDS = {"index": 0, "index0": 1, "first": 2, "last": 3}
+
+_UNPACK_SEQUENCE = dis.opmap["UNPACK_SEQUENCE"]
+_UNPACK_EX = dis.opmap["UNPACK_EX"]
 
 _MARK = "\U0010fffd"
 _MARKER = re.compile(_MARK + r"(\d+):(\d+)" + _MARK)
@@ -88,17 +93,32 @@ class Stand(_core.StandIn):
         return _Field(self, key, _OP_ITEM)
 
     def __iter__(self) -> Iterator["Stand"]:
+        # Unpacking (`for k, v in pairs`, `a, b = x`) reads items by index;
+        # anything else iterating a stand-in is a loop.
+        caller = sys._getframe(1)
+        code = caller.f_code.co_code
+        if caller.f_lasti + 1 < len(code):
+            op = code[caller.f_lasti]
+            if op == _UNPACK_SEQUENCE:
+                return iter([_Field(self, i, _OP_ITEM) for i in range(code[caller.f_lasti + 1])])
+            if op == _UNPACK_EX:
+                self._refuse(
+                    "is unpacked with a starred name",
+                    "unpack a fixed number of items, as in `for a, b in pairs`",
+                )
         loop = _Loop(self)
         return iter((_Item(loop, 0), _Item(loop, 1)))
 
     def __format__(self, spec: str) -> str:
         return self._m_session.marker(self, spec, "")
 
+    # str() and repr() give markers too: anything else would freeze a text
+    # (f"{x!r}", "%s" % x). Use _m_describe() for a readable name.
     def __str__(self) -> str:
         return self._m_session.marker(self, "", "s")
 
     def __repr__(self) -> str:
-        return f"<baked {self._m_describe()} of {self._m_session.func_name}()>"
+        return self._m_session.marker(self, "", "r")
 
     def _arith(op: str, swap: bool = False):  # noqa: N805 - builds methods
         def method(self, other):
@@ -486,6 +506,23 @@ def looped(iterable: Any) -> Iterator[Tuple[Any, Any]]:
     return iter([(item, LoopState(i, len(items))) for i, item in enumerate(items)])
 
 
+class _Marker(str):
+    """The text of str() or repr() of a stand-in. A format spec applied to
+    it afterwards (f"{x!r:>10}") is recorded with it, not applied to the
+    marker."""
+
+    def __new__(cls, text: str, session: "_Session", value: Stand, conv: str) -> "_Marker":
+        self = str.__new__(cls, text)
+        self._m = (session, value, conv)
+        return self
+
+    def __format__(self, spec: str) -> str:
+        if not spec:
+            return str(self)
+        session, value, conv = self._m
+        return session.marker(value, spec, conv)
+
+
 # --------------------------------------------------------------------------
 # The trace session
 # --------------------------------------------------------------------------
@@ -496,13 +533,20 @@ class _Session:
         self.func_name = func_name
         self.nonce = str(int.from_bytes(os.urandom(6), "little"))
         self.formats: List[Tuple[Stand, str, str]] = []
+        self.marker_index: Dict[Tuple[int, str, str], int] = {}
         self.loops: List[_Loop] = []
         self.derived = False
 
     def marker(self, value: Stand, spec: str, conv: str) -> str:
         self.derived = True
-        self.formats.append((value, spec, conv))
-        return f"{_MARK}{self.nonce}:{len(self.formats) - 1}{_MARK}"
+        # One marker per (value, spec, conversion): repr() of a container
+        # that holds this registry must not keep growing it.
+        key = (id(value), spec, conv)
+        index = self.marker_index.get(key)
+        if index is None:
+            index = self.marker_index[key] = len(self.formats)
+            self.formats.append((value, spec, conv))
+        return _Marker(f"{_MARK}{self.nonce}:{index}{_MARK}", self, value, conv)
 
     def split(self, text: str) -> Optional[List[Any]]:
         """The parts of a text with markers: str and (value, spec, conv);

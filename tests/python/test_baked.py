@@ -641,10 +641,8 @@ def test_placeholder_outside_baked_is_rejected_when_rendered():
 
     baked(keep)
     (placeholder,) = kept
-    assert repr(placeholder).startswith("<baked parameter 'x' of ")
-    assert repr(placeholder).endswith("keep()>")
     tree = h.Div(placeholder)  # building is allowed ...
-    with pytest.raises(TypeError, match="parameter 'x'"):
+    with pytest.raises(TypeError, match=r"stand-in for 'x' of @baked .*keep\(\)"):
         render(tree)  # ... rendering it without @baked is not
     other = kept[0]
     with pytest.raises(TypeError, match="another decoration"):

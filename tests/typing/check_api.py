@@ -25,10 +25,12 @@ from markup import (
     escape,
     h,
     iter_render,
+    looped,
     render,
     render_bytes,
     styles,
     tojson,
+    when,
 )
 
 AttrValue = Union[str, int, float, bool, None]
@@ -74,6 +76,20 @@ def layout(title: str, content: Element, *, lang: str = "en") -> Element:
     )
 
 
+# A whole page as one baked call: loops, fields and conditions run in C.
+@baked
+def order_list(orders: Sequence[Mapping[str, str]], user: Optional[str]) -> Element:
+    return h.Div(
+        when(user, h.P("Hello, ", user), h.P("Sign in")),
+        h.Ol(
+            [
+                h.Li({"class": loop.cycle("odd", "even")}, loop.index, ". ", o["name"])
+                for o, loop in looped(orders)
+            ]
+        ),
+    )
+
+
 def build_page(products: Mapping[str, str]) -> Element:
     rows: List[SafeString] = [
         product_row("item", index, name, price)
@@ -97,6 +113,11 @@ def main() -> None:
     raw: bytes = render_bytes(page)
     chunks: Iterator[bytes] = iter_render(page, chunk_size=64)
     assert b"".join(chunks) == raw == text.encode("utf-8")
+    listing: SafeString = order_list([{"name": "Tea"}, {"name": "<Cake>"}], None)
+    assert listing == (
+        '<div><p>Sign in</p><ol><li class="odd">1. Tea</li>'
+        '<li class="even">2. &lt;Cake&gt;</li></ol></div>'
+    )
 
     whole: SafeString = layout("Shop", page)
     titled: SafeString = layout(title="Shop", content=page, lang="fr")

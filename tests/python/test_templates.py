@@ -1,0 +1,431 @@
+"""@baked templates that take the page's data: fields, loops, when(),
+formatting and components, run as one call into C.
+
+The rule every test here checks: a baked function gives the bytes that
+render() gives for the undecorated builder called with the same values
+(and, for the page of the guide, a real Jinja2 template with autoescape),
+or raises the same type of error.
+"""
+
+import gc
+import sys
+import types
+
+import jinja2
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from markup import SafeString, baked, classes, contains, h, looped, render, when
+
+JINJA = jinja2.Environment(autoescape=True)
+
+
+def same_as_plain(builder, *args):
+    """The baked function's output, checked against the plain tree's."""
+    fn = baked(builder)
+    try:
+        want = render(builder(*args))
+    except Exception as exc:  # noqa: BLE001 - the baked call must raise alike
+        with pytest.raises(type(exc)):
+            fn(*args)
+        return None
+    got = fn(*args)
+    assert isinstance(got, SafeString)
+    assert got == want
+    return got
+
+
+# ---------------------------------------------------------------------------
+# The page of the guide, against Jinja2
+# ---------------------------------------------------------------------------
+
+
+def order_row(o):
+    return h.Tr(
+        {"class": when(o["overdue"], "overdue")},
+        h.Td(h.A({"href": f"/orders/{o['id']}"}, f"#{o['id']}")),
+        h.Td(o["customer"]),
+        h.Td({"class": "num"}, f"{o['total']:.2f}"),
+        h.Td(o["date"], when(o["overdue"], [" ", h.Em("overdue")])),
+        h.Td([h.Span({"class": "tag"}, t) for t in o["tags"]]),
+    )
+
+
+def orders_page(title, user, orders, page, pages):
+    return h.HtmlDocument(
+        h.Head(h.Title(title, " - Shop")),
+        h.Body(
+            when(user, h.Span("Signed in as ", user.name), h.A({"href": "/login"}, "Sign in")),
+            h.Table(h.Tbody([order_row(o) for o in orders])),
+            when(page > 1, h.A({"href": f"?page={page - 1}"}, "Previous")),
+            [when(p == page, h.Span(p), h.A({"href": f"?page={p}"}, p)) for p in pages],
+        ),
+    )
+
+
+ORDERS_JINJA = JINJA.from_string(
+    "<!doctype html><html><head><title>{{ title }} - Shop</title></head><body>"
+    "{% if user %}<span>Signed in as {{ user.name }}</span>"
+    '{% else %}<a href="/login">Sign in</a>{% endif %}'
+    "<table><tbody>{% for o in orders %}"
+    '<tr{% if o.overdue %} class="overdue"{% endif %}>'
+    '<td><a href="/orders/{{ o.id }}">#{{ o.id }}</a></td>'
+    "<td>{{ o.customer }}</td>"
+    '<td class="num">{{ "%.2f"|format(o.total) }}</td>'
+    "<td>{{ o.date }}{% if o.overdue %} <em>overdue</em>{% endif %}</td>"
+    '<td>{% for t in o.tags %}<span class="tag">{{ t }}</span>{% endfor %}</td>'
+    "</tr>{% endfor %}</tbody></table>"
+    '{% if page > 1 %}<a href="?page={{ page - 1 }}">Previous</a>{% endif %}'
+    "{% for p in pages %}{% if p == page %}<span>{{ p }}</span>"
+    '{% else %}<a href="?page={{ p }}">{{ p }}</a>{% endif %}{% endfor %}'
+    "</body></html>"
+)
+
+
+def make_orders(n, hostile=False):
+    name = "<script>alert('x')</script> & \"co\"" if hostile else "Customer"
+    return [
+        {
+            "id": i,
+            "customer": f"{name} {i}",
+            "total": i * 10.125,
+            "date": f"2026-11-{i % 28 + 1:02d}",
+            "overdue": i % 3 == 0,
+            "tags": [f"t{j}<" if hostile else f"t{j}" for j in range(i % 4)],
+        }
+        for i in range(n)
+    ]
+
+
+@pytest.mark.parametrize("hostile", [False, True])
+@pytest.mark.parametrize("signed_in", [False, True])
+def test_orders_page_equals_jinja2_and_the_plain_tree(hostile, signed_in):
+    page = baked(orders_page)
+    user = types.SimpleNamespace(name="Ann <admin>") if signed_in else None
+    for n, current in ((0, 1), (1, 1), (7, 3), (40, 10)):
+        orders = make_orders(n, hostile)
+        args = ("Orders & <more>", user, orders, current, range(1, 11))
+        got = page(*args)
+        if signed_in:  # plain Python evaluates both of when()'s branches: user.name
+            assert got == render(orders_page(*args))
+        assert got == ORDERS_JINJA.render(
+            title=args[0], user=user, orders=orders, page=current, pages=range(1, 11)
+        )
+
+
+def test_components_baked_or_plain_are_inlined():
+    row = baked(order_row)  # a baked component inside a loop
+    page = baked(lambda orders: h.Table([row(o) for o in orders]))
+    plain = baked(lambda orders: h.Table([order_row(o) for o in orders]))
+    orders = make_orders(5, hostile=True)
+    assert page(orders) == plain(orders) == render(h.Table([order_row(o) for o in orders]))
+    # the component on its own still renders per call
+    assert row(orders[0]) == render(order_row(orders[0]))
+
+
+# ---------------------------------------------------------------------------
+# Fields
+# ---------------------------------------------------------------------------
+
+
+class Obj:
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+def test_dot_and_subscript_follow_jinja2s_lookup_rule():
+    fn = baked(lambda o: h.P(o.name, "|", o["kind"], "|", o.owner.name))
+    # .name on a dict reads the item; ["kind"] on an object reads the attribute
+    assert fn({"name": "<a>", "kind": "k", "owner": {"name": "o"}}) == "<p>&lt;a&gt;|k|o</p>"
+    assert fn(Obj(name="n", kind="<k>", owner=Obj(name="x"))) == "<p>n|&lt;k&gt;|x</p>"
+    # the attribute wins over the item, as in Jinja2
+    assert fn({"name": "N", "kind": "K", "owner": {"name": "o"}, "items": 1}) == "<p>N|K|o</p>"
+    tpl = JINJA.from_string("<p>{{ o.name }}|{{ o['kind'] }}|{{ o.owner.name }}</p>")
+    for o in (
+        {"name": "<a>", "kind": "k", "owner": {"name": "o"}},
+        Obj(name="n", kind="<k>", owner=Obj(name="x")),
+    ):
+        assert fn(o) == tpl.render(o=o)
+
+
+def test_a_missing_field_names_its_path():
+    page = baked(lambda orders: h.Ul([h.Li(o["name"], " ", o["total"]) for o in orders]))
+    rows = [{"name": "a", "total": 1}, {"name": "b", "total": 2}, {"name": "c"}]
+    with pytest.raises(KeyError) as info:
+        page(rows)
+    assert "<lambda>(): orders[2]['total']" in str(info.value)
+    assert isinstance(info.value.__cause__, KeyError)
+    attr = baked(lambda user: h.P(user.profile.name))
+    with pytest.raises(AttributeError, match=r"user\.profile\.name"):
+        attr(Obj(profile=Obj()))
+    with pytest.raises(KeyError, match=r"user\.profile"):
+        attr({})
+
+
+def test_nested_loop_error_names_every_index():
+    fn = baked(lambda rows: h.Div([h.P([h.B(c["v"]) for c in r]) for r in rows]))
+    with pytest.raises(KeyError, match=r"rows\[1\]\[0\]\['v'\]"):
+        fn([[{"v": 1}], [{"w": 2}]])
+
+
+# ---------------------------------------------------------------------------
+# Loops
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "items",
+    [[], ["a"], ["a", "<b>", "c"], ("x", "y"), range(4), {"k1": 1, "k2": 2}, "str"],
+    ids=["empty", "one", "three", "tuple", "range", "dict", "str"],
+)
+def test_loop_over_any_iterable(items):
+    same_as_plain(lambda xs: h.Ul([h.Li(x) for x in xs]), items)
+    same_as_plain(lambda xs: h.Ul((h.Li(x) for x in xs)), items)
+
+
+def test_loop_over_a_generator_and_an_iterator():
+    fn = baked(lambda xs: h.Ol([h.Li(x) for x in xs]))
+    assert fn(x * 2 for x in range(3)) == "<ol><li>0</li><li>2</li><li>4</li></ol>"
+    assert fn(iter(["<"])) == "<ol><li>&lt;</li></ol>"
+
+
+def test_loop_bodies_of_several_elements_and_static_parts():
+    def dl(pairs):
+        return h.Dl(h.Dt("head"), [[h.Dt(k), h.Hr(), h.Dd(v)] for k, v in pairs], h.Dd("tail"))
+
+    same_as_plain(dl, [("a", "1"), ("<b>", "2")])
+    same_as_plain(dl, [])
+    # a loop whose body starts and ends with the same static element
+    same_as_plain(lambda xs: h.Div([[h.Hr(), h.P(x), h.Hr()] for x in xs]), ["a", "b", "c"])
+    same_as_plain(lambda xs: h.Div(h.Hr(), [[h.P(x), h.Hr()] for x in xs]), ["a", "b"])
+
+
+def test_unpacking_reads_items_by_index():
+    same_as_plain(lambda pairs: h.Dl([[h.Dt(k), h.Dd(v)] for k, v in pairs]), [("a", 1), ["<", 2]])
+    same_as_plain(lambda p: h.P(*p), ("a", "<b>"))  # a starred argument is a loop
+    with pytest.raises(TypeError, match="starred"):
+        baked(lambda pairs: h.Ul([h.Li(a) for a, *rest in pairs]))
+
+
+def test_nested_loops_and_loops_side_by_side():
+    def grid(rows, cols):
+        return h.Table(
+            h.Tr([h.Th(c) for c in cols]),
+            [h.Tr([h.Td(r["name"], ":", c) for c in cols]) for r in rows],
+            [h.Tr(h.Td(x)) for r in rows for x in r["tags"]],
+        )
+
+    rows = [
+        {"name": "<r1>", "tags": ["a", "b"]},
+        {"name": "r2", "tags": []},
+        {"name": "r3", "tags": ["c"]},
+    ]
+    same_as_plain(grid, rows, ["c1", "<c2>"])
+    same_as_plain(grid, [], [])
+    same_as_plain(grid, rows, [])
+
+
+def test_loop_body_uses_outer_parameters():
+    same_as_plain(
+        lambda items, sel: h.Ul([h.Li({"class": when(i == sel, "on")}, i) for i in items]),
+        [1, 2, 3],
+        2,
+    )
+
+
+def test_loop_state():
+    def table(rows):
+        return h.Table(
+            [
+                h.Tr(
+                    {"class": loop.cycle("odd", "even")},
+                    h.Td(loop.index, "/", loop.index0),
+                    h.Td(r),
+                    when(loop.first, h.Td("first")),
+                    when(loop.last, h.Td("last")),
+                )
+                for r, loop in looped(rows)
+            ]
+        )
+
+    for rows in ([], ["a"], ["a", "<b>", "c", "d"]):
+        same_as_plain(table, rows)
+    # a generator: loop.last needs the next item before the body runs
+    fn = baked(table)
+    assert fn(x for x in "ab") == render(table(["a", "b"]))
+    tpl = JINJA.from_string(
+        "<table>{% for r in rows %}<tr class=\"{{ loop.cycle('odd', 'even') }}\">"
+        "<td>{{ loop.index }}/{{ loop.index0 }}</td><td>{{ r }}</td>"
+        "{% if loop.first %}<td>first</td>{% endif %}{% if loop.last %}<td>last</td>{% endif %}"
+        "</tr>{% endfor %}</table>"
+    )
+    assert fn(["a", "<b>", "c"]) == tpl.render(rows=["a", "<b>", "c"])
+
+
+@pytest.mark.parametrize(
+    "builder, phrase",
+    [
+        (lambda xs: h.Ul([h.Li(i, x) for i, x in enumerate(xs)]), "enumerate"),
+        (lambda xs: h.Ul([h.Li(x, y) for x, y in zip(xs, ["a", "b", "c"])]), "zip"),
+        (lambda xs: h.P(sum(x for x in xs)), "outside that loop"),
+        (lambda xs: h.P(", ".join(xs)), "expected str instance"),
+        (lambda xs: h.Ul([h.Li("same") for _ in xs]), "is iterated, but"),
+        (lambda xs: h.Ul([h.Li(x) for x in xs if x]), "truth value"),
+        (lambda xs: h.Ul([h.Li(x) for x in xs][:1]), "does not render one element"),
+    ],
+    ids=["enumerate", "zip", "sum", "join", "unused item", "filter", "slice"],
+)
+def test_what_a_loop_cannot_bake_is_refused(builder, phrase):
+    with pytest.raises(TypeError, match=phrase):
+        baked(builder)
+
+
+def test_a_counter_is_refused():
+    def counted(xs):
+        n = iter(range(100))
+        return h.Ul([h.Li(next(n), x) for x in xs])
+
+    with pytest.raises(TypeError, match=r"0 for the first item, 1 for the second"):
+        baked(counted)
+
+
+# ---------------------------------------------------------------------------
+# Conditions, arithmetic, formatting
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", [None, "", 0, 1, "<x>", [], ["a"]])
+def test_when_as_child_and_attribute(value):
+    same_as_plain(lambda v: h.P(when(v, "yes", "no")), value)
+    same_as_plain(lambda v: h.P(when(v, h.B("yes"))), value)
+    same_as_plain(lambda v: h.P({"class": when(v, "on", "off"), "title": when(v, "t")}, "x"), value)
+    same_as_plain(lambda v: h.Input(disabled=when(v, True, False)), value)
+
+
+def test_nested_when_and_comparisons():
+    def badge(n):
+        return h.Span(when(n > 10, "many", when(n > 1, "some", when(n == 1, "one", "none"))))
+
+    for n in (0, 1, 5, 11):
+        same_as_plain(badge, n)
+    for value, other in ((1, 2), ("a", "a"), (2.5, 2)):
+        for op in ("==", "!=", "<", "<=", ">", ">="):
+            same_as_plain(eval(f"lambda a, b: h.P(when(a {op} b, 'T', 'F'))"), value, other)
+
+
+def test_contains():
+    same_as_plain(lambda tags: h.P(when(contains(tags, "new"), "NEW")), ["old", "new"])
+    same_as_plain(lambda tags: h.P(when(contains(tags, "new"), "NEW")), "renewed")
+    same_as_plain(lambda tags: h.P(when(contains(tags, "new"), "NEW")), [])
+
+
+def test_arithmetic_as_python_computes_it():
+    for a, b in ((7, 2), (7.5, 2), (-7, 2), ("ab", 3)):
+        same_as_plain(lambda x, y: h.P(x * y), a, b)
+    for a, b in ((7, 2), (7.5, 2), (-7, 2), (1, 0)):
+        same_as_plain(
+            lambda x, y: h.P(x + y, " ", x - y, " ", x // y, " ", x % y, " ", x / y), a, b
+        )
+
+
+def test_formatting():
+    cases = [
+        (lambda x: h.P(f"{x:.2f} EUR"), [1, 2.345, -0.005]),
+        (lambda x: h.P(f"[{x!r}]"), ["<a>", 1, None]),
+        (lambda x: h.P(f"[{x!r:>8}|{x!s:*^7}]"), ["ab", 12]),
+        (lambda x: h.P(repr(x), str(x)), ["<a>", 2.5]),
+        (lambda x: h.P("{:>6}|{}".format(x, x)), ["<a>", 12]),
+        (lambda x: h.P("%s and %s" % (x, x)), ["<b>", None]),
+        (lambda x: h.A({"href": f"/p/{x}?q={x}&r=1"}, x), ["a b", '<">']),
+        (lambda x: h.P(str(x) + "!"), ["<", 3]),
+    ]
+    for builder, values in cases:
+        for v in values:
+            same_as_plain(builder, v)
+
+
+def test_formatted_text_is_escaped_as_a_whole():
+    fn = baked(lambda x: h.P(f"<{x}>"))
+    assert (
+        fn(SafeString("<b>")) == "<p>&lt;&lt;b&gt;&gt;</p>" == render(h.P(f"<{SafeString('<b>')}>"))
+    )
+
+
+def test_text_cut_after_formatting_is_refused():
+    with pytest.raises(TypeError, match="cut or changed"):
+        baked(lambda x: h.P(f"{x}"[:3]))
+
+
+def test_script_text_cannot_change_per_call():
+    with pytest.raises(TypeError, match="script"):
+        baked(lambda x: h.Script(f"var x = {x};"))
+
+
+def test_classes_with_fixed_names_still_bake():
+    fn = baked(lambda x: h.Div(classes("a", "b"), x))
+    assert fn("<t>") == '<div class="a b">&lt;t&gt;</div>'
+
+
+# ---------------------------------------------------------------------------
+# Random data
+# ---------------------------------------------------------------------------
+
+hostile_text = st.text(alphabet=st.sampled_from("a<>&\"' é\u2028"), max_size=8)
+scalar = st.one_of(
+    st.none(), st.integers(-50, 50), st.floats(-1e3, 1e3, allow_nan=False), hostile_text
+)
+record = st.fixed_dictionaries(
+    {"name": scalar, "n": st.integers(-5, 5), "tags": st.lists(hostile_text, max_size=3)},
+    optional={"extra": scalar},
+)
+
+
+def card(rows, title, limit):
+    return h.Section(
+        h.H2(title, when(title, "", " (untitled)")),
+        h.Ul(
+            [
+                h.Li(
+                    {"class": loop.cycle("a", "b"), "data-n": r["n"] * 2 + 1},
+                    f"{loop.index}. ",
+                    r["name"],
+                    when(r["n"] > limit, h.B(" big"), [" small ", r["n"] - limit]),
+                    [h.I(t, when(t == "a", "!")) for t in r["tags"]],
+                    h.Span(r["extra"]),
+                )
+                for r, loop in looped(rows)
+            ]
+        ),
+    )
+
+
+BAKED_CARD = baked(card)
+
+
+@settings(max_examples=300, deadline=None)
+@given(rows=st.lists(record, max_size=5), title=scalar, limit=st.integers(-3, 3))
+def test_random_data_renders_as_the_plain_tree(rows, title, limit):
+    try:
+        want = render(card(rows, title, limit))
+    except Exception as exc:  # noqa: BLE001 - the same type, from the same cause
+        with pytest.raises(type(exc)):
+            BAKED_CARD(rows, title, limit)
+        return
+    assert BAKED_CARD(rows, title, limit) == want
+
+
+# ---------------------------------------------------------------------------
+# References
+# ---------------------------------------------------------------------------
+
+
+def test_failed_calls_keep_no_references():
+    fn = baked(lambda rows: h.Ul([h.Li(r["a"], r["b"]) for r in rows]))
+    rows = [{"a": object(), "b": "x"} for _ in range(3)] + [{"a": "no b"}]
+    counts = [sys.getrefcount(r) for r in rows]
+    for _ in range(1000):
+        with pytest.raises((KeyError, TypeError)):
+            fn(rows)
+    gc.collect()
+    assert [sys.getrefcount(r) for r in rows] == counts
