@@ -16,7 +16,9 @@
 #include "markup/markup.h"
 
 typedef struct instr {
-    uint8_t op; /* markup_op */
+    uint8_t op;    /* markup_op */
+    uint8_t fused; /* PARAM or ITEM whose value only feeds the one-argument
+                      APPLY after it: run as one, without a reference */
     uint32_t a;
     uint32_t b;
 } instr;
@@ -107,7 +109,7 @@ markup_status markup_program_add_static(markup_program_builder *b, const char *s
         last->b += (uint32_t)n;
         return MARKUP_OK;
     }
-    st = push_instr(b, (instr){MARKUP_OP_STATIC, (uint32_t)at, (uint32_t)n});
+    st = push_instr(b, (instr){MARKUP_OP_STATIC, 0, (uint32_t)at, (uint32_t)n});
     if (st != MARKUP_OK) markup_buf_truncate(&b->statics, at);
     return st;
 }
@@ -133,6 +135,7 @@ markup_status markup_program_add_slot(markup_program_builder *b, const markup_pr
     prog_slot *s = &b->slots[b->nslots];
     s->pub = *slot;
     s->pub.name = NULL;
+    s->pub.plain = slot->kind == MARKUP_SLOT_CHILD && markup_context_is_plain(slot->context);
     s->name_off = name_off;
     *index = (uint32_t)b->nslots++;
     return MARKUP_OK;
@@ -143,7 +146,7 @@ markup_status markup_program_emit(markup_program_builder *b, markup_op op, uint3
     if (!b || op == MARKUP_OP_STATIC || (unsigned)op > MARKUP_OP_APPLY)
         return MARKUP_ERR_INVALID_ARG;
     if (at) *at = (uint32_t)b->ncode;
-    return push_instr(b, (instr){(uint8_t)op, a, b_arg});
+    return push_instr(b, (instr){(uint8_t)op, 0, a, b_arg});
 }
 
 uint32_t markup_program_here(markup_program_builder *b) {
@@ -177,8 +180,11 @@ static int pushes(const instr *in) {
    their loop. */
 static markup_status check_program(const markup_program_builder *b, markup_error *err) {
     size_t n = b->ncode;
-    uint8_t *loops_at = markup_alc_malloc(b->alc, n + 1);
+    /* Per instruction: the loops open and the values on the stack when it
+       runs (in program order, which is the only order values are pushed). */
+    uint8_t *loops_at = markup_alc_malloc(b->alc, 3 * (n + 1));
     if (!loops_at) return markup_fail_status_(err, MARKUP_ERR_NOMEM);
+    uint8_t *stack_lo = loops_at + (n + 1), *stack_hi = stack_lo + (n + 1);
     uint32_t open[MARKUP_PROGRAM_MAX_LOOPS];
     unsigned nopen = 0;
     long stack = 0;
@@ -187,6 +193,8 @@ static markup_status check_program(const markup_program_builder *b, markup_error
     for (; pc < n && !why; pc++) {
         const instr *in = &b->code[pc];
         loops_at[pc] = (uint8_t)nopen;
+        stack_lo[pc] = (uint8_t)(stack & 0xff);
+        stack_hi[pc] = (uint8_t)(stack >> 8);
         switch ((markup_op)in->op) {
         case MARKUP_OP_STATIC:
         case MARKUP_OP_JUMP:
@@ -252,16 +260,23 @@ static markup_status check_program(const markup_program_builder *b, markup_error
         pc = open[nopen - 1];
     } else {
         loops_at[n] = 0;
-        /* Jumps land at the loop depth they leave from. */
+        stack_lo[n] = stack_hi[n] = 0;
+        /* Jumps land at the loop depth they leave from, where no value is
+           on the stack (between statements). */
         for (pc = 0; pc < n && !why; pc++) {
             const instr *in = &b->code[pc];
-            if ((in->op == MARKUP_OP_IF || in->op == MARKUP_OP_JUMP) &&
-                loops_at[in->a] != loops_at[pc])
+            bool jumps = in->op == MARKUP_OP_IF || in->op == MARKUP_OP_JUMP ||
+                         in->op == MARKUP_OP_LOOP || in->op == MARKUP_OP_END_LOOP;
+            if (!jumps) continue;
+            if (stack_lo[in->a] || stack_hi[in->a])
+                why = "a jump into an expression";
+            else if ((in->op == MARKUP_OP_IF || in->op == MARKUP_OP_JUMP) &&
+                     loops_at[in->a] != loops_at[pc])
                 why = "a jump into or out of a loop";
         }
         if (why) pc--;
     }
-    markup_alc_free(b->alc, loops_at, n + 1);
+    markup_alc_free(b->alc, loops_at, 3 * (n + 1));
     if (why) return markup_fail_(err, MARKUP_ERR_INVALID_ARG, pc, why);
     return MARKUP_OK;
 }
@@ -299,6 +314,16 @@ markup_status markup_program_builder_finish(markup_program_builder *b, markup_pr
     if (b->ncode) memcpy(code, b->code, b->ncode * sizeof(instr));
     if (b->statics.len) memcpy(statics, b->statics.data, b->statics.len);
     if (b->names.len) memcpy(names, b->names.data, b->names.len);
+    /* A PARAM or ITEM right before a one-argument APPLY (a field of a
+       parameter or of a loop item, the usual expression) is fused with it.
+       No jump lands between them: jumps land where the stack is empty. */
+    for (size_t pc = 0; pc + 1 < b->ncode; pc++) {
+        instr *in = &code[pc];
+        const instr *next = &code[pc + 1];
+        if ((in->op == MARKUP_OP_PARAM || in->op == MARKUP_OP_ITEM) &&
+            next->op == MARKUP_OP_APPLY && next->b == 1)
+            in->fused = 1;
+    }
     for (size_t i = 0; i < b->nslots; i++) {
         slots[i] = b->slots[i];
         slots[i].pub.name = slots[i].pub.name_len ? names + slots[i].name_off : NULL;
@@ -479,13 +504,21 @@ markup_status markup_program_run(const markup_program *prog, const markup_progra
             break;
         }
         case MARKUP_OP_PARAM:
-            r.stack[r.sp++] = data->retain(ctx, params[in->a]);
-            pc++;
+        case MARKUP_OP_ITEM: {
+            void *v =
+                in->op == MARKUP_OP_PARAM ? params[in->a] : r.loops[r.nloops - 1 - in->a].item;
+            if (in->fused) { /* the APPLY after it, on the borrowed value */
+                void *result = NULL;
+                at = pc + 1;
+                st = data->apply(ctx, code[pc + 1].a, &v, 1, &result);
+                if (st == MARKUP_OK) r.stack[r.sp++] = result;
+                pc += 2;
+            } else {
+                r.stack[r.sp++] = data->retain(ctx, v);
+                pc++;
+            }
             break;
-        case MARKUP_OP_ITEM:
-            r.stack[r.sp++] = data->retain(ctx, r.loops[r.nloops - 1 - in->a].item);
-            pc++;
-            break;
+        }
         case MARKUP_OP_LOOP_INFO: {
             const loop_frame *f = &r.loops[r.nloops - 1 - in->a];
             markup_loop_state ls = {f->index, f->last};

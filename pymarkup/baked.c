@@ -534,6 +534,11 @@ static PyObject *field_attr(PyObject *obj, PyObject *key) {
 
 /* And for `x[key]`: the item, else (for a str key) the attribute. */
 static PyObject *field_item(PyObject *obj, PyObject *key) {
+    if (PyDict_CheckExact(obj)) { /* the usual row: no __getitem__ dispatch */
+        PyObject *found = PyDict_GetItemWithError(obj, key);
+        if (found) return Py_NewRef(found);
+        if (PyErr_Occurred()) return NULL;
+    }
     PyObject *v = PyObject_GetItem(obj, key);
     if (v || !PyUnicode_Check(key) || !is_lookup_error()) return v;
     PyObject *type, *value, *tb;
@@ -696,9 +701,28 @@ static markup_status d_loop_value(void *ctx, uint32_t what, const markup_loop_st
 static markup_status d_write(void *ctx, const markup_program_slot *slot, void *value,
                              markup_buf *out) {
     program_call *c = ctx;
-    (void)out; /* the same buffer as c->rctx.buf */
     PyObject *v = value;
     int rc;
+    /* Text and numbers where nothing needs the writer: straight in. */
+    if (PyUnicode_CheckExact(v) && (slot->plain || slot->kind == MARKUP_SLOT_ATTR)) {
+        Py_ssize_t n;
+        const char *s = pm_utf8(v, &n, NULL, "render()");
+        if (!s) return MARKUP_ERR_SLOT_VALUE;
+        markup_status st =
+            slot->kind == MARKUP_SLOT_ATTR
+                ? markup_html_write_attr(out, slot->name, slot->name_len, s, (size_t)n)
+                : markup_escape(out, s, (size_t)n);
+        return st == MARKUP_OK ? MARKUP_OK : (pm_raise_status(st, "render()"), st);
+    }
+    if ((PyLong_CheckExact(v) || PyFloat_CheckExact(v)) && slot->plain) {
+        char digits[PM_NUMBER_MAX];
+        Py_ssize_t n = pm_format_number(v, digits);
+        if (n > 0) {
+            markup_status st = markup_buf_append(out, digits, (size_t)n);
+            return st == MARKUP_OK ? MARKUP_OK : (pm_raise_status(st, "render()"), st);
+        }
+        if (n < 0) return MARKUP_ERR_SLOT_VALUE;
+    }
     if (slot->kind == MARKUP_SLOT_ATTR) {
         c->rctx.w = NULL;
         c->rctx.plain = NULL;

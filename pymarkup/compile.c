@@ -188,8 +188,8 @@ static PyObject *pb_child_slot(PyObject *op, PyObject *arg) {
     markup_error err = {MARKUP_OK, 0, NULL, NULL};
     markup_status status = markup_writer_check_child_slot(&pb->w, &err);
     if (status != MARKUP_OK) return slot_refused(status, &err), NULL;
-    markup_program_slot slot = {MARKUP_SLOT_CHILD, markup_writer_context(&pb->w), (unsigned)depth,
-                                NULL, 0};
+    markup_program_slot slot = {
+        MARKUP_SLOT_CHILD, markup_writer_context(&pb->w), (unsigned)depth, NULL, 0, false};
     return add_slot(pb, &slot);
 }
 
@@ -206,7 +206,7 @@ static PyObject *pb_attr_slot(PyObject *op, PyObject *arg) {
     markup_status status = markup_writer_check_attr_slot(&pb->w, name, (size_t)n, &err);
     if (status != MARKUP_OK) return slot_refused(status, &err), NULL;
     for (Py_ssize_t i = 0; i < n; i++) pb->static_ascii &= (unsigned char)name[i] < 0x80;
-    markup_program_slot slot = {MARKUP_SLOT_ATTR, MARKUP_CONTEXT_HTML, 0, name, (size_t)n};
+    markup_program_slot slot = {MARKUP_SLOT_ATTR, MARKUP_CONTEXT_HTML, 0, name, (size_t)n, false};
     return add_slot(pb, &slot);
 }
 

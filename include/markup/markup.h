@@ -991,6 +991,9 @@ typedef struct markup_program_slot {
     unsigned depth;
     const char *name; /* ATTR: the attribute name (not NUL-terminated) */
     size_t name_len;
+    bool plain; /* set by markup_program_add_slot: CHILD at a context where
+                   text is escaped and trusted HTML appended as it is
+                   (markup_context_is_plain) */
 } markup_program_slot;
 
 /* A loop as the body sees it: the 0-based index of the current item, and

@@ -192,7 +192,7 @@ static void stat(markup_program_builder *b, const char *s) {
 }
 
 static uint32_t child_slot(markup_program_builder *b, unsigned depth) {
-    markup_program_slot s = {MARKUP_SLOT_CHILD, MARKUP_CONTEXT_HTML, depth, NULL, 0};
+    markup_program_slot s = {MARKUP_SLOT_CHILD, MARKUP_CONTEXT_HTML, depth, NULL, 0, false};
     uint32_t index = UINT32_MAX;
     assert_int_equal(markup_program_add_slot(b, &s, &index), MARKUP_OK);
     return index;
@@ -207,7 +207,7 @@ static uint32_t child_slot(markup_program_builder *b, unsigned depth) {
 static markup_program *orders_program(void) {
     markup_program_builder *b = NULL;
     assert_int_equal(markup_program_builder_new(NULL, 1, &b), MARKUP_OK);
-    markup_program_slot cls = {MARKUP_SLOT_ATTR, MARKUP_CONTEXT_HTML, 2, "class", 5};
+    markup_program_slot cls = {MARKUP_SLOT_ATTR, MARKUP_CONTEXT_HTML, 2, "class", 5, false};
     uint32_t cls_slot = 0;
     assert_int_equal(markup_program_add_slot(b, &cls, &cls_slot), MARKUP_OK);
     uint32_t text = child_slot(b, 3);
@@ -381,6 +381,12 @@ static void test_builder_checks(void **state) {
          4,
          1},
         {"end without loop", {MARKUP_OP_END_LOOP}, {0}, {0}, 1, 0},
+        {"jump into an expression",
+         {MARKUP_OP_PARAM, MARKUP_OP_IF, MARKUP_OP_PARAM, MARKUP_OP_APPLY, MARKUP_OP_WRITE},
+         {0, 3, 0, 0, 0},
+         {0, 0, 0, 1, 0},
+         5,
+         1},
         {"jump into a loop",
          {MARKUP_OP_PARAM, MARKUP_OP_IF, MARKUP_OP_PARAM, MARKUP_OP_LOOP, MARKUP_OP_END_LOOP},
          {0, 4, 0, 5, 4},
