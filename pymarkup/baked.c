@@ -490,6 +490,7 @@ static markup_status render_fast(pm_baked *self, PyObject **values, markup_buf *
 typedef struct program_call {
     pm_render_ctx rctx;
     pm_baked *self;
+    int ascii; /* everything written so far is known to be ASCII */
 } program_call;
 
 /* Iteration over a list or tuple reads it by index (no iterator object);
@@ -706,8 +707,12 @@ static markup_status d_write(void *ctx, const markup_program_slot *slot, void *v
     /* Text and numbers where nothing needs the writer: straight in. */
     if (PyUnicode_CheckExact(v) && (slot->plain || slot->kind == MARKUP_SLOT_ATTR)) {
         Py_ssize_t n;
-        const char *s = pm_utf8(v, &n, NULL, "render()");
-        if (!s) return MARKUP_ERR_SLOT_VALUE;
+        const char *s = pm_ascii_chars(v, &n);
+        if (!s) {
+            c->ascii = 0;
+            s = pm_utf8(v, &n, NULL, "render()");
+            if (!s) return MARKUP_ERR_SLOT_VALUE;
+        }
         markup_status st =
             slot->kind == MARKUP_SLOT_ATTR
                 ? markup_html_write_attr(out, slot->name, slot->name_len, s, (size_t)n)
@@ -723,6 +728,7 @@ static markup_status d_write(void *ctx, const markup_program_slot *slot, void *v
         }
         if (n < 0) return MARKUP_ERR_SLOT_VALUE;
     }
+    c->ascii = 0;
     if (slot->kind == MARKUP_SLOT_ATTR) {
         c->rctx.w = NULL;
         c->rctx.plain = NULL;
@@ -828,14 +834,15 @@ static PyObject *call_program(pm_baked *self, PyObject **values) {
         hint += hint / 8;
         (void)markup_buf_reserve(&buf, hint < MAX_RESERVE ? hint : MAX_RESERVE);
     }
-    program_call c = {{self->st, &buf, NULL, NULL, NULL, NULL, NULL}, self};
+    program_call c = {{self->st, &buf, NULL, NULL, NULL, NULL, NULL}, self, self->static_ascii};
     markup_program_fault fault;
     PyObject *result = NULL;
     markup_status st = markup_program_run(self->prog, &program_data, &c, (void *const *)values,
                                           (size_t)self->nparams, &buf, &fault);
     if (st == MARKUP_OK) {
         hint_store(self, buf.len);
-        result = pm_safestring_from_utf8(self->st, buf.data, (Py_ssize_t)buf.len);
+        result = c.ascii ? pm_safestring_from_ascii(self->st, buf.data, (Py_ssize_t)buf.len)
+                         : pm_safestring_from_utf8(self->st, buf.data, (Py_ssize_t)buf.len);
     } else if (PyErr_Occurred()) {
         name_failed_path(self, &fault);
     } else {

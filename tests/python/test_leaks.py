@@ -1,6 +1,7 @@
-"""Leak test: a million renders of a small tree and a million baked calls
-(and a hundred thousand of each failing path) grow the resident set by
-less than 5 MB.
+"""Leak test: a million renders of a small tree, a million baked calls, a
+million calls of a looped template that fail midway (and as many that
+succeed), and a hundred thousand of each other failing path grow the
+resident set by less than 5 MB.
 
 It runs in a fresh interpreter, so that memory freed by earlier tests
 cannot hide a leak (a leaking allocation would reuse it without growing
@@ -23,7 +24,7 @@ ITERATIONS = 1_000_000
 SCRIPT = textwrap.dedent(
     """
     import json, os, sys
-    from markup import Comment, SafeString, baked, h, render, render_bytes
+    from markup import Comment, SafeString, baked, h, looped, render, render_bytes, when
 
     PAGE = os.sysconf("SC_PAGE_SIZE")
 
@@ -34,6 +35,26 @@ SCRIPT = textwrap.dedent(
     @baked
     def row(cls, rid, name, extra):
         return h.Li({"class": cls, "data-id": rid}, h.Span({"class": "name"}, name), extra)
+
+    @baked
+    def table(rows, title):
+        return h.Table(h.Caption(f"Table {title}"),
+                       [h.Tr({"class": loop.cycle("a", "b")}, h.Td(r["name"]),
+                             h.Td(f"{r['price']:.2f}"), when(loop.last, h.Td("end")),
+                             h.Td([h.I(t) for t in r["tags"]]))
+                        for r, loop in looped(rows)])
+
+    GOOD = [{"name": "Tea & <cake>", "price": 2.5, "tags": ["a", "b"]}] * 3
+    BAD = GOOD + [{"name": "no price", "tags": []}] + GOOD
+
+    def call_template(i):
+        table(GOOD, i)
+        try:  # fails on the fourth row, with the loop and its items open
+            table(BAD, i)
+        except KeyError:
+            pass
+        else:
+            raise AssertionError("expected KeyError")
 
     def render_small_tree(i):
         render(h.Div({"class": "card", "data-i": i}, h.Span("Tea & <cake>"), i,
@@ -64,7 +85,7 @@ SCRIPT = textwrap.dedent(
 
     results = {}
     for name, step, n in (("tree", render_small_tree, N), ("baked", call_baked, N),
-                          ("errors", failing_paths, N // 10)):
+                          ("template", call_template, N), ("errors", failing_paths, N // 10)):
         for i in range(n // 10):  # warm-up: pools, caches, the size hint
             step(i)
         before = resident()
@@ -91,7 +112,7 @@ def test_a_million_renders_do_not_grow_memory():
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     growth = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert set(growth) == {"tree", "baked", "errors"}
+    assert set(growth) == {"tree", "baked", "template", "errors"}
     for phase, grown in growth.items():
         assert grown < LIMIT, f"{phase}: resident set grew by {grown / 1024 / 1024:.1f} MB"
 

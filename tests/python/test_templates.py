@@ -429,3 +429,29 @@ def test_failed_calls_keep_no_references():
             fn(rows)
     gc.collect()
     assert [sys.getrefcount(r) for r in rows] == counts
+
+
+def test_calls_failing_midway_allocate_nothing_that_stays():
+    import tracemalloc
+
+    fn = baked(lambda rows: h.Ul([h.Li(r["a"], [h.I(t) for t in r["tags"]], r["b"]) for r in rows]))
+    rows = [{"a": "<x>", "b": 1, "tags": ["t"]}] * 3 + [{"a": "no b", "tags": ["u", "v"]}]
+
+    def fail(n):
+        for _ in range(n):
+            try:
+                fn(iter(rows))
+            except KeyError:
+                pass
+
+    fail(1000)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        fail(100_000)
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert grown < 64 * 1024, f"{grown} bytes still allocated after 100,000 failed calls"
