@@ -92,7 +92,20 @@ typedef struct pm_slot {
 
 /* One APPLY operation of a template program (markup/_template.py writes
    them as tuples (kind, payload, path)). */
-enum { OP_CONST, OP_ATTR, OP_ITEM, OP_BINARY, OP_COMPARE, OP_FORMAT, OP_CONCAT };
+enum {
+    OP_CONST,
+    OP_ATTR,
+    OP_ITEM,
+    OP_BINARY,
+    OP_COMPARE,
+    OP_FORMAT,
+    OP_CONCAT,
+    OP_LIST,
+    OP_TUPLE,
+    OP_DICT,
+    OP_SELECT,
+    OP_CALL
+};
 #define OP_CONTAINS 6 /* an OP_COMPARE `which` beyond Python's six */
 
 typedef struct pm_op {
@@ -100,7 +113,9 @@ typedef struct pm_op {
     int which;         /* OP_BINARY, OP_COMPARE: which; OP_FORMAT: 's' or 'r'
                           for str() or repr() before the spec, or 0 */
     PyObject *payload; /* OP_CONST: the value; OP_ATTR/OP_ITEM: the key;
-                          OP_FORMAT: the spec */
+                          OP_FORMAT: the spec; OP_DICT: the keys (tuple);
+                          OP_CALL: the function */
+    PyObject *kwnames; /* OP_CALL: the keyword names (tuple), or NULL */
     PyObject *path;    /* a str.format template over the loop indices */
 } pm_op;
 
@@ -606,6 +621,32 @@ static markup_status d_apply(void *ctx, uint32_t op, void *const *args, uint32_t
         break;
     }
     case OP_CONCAT: v = concat(a, nargs); break;
+    case OP_LIST:
+    case OP_TUPLE:
+        v = o->kind == OP_LIST ? PyList_New(nargs) : PyTuple_New(nargs);
+        for (uint32_t i = 0; v && i < nargs; i++) {
+            if (o->kind == OP_LIST)
+                PyList_SET_ITEM(v, i, Py_NewRef(a[i]));
+            else
+                PyTuple_SET_ITEM(v, i, Py_NewRef(a[i]));
+        }
+        break;
+    case OP_DICT:
+        v = PyDict_New();
+        for (uint32_t i = 0; v && i < nargs; i++) {
+            if (PyDict_SetItem(v, PyTuple_GET_ITEM(o->payload, i), a[i]) < 0) Py_CLEAR(v);
+        }
+        break;
+    case OP_SELECT: {
+        int yes = PyObject_IsTrue(a[0]);
+        v = yes < 0 ? NULL : Py_NewRef(yes ? a[1] : a[2]);
+        break;
+    }
+    case OP_CALL: {
+        Py_ssize_t nkw = o->kwnames ? PyTuple_GET_SIZE(o->kwnames) : 0;
+        v = PyObject_Vectorcall(o->payload, a, (size_t)(nargs - nkw), nkw ? o->kwnames : NULL);
+        break;
+    }
     default: PyErr_SetString(PyExc_SystemError, "unknown template operation");
     }
     if (!v) return MARKUP_ERR_SLOT_VALUE;
@@ -957,6 +998,7 @@ static int baked_traverse(PyObject *op, visitproc visit, void *arg) {
     for (Py_ssize_t i = 0; i < self->nops; i++) {
         Py_VISIT(self->ops[i].payload);
         Py_VISIT(self->ops[i].path);
+        Py_VISIT(self->ops[i].kwnames);
     }
     return 0;
 }
@@ -971,6 +1013,7 @@ static int baked_clear(PyObject *op) {
     for (Py_ssize_t i = 0; i < self->nops; i++) {
         Py_CLEAR(self->ops[i].payload);
         Py_CLEAR(self->ops[i].path);
+        Py_CLEAR(self->ops[i].kwnames);
     }
     return 0;
 }
@@ -1350,7 +1393,16 @@ static int read_ops(pm_baked *self, PyObject *ops) {
             o->which = PyUnicode_GET_LENGTH(conv) ? (int)PyUnicode_READ_CHAR(conv, 0) : 0;
             if (o->which != 0 && o->which != 's' && o->which != 'r') goto bad;
             payload = spec;
-        } else if (kind < OP_CONST || kind > OP_CONCAT) {
+        } else if (kind == OP_DICT) {
+            if (!PyTuple_Check(payload)) goto bad;
+        } else if (kind == OP_CALL) {
+            PyObject *func, *kwnames;
+            if (!PyTuple_Check(payload) ||
+                !PyArg_ParseTuple(payload, "OO!", &func, &PyTuple_Type, &kwnames))
+                goto bad;
+            o->kwnames = PyTuple_GET_SIZE(kwnames) ? Py_NewRef(kwnames) : NULL;
+            payload = func;
+        } else if (kind < OP_CONST || kind > OP_CALL) {
             goto bad;
         }
         o->payload = Py_NewRef(payload);
@@ -1361,6 +1413,42 @@ static int read_ops(pm_baked *self, PyObject *ops) {
 bad:
     if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "_compile: malformed operation");
     return -1;
+}
+
+/* Every APPLY names an operation that exists and gives it as many values
+   as it takes (the program's own checks know nothing of operations). */
+static int check_applies(pm_baked *self) {
+    size_t n = markup_program_length(self->prog);
+    for (size_t pc = 0; pc < n; pc++) {
+        uint32_t a = 0, b = 0;
+        if (markup_program_op(self->prog, pc, &a, &b) != MARKUP_OP_APPLY) continue;
+        int ok = (Py_ssize_t)a < self->nops;
+        if (ok) {
+            const pm_op *o = &self->ops[a];
+            switch (o->kind) {
+            case OP_CONST: ok = b == 0; break;
+            case OP_ATTR:
+            case OP_ITEM:
+            case OP_FORMAT: ok = b == 1; break;
+            case OP_BINARY:
+            case OP_COMPARE: ok = b == 2; break;
+            case OP_SELECT: ok = b == 3; break;
+            case OP_DICT: ok = (Py_ssize_t)b == PyTuple_GET_SIZE(o->payload); break;
+            case OP_CALL:
+                ok = (Py_ssize_t)b >= (o->kwnames ? PyTuple_GET_SIZE(o->kwnames) : 0);
+                break;
+            default: ok = 1; /* OP_CONCAT, OP_LIST, OP_TUPLE take any number */
+            }
+        }
+        if (!ok) {
+            PyErr_Format(PyExc_ValueError,
+                         "_compile: instruction %zu applies an operation "
+                         "that does not exist or to the wrong number of values",
+                         pc);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 PyDoc_STRVAR(compile_doc,
@@ -1443,7 +1531,7 @@ static PyObject *baked_compile(PyObject *module, PyObject *args) {
     } else {
         if (read_ops(self, ops) < 0) goto fail;
         self->prog = pm_program_builder_finish(st, program, &self->static_ascii);
-        if (!self->prog) goto fail;
+        if (!self->prog || check_applies(self) < 0) goto fail;
     }
     PyObject_GC_Track((PyObject *)self);
     return (PyObject *)self;

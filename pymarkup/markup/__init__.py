@@ -25,7 +25,7 @@ from ._core import (
 )
 
 from ._baked import baked
-from ._template import LoopState, contains, looped, when
+from ._template import LoopState, _find_stand, contains, looped, per_call, when
 
 __all__ = [
     "MAX_DEPTH",
@@ -72,7 +72,19 @@ def classes(*names: Any, **flags: bool) -> Dict[str, str]:
     duplicates are written once. A set is refused: it has no order, so the
     attribute would change from run to run. Returns ``{"class": "a b"}``, or
     ``{}`` when no class is left, so that no empty ``class=""`` is written.
+
+    In a ``@baked`` template the names and conditions may depend on the
+    parameters (``classes("row", {"late": o["overdue"]})``): the attribute
+    is then computed per call.
     """
+    if _find_stand((names, flags)) is not None:
+        return {"class": per_call(_class_text, *names, **flags)}
+    text = _class_text(*names, **flags)
+    return {"class": text} if text is not None else {}
+
+
+def _class_text(*names: Any, **flags: Any) -> Optional[str]:
+    """The value of classes()'s attribute, or None when no class is left."""
     out: Dict[str, None] = {}
 
     def add(item: Any) -> None:
@@ -104,7 +116,7 @@ def classes(*names: Any, **flags: bool) -> Dict[str, str]:
     for key, on in flags.items():
         if on:
             out[_attr_name(key)] = None
-    return {"class": " ".join(out)} if out else {}
+    return " ".join(out) if out else None
 
 
 def styles(*mappings: Mapping[str, Any], **props: Any) -> Dict[str, str]:
@@ -112,8 +124,17 @@ def styles(*mappings: Mapping[str, Any], **props: Any) -> Dict[str, str]:
 
     Keywords use ``_`` for ``-``. Properties whose value is None or False
     are skipped. Returns ``{"style": "color: red; margin-top: 1px"}``, or
-    ``{}`` when nothing is left.
+    ``{}`` when nothing is left. In a ``@baked`` template values may
+    depend on the parameters: the attribute is then computed per call.
     """
+    if _find_stand((mappings, props)) is not None:
+        return {"style": per_call(_style_text, *mappings, **props)}
+    text = _style_text(*mappings, **props)
+    return {"style": text} if text is not None else {}
+
+
+def _style_text(*mappings: Mapping[str, Any], **props: Any) -> Optional[str]:
+    """The value of styles()'s attribute, or None when nothing is left."""
     parts = []
 
     def add(key: str, value: Any) -> None:
@@ -135,7 +156,7 @@ def styles(*mappings: Mapping[str, Any], **props: Any) -> Dict[str, str]:
             add(key, value)
     for key, value in props.items():
         add(_attr_name(key), value)
-    return {"style": "; ".join(parts)} if parts else {}
+    return "; ".join(parts) if parts else None
 
 
 def _prefixed(
@@ -179,11 +200,16 @@ def aria(mapping: Optional[Mapping[str, _Value]] = None, /, **values: _Value) ->
     """
     out = _prefixed("aria", "aria-", mapping, values)
     for name, value in out.items():
-        if value is True:
-            out[name] = "true"
-        elif value is False:
-            out[name] = "false"
+        out[name] = per_call(_aria_value, value)
     return out
+
+
+def _aria_value(value: Any) -> Any:
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    return value
 
 
 def tojson(obj: Any, **dumps_kwargs: Any) -> SafeString:

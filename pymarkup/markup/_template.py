@@ -29,7 +29,16 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from . import _core
 
-__all__ = ["LoopState", "Stand", "contains", "looped", "when", "trace", "compile_program"]
+__all__ = [
+    "LoopState",
+    "Stand",
+    "contains",
+    "looped",
+    "per_call",
+    "when",
+    "trace",
+    "compile_program",
+]
 
 # Program instructions (markup_op in markup.h).
 _WRITE, _IF, _JUMP, _LOOP, _END_LOOP = 1, 2, 3, 4, 5
@@ -38,6 +47,7 @@ _LOOKAHEAD = 1
 
 # What an APPLY does (pymarkup/baked.c keeps the same numbers).
 _OP_CONST, _OP_ATTR, _OP_ITEM, _OP_BINARY, _OP_COMPARE, _OP_FORMAT, _OP_CONCAT = range(7)
+_OP_LIST, _OP_TUPLE, _OP_DICT, _OP_SELECT, _OP_CALL = range(7, 12)
 _BINARY = {"+": 0, "-": 1, "*": 2, "/": 3, "//": 4, "%": 5}
 _COMPARE = {"<": 0, "<=": 1, "==": 2, "!=": 3, ">": 4, ">=": 5}
 # LOOP_INFO's `what` (baked.c: loop_value).
@@ -441,6 +451,53 @@ class _When(Stand):
         return (self._m_cond, self._m_then, self._m_otherwise)
 
 
+class _Call(Stand):
+    """A function of markup's own (classes(), styles(), aria()) applied per
+    call, because an argument holds a stand-in."""
+
+    __slots__ = ("_m_func", "_m_call_args", "_m_kwargs")
+
+    def __new__(
+        cls, session: "_Session", func: Any, args: Tuple[Any, ...], kwargs: Dict[str, Any]
+    ) -> "_Call":
+        self = Stand.__new__(cls, session, "")
+        self._m_func, self._m_call_args, self._m_kwargs = func, args, kwargs
+        return self
+
+    def _m_path(self) -> str:
+        return f"{getattr(self._m_func, '__name__', 'call')}(...)"
+
+    def _m_args(self):
+        return (self._m_call_args, tuple(self._m_kwargs.values()))
+
+
+def _find_stand(value: Any) -> Optional[Stand]:
+    """The first stand-in inside `value` (through lists, tuples, dicts)."""
+    if isinstance(value, Stand):
+        return value
+    if isinstance(value, (list, tuple)):
+        items: Any = value
+    elif isinstance(value, dict):
+        items = value.values()
+    else:
+        return None
+    for item in items:
+        found = _find_stand(item)
+        if found is not None:
+            return found
+    return None
+
+
+def per_call(func: Any, *args: Any, **kwargs: Any) -> Any:
+    """``func(*args, **kwargs)``: now, or in a @baked template per call when
+    an argument holds a value known only then. `func` must be pure (the
+    helpers of markup that build attribute values)."""
+    found = _find_stand((args, kwargs))
+    if found is None:
+        return func(*args, **kwargs)
+    return _Call(found._m_session, func, args, kwargs)
+
+
 def _path_of(value: Any) -> str:
     return value._m_path() if isinstance(value, Stand) else repr(value)
 
@@ -607,6 +664,10 @@ def _loop_refs(session: _Session, node: Any, out: Dict[Tuple[int, int], None]) -
         for item in node:
             _loop_refs(session, item, out)
         return
+    if isinstance(node, dict):
+        for item in node.values():
+            _loop_refs(session, item, out)
+        return
     if _is_element(node):
         for value in node.attrs.values():
             _loop_refs(session, value, out)
@@ -642,6 +703,10 @@ def _same(session: _Session, a: Any, b: Any, pairs: Dict[int, Tuple[int, int]]) 
             raise _Mismatch(a, b)
         if isinstance(a, _Binary) and a._m_op != b._m_op:
             raise _Mismatch(a, b)
+        if isinstance(a, _Call) and (
+            a._m_func is not b._m_func or list(a._m_kwargs) != list(b._m_kwargs)
+        ):
+            raise _Mismatch(a, b)
         args_a, args_b = a._m_args(), b._m_args()
         if len(args_a) != len(args_b):
             raise _Mismatch(a, b)
@@ -670,6 +735,12 @@ def _same(session: _Session, a: Any, b: Any, pairs: Dict[int, Tuple[int, int]]) 
         if len(a) != len(b):
             raise _Mismatch(a, b)
         for x, y in zip(a, b):
+            _same(session, x, y, pairs)
+        return
+    if isinstance(a, dict):
+        if list(a) != list(b):
+            raise _Mismatch(a, b)
+        for x, y in zip(a.values(), b.values()):
             _same(session, x, y, pairs)
         return
     if _is_element(a):
@@ -775,8 +846,27 @@ class _Compiler:
     def expr(self, value: Any) -> None:
         """Emits code that pushes `value`."""
         emit = self.pb.emit
-        if not isinstance(value, Stand):
+        if not isinstance(value, Stand) and _find_stand(value) is not None:
+            # a list, tuple or dict that holds a stand-in: built per call
+            if isinstance(value, dict):
+                for item in value.values():
+                    self.expr(item)
+                emit(_APPLY, self.op((_OP_DICT, tuple(value), "")), len(value))
+            else:
+                for item in value:
+                    self.expr(item)
+                kind = _OP_LIST if isinstance(value, list) else _OP_TUPLE
+                emit(_APPLY, self.op((kind, None, "")), len(value))
+        elif not isinstance(value, Stand):
             emit(_APPLY, self.op((_OP_CONST, value, "")), 0)
+        elif isinstance(value, _Call):
+            for arg in value._m_call_args:
+                self.expr(arg)
+            for arg in value._m_kwargs.values():
+                self.expr(arg)
+            n = len(value._m_call_args) + len(value._m_kwargs)
+            payload = (value._m_func, tuple(value._m_kwargs))
+            emit(_APPLY, self.op((_OP_CALL, payload, self.path(value))), n)
         elif isinstance(value, _Param):
             if value._m_session is not self.session:
                 raise BakeError(
@@ -814,10 +904,17 @@ class _Compiler:
         elif isinstance(value, _LoopVar):
             value._refuse("is rendered itself", "render loop.index, loop.first ... instead")
         elif isinstance(value, _When):
-            raise BakeError(
-                f"@baked {self.session.func_name}(): when(...) stands inside an expression "
-                f"or a format; it may only be a whole child or a whole attribute value"
-            )
+            # Inside an expression (an argument of classes(), say), both
+            # branches are values, computed before one is chosen.
+            if _is_element(value._m_then) or _is_element(value._m_otherwise):
+                raise BakeError(
+                    f"@baked {self.session.func_name}(): when(...) with an element stands "
+                    f"inside an expression; it may only be a whole child there"
+                )
+            self.expr(value._m_cond)
+            self.expr(value._m_then)
+            self.expr(value._m_otherwise)
+            emit(_APPLY, self.op((_OP_SELECT, None, self.path(value))), 3)
         else:  # pragma: no cover - every Stand kind is listed above
             raise AssertionError(type(value))
 
@@ -1024,6 +1121,9 @@ def _walk_stands(session: _Session, node: Any):
                 yield from _walk_stands(session, part[0])
     elif isinstance(node, (list, tuple)):
         for item in node:
+            yield from _walk_stands(session, item)
+    elif isinstance(node, dict):
+        for item in node.values():
             yield from _walk_stands(session, item)
     elif _is_element(node):
         for value in node.attrs.values():

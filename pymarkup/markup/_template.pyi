@@ -2,7 +2,16 @@ from typing import Any, Dict, Iterable, Iterator, List, Tuple, TypeVar
 
 from ._core import StandIn, _ProgramBuilder
 
-__all__ = ["LoopState", "Stand", "contains", "looped", "when", "trace", "compile_program"]
+__all__ = [
+    "LoopState",
+    "Stand",
+    "contains",
+    "looped",
+    "per_call",
+    "when",
+    "trace",
+    "compile_program",
+]
 
 _T = TypeVar("_T")
 
@@ -20,6 +29,8 @@ class _Session:
     def split(self, text: str) -> List[Any] | None: ...
 
 def when(cond: object, then: Any, otherwise: Any = None) -> Any: ...
+def per_call(func: Any, *args: Any, **kwargs: Any) -> Any: ...
+def _find_stand(value: Any) -> Stand | None: ...
 def contains(container: Any, item: Any) -> Any: ...
 
 class LoopState:

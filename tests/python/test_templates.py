@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from markup import SafeString, baked, classes, contains, h, looped, render, when
+from markup import SafeString, aria, baked, classes, contains, data, h, looped, render, styles, when
 
 JINJA = jinja2.Environment(autoescape=True)
 
@@ -455,3 +455,37 @@ def test_calls_failing_midway_allocate_nothing_that_stays():
     finally:
         tracemalloc.stop()
     assert grown < 64 * 1024, f"{grown} bytes still allocated after 100,000 failed calls"
+
+
+# ---------------------------------------------------------------------------
+# The attribute helpers
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", [None, False, True, "", "x", "<b>"])
+def test_helpers_take_per_call_values(value):
+    same_as_plain(lambda v: h.Div(classes("row", {"on": v}, when(v, "extra")), "x"), value)
+    same_as_plain(lambda v: h.Div(classes("row", when(v, "on")), "x"), value)
+    same_as_plain(lambda v: h.Div(classes(when(v, "a b")), "x"), value)
+    same_as_plain(lambda v: h.Div(styles({"color": when(v, "red")}, margin_top=v), "x"), value)
+    same_as_plain(lambda v: h.Div(data(state=v, fixed=1), aria(hidden=v, label="L"), "x"), value)
+
+
+def test_helpers_in_a_loop():
+    fn = baked(
+        lambda rows: h.Ul(
+            [
+                h.Li(classes("row", {"late": r["late"]}), aria(current=r["cur"]), r["n"])
+                for r in rows
+            ]
+        )
+    )
+    rows = [{"late": True, "cur": False, "n": "a"}, {"late": 0, "cur": "page", "n": "<b>"}]
+    assert fn(rows) == render(
+        h.Ul(
+            [
+                h.Li(classes("row", {"late": r["late"]}), aria(current=r["cur"]), r["n"])
+                for r in rows
+            ]
+        )
+    )
