@@ -215,27 +215,20 @@ typedef struct call_ctx {
     pm_baked *self;
     PyObject **values;
     size_t failed_slot;
-    int placeholder_met; /* its error names everything already */
+    int placeholder_met; /* a stand-in was met: inline the builder */
 } call_ctx;
 
-/* A placeholder among the arguments of a call means the call happens while
-   another builder runs: a baked function renders at once, so it cannot keep
-   a slot open for the outer one. */
+/* A stand-in met while a call renders (inside a list argument, say) means
+   the call happens while another builder is traced: the caller then runs
+   this function's builder instead (inline_call), so that it is inlined. */
 static int call_on_placeholder(pm_render_ctx *ctx, PyObject *placeholder, const char *attr_name,
                                Py_ssize_t attr_name_len, int depth) {
+    (void)placeholder;
     (void)attr_name;
     (void)attr_name_len;
     (void)depth;
-    pm_baked *self = ((call_ctx *)ctx)->self;
-    pm_placeholder *ph = (pm_placeholder *)placeholder;
     ((call_ctx *)ctx)->placeholder_met = 1;
-    PyErr_Format(PyExc_TypeError,
-                 "@baked %U(): parameter '%U' is passed to the baked function %U() while "
-                 "baking; a baked function renders as soon as it is called, so it cannot take "
-                 "a parameter's stand-in. Pass %U()'s results to %U() as an argument instead, "
-                 "or build that part with h.* inside %U()",
-                 ph->func_name, ph->name, self->func_name, self->func_name, ph->func_name,
-                 ph->func_name);
+    PyErr_SetString(PyExc_TypeError, "a stand-in met while rendering");
     return -1;
 }
 
@@ -505,8 +498,20 @@ static markup_status render_fast(pm_baked *self, PyObject **values, markup_buf *
 typedef struct program_call {
     pm_render_ctx rctx;
     pm_baked *self;
-    int ascii; /* everything written so far is known to be ASCII */
+    int ascii;           /* everything written so far is known to be ASCII */
+    int placeholder_met; /* a stand-in was met: inline the builder */
 } program_call;
+
+static int program_on_placeholder(pm_render_ctx *ctx, PyObject *placeholder, const char *attr_name,
+                                  Py_ssize_t attr_name_len, int depth) {
+    (void)placeholder;
+    (void)attr_name;
+    (void)attr_name_len;
+    (void)depth;
+    ((program_call *)ctx)->placeholder_met = 1;
+    PyErr_SetString(PyExc_TypeError, "a stand-in met while rendering");
+    return -1;
+}
 
 /* Iteration over a list or tuple reads it by index (no iterator object);
    anything else goes through the iterator protocol. */
@@ -875,7 +880,10 @@ static PyObject *call_program(pm_baked *self, PyObject **values) {
         hint += hint / 8;
         (void)markup_buf_reserve(&buf, hint < MAX_RESERVE ? hint : MAX_RESERVE);
     }
-    program_call c = {{self->st, &buf, NULL, NULL, NULL, NULL, NULL}, self, self->static_ascii};
+    program_call c = {{self->st, &buf, program_on_placeholder, NULL, NULL, NULL, NULL},
+                      self,
+                      self->static_ascii,
+                      0};
     markup_program_fault fault;
     PyObject *result = NULL;
     markup_status st = markup_program_run(self->prog, &program_data, &c, (void *const *)values,
@@ -884,6 +892,9 @@ static PyObject *call_program(pm_baked *self, PyObject **values) {
         hint_store(self, buf.len);
         result = c.ascii ? pm_safestring_from_ascii(self->st, buf.data, (Py_ssize_t)buf.len)
                          : pm_safestring_from_utf8(self->st, buf.data, (Py_ssize_t)buf.len);
+    } else if (c.placeholder_met) {
+        PyErr_Clear();
+        result = inline_call(self, values);
     } else if (PyErr_Occurred()) {
         name_failed_path(self, &fault);
     } else {
@@ -972,8 +983,11 @@ static PyObject *baked_vectorcall(PyObject *callable, PyObject *const *args, siz
         hint_store(self, buf.len);
         result = ascii ? pm_safestring_from_ascii(self->st, buf.data, (Py_ssize_t)buf.len)
                        : pm_safestring_from_utf8(self->st, buf.data, (Py_ssize_t)buf.len);
+    } else if (c.placeholder_met) {
+        PyErr_Clear();
+        result = inline_call(self, values);
     } else if (PyErr_Occurred()) {
-        if (!c.placeholder_met) name_failed_argument(self, c.failed_slot);
+        name_failed_argument(self, c.failed_slot);
     } else {
         pm_raise_status(st, "baked function");
     }

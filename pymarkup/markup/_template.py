@@ -62,10 +62,6 @@ _MARKER = re.compile(_MARK + r"(\d+):(\d+)" + _MARK)
 _HINT_WHEN = "write when(cond, then, otherwise) instead: the test then runs per call"
 
 
-class BakeError(TypeError):
-    """A builder does something with a parameter that cannot be baked."""
-
-
 # --------------------------------------------------------------------------
 # Stand-ins
 # --------------------------------------------------------------------------
@@ -165,7 +161,7 @@ class Stand(_core.StandIn):
     # -- what would freeze a per-call value ------------------------------
 
     def _refuse(self, what: str, hint: str):
-        raise BakeError(
+        raise TypeError(
             f"@baked {self._m_session.func_name}(): {self._m_describe()} {what}. The builder "
             f"runs once, when it is decorated, so this would be decided once for every call; "
             f"{hint}."
@@ -395,7 +391,7 @@ class _LoopVar(Stand):
                 "has its length read",
                 "loop.length needs the whole iterable first; compute it in the " "caller",
             )
-        raise BakeError(
+        raise TypeError(
             f"@baked {self._m_session.func_name}(): loop has no '{name}'; it has index, "
             f"index0, first, last and cycle(...)"
         )
@@ -622,7 +618,7 @@ class _Session:
         if at < len(text):
             parts.append(text[at:])
         if any(isinstance(p, str) and _MARK in p for p in parts):
-            raise BakeError(
+            raise TypeError(
                 f"@baked {self.func_name}(): a text made from a parameter was cut or changed "
                 f"after formatting (slicing, .upper(), .replace() ...), which cannot be done "
                 f"per call; format the finished value instead, or do it in the caller"
@@ -820,7 +816,7 @@ class _Compiler:
 
     def level(self, loop: _Loop, stand: Stand) -> int:
         if loop not in self.bound:
-            raise BakeError(
+            raise TypeError(
                 f"@baked {self.session.func_name}(): an item of the loop over "
                 f"'{loop.iterable._m_path()}' is used outside that loop's body (for example "
                 f"in sum(), a join or another comprehension's condition), where it has no "
@@ -869,7 +865,7 @@ class _Compiler:
             emit(_APPLY, self.op((_OP_CALL, payload, self.path(value))), n)
         elif isinstance(value, _Param):
             if value._m_session is not self.session:
-                raise BakeError(
+                raise TypeError(
                     f"@baked {self.session.func_name}(): the tree holds {value._m_describe()} "
                     f"of {value._m_session.func_name}(), kept from another decoration; only "
                     f"this function's own parameters can be used"
@@ -907,7 +903,7 @@ class _Compiler:
             # Inside an expression (an argument of classes(), say), both
             # branches are values, computed before one is chosen.
             if _is_element(value._m_then) or _is_element(value._m_otherwise):
-                raise BakeError(
+                raise TypeError(
                     f"@baked {self.session.func_name}(): when(...) with an element stands "
                     f"inside an expression; it may only be a whole child there"
                 )
@@ -926,7 +922,7 @@ class _Compiler:
             else:
                 value, spec, conv = part
                 if isinstance(value, _When):
-                    raise BakeError(
+                    raise TypeError(
                         f"@baked {self.session.func_name}(): when(...) is formatted into a "
                         f"text; make it a child of its own next to the text instead"
                     )
@@ -960,7 +956,7 @@ class _Compiler:
         try:
             slot = pb.child_slot(depth) if name is None else pb.attr_slot(name)
         except TypeError as exc:
-            raise BakeError(
+            raise TypeError(
                 f"@baked {self.session.func_name}(): {_describe(value)} cannot stand here: "
                 f"{exc}"
             ) from None
@@ -983,7 +979,7 @@ class _Compiler:
         if raw:
             for item in items:
                 if isinstance(item, Stand) or (isinstance(item, str) and _MARK in item):
-                    raise BakeError(
+                    raise TypeError(
                         f"@baked {self.session.func_name}(): {_describe(item)} is in the text "
                         f"of a <script> or <style>, which is raw (not escaped) and checked "
                         f"when the element is built, so it cannot change per call. Make the "
@@ -1001,7 +997,7 @@ class _Compiler:
             self.on_stand_in(item, None, depth)
             return
         if isinstance(item, _core.Comment) and _MARK in item.text:
-            raise BakeError(
+            raise TypeError(
                 f"@baked {self.session.func_name}(): a Comment's text is made from a "
                 f"per-call value; comments are fixed when baking (make the Comment a "
                 f"parameter, or build it in the caller)"
@@ -1052,7 +1048,7 @@ class _Compiler:
             loop = session.loops[firsts[0]]
             second = next((j for j in range(i + 1, n) if (loop.number, 1) in refs[j]), None)
             if second is None:
-                raise BakeError(
+                raise TypeError(
                     f"@baked {session.func_name}(): the loop over "
                     f"'{loop.iterable._m_path()}' does not render one element (or list of "
                     f"elements) per item: its items are used together in one child (a join, "
@@ -1078,7 +1074,7 @@ class _Compiler:
                 chosen = s
                 break
             if chosen is None:
-                raise BakeError(
+                raise TypeError(
                     f"@baked {session.func_name}(): the loop over "
                     f"'{loop.iterable._m_path()}' renders its items differently other than "
                     f"through the item itself{_describe_mismatch(why)}: enumerate(), a counter, "
@@ -1155,7 +1151,7 @@ def compile_program(
     compiler.pb.flush()
     for loop in session.loops:
         if not loop.claimed:
-            raise BakeError(
+            raise TypeError(
                 f"@baked {session.func_name}(): '{loop.iterable._m_path()}' is iterated, but "
                 f"its items are not rendered as a comprehension's elements (a loop whose "
                 f"body does not use its item, or a loop outside the returned tree); use the "
@@ -1163,7 +1159,7 @@ def compile_program(
             )
     for name, used in zip(params, compiler.used):
         if not used:
-            raise BakeError(
+            raise TypeError(
                 f"@baked {session.func_name}(): parameter '{name}' is not used in the returned "
                 f"tree. Every parameter must be rendered, tested in when(...) or looped over; "
                 f"a parameter that only steers a test such as `x is None` would be decided "

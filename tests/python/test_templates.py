@@ -489,3 +489,12 @@ def test_helpers_in_a_loop():
             ]
         )
     )
+
+
+def test_a_baked_layout_called_with_stand_ins_inside_a_list_is_inlined():
+    layout = baked(lambda title, content: h.Main(h.H1(title), content))
+    looped_layout = baked(lambda title, items: h.Main(h.H1(title), [h.P(i) for i in items]))
+    page = baked(lambda x: layout("Fixed", [h.P(x["a"]), h.P(x["b"])]))
+    assert page({"a": "<1>", "b": 2}) == "<main><h1>Fixed</h1><p>&lt;1&gt;</p><p>2</p></main>"
+    page2 = baked(lambda x: looped_layout("T", [x["a"], x["b"]]))
+    assert page2({"a": "<1>", "b": 2}) == "<main><h1>T</h1><p>&lt;1&gt;</p><p>2</p></main>"
