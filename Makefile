@@ -151,7 +151,7 @@ valgrind: cbuild
 	  valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect \
 	    "$$t" >/dev/null; \
 	done; \
-	for h in fuzz_escape fuzz_escape_wide fuzz_utf8 fuzz_serialize fuzz_baked fuzz_writer; do \
+	for h in fuzz_escape fuzz_escape_wide fuzz_utf8 fuzz_serialize fuzz_baked fuzz_writer fuzz_program; do \
 	  echo "valgrind replay_$$h (seeds)"; \
 	  valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect \
 	    $(BUILD)/c/tests/replay_$$h fuzz/corpus/$$h >/dev/null; \

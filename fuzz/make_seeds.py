@@ -539,6 +539,57 @@ def writer_seeds():
     }
 
 
+# fuzz_program: flags, fail_at, nparams, fail_op, then instructions (op, a, b);
+# a b of 255 makes the instruction's target the next position plus a % 4.
+P_STATIC, P_WRITE, P_IF, P_JUMP, P_LOOP, P_END_LOOP = range(6)
+P_PARAM, P_ITEM, P_LOOP_INFO, P_CYCLE, P_APPLY = range(6, 11)
+
+
+def program(*instrs, flags=0, fail_at=0, nparams=3, fail_op=255) -> bytes:
+    return bytes([flags, fail_at, nparams, fail_op]) + b"".join(bytes(i) for i in instrs)
+
+
+def program_seeds() -> dict:
+    # <p>{param 1 items, each written}</p>: LOOP at 2 ends at 6, END_LOOP back to 3
+    loop = [
+        (P_STATIC, 0, 0),
+        (P_PARAM, 1, 0),
+        (P_LOOP, 6, 1),
+        (P_ITEM, 0, 0),
+        (P_WRITE, 0, 0),
+        (P_END_LOOP, 3, 0),
+        (P_STATIC, 1, 0),
+    ]
+    nested = [
+        (P_PARAM, 2, 0),
+        (P_LOOP, 10, 0),
+        (P_ITEM, 0, 0),
+        (P_LOOP, 9, 1),
+        (P_ITEM, 0, 0),
+        (P_LOOP_INFO, 1, 1),
+        (P_APPLY, 2, 2),
+        (P_WRITE, 1, 0),
+        (P_END_LOOP, 4, 0),
+        (P_END_LOOP, 2, 0),
+    ]
+    condition = [
+        (P_PARAM, 0, 0),
+        (P_IF, 0, 255),
+        (P_STATIC, 2, 0),
+        (P_PARAM, 0, 0),
+        (P_APPLY, 1, 1),
+        (P_WRITE, 0, 0),
+    ]
+    return {
+        "loop": program(*loop),
+        "nested_loops": program(*nested),
+        "condition": program(*condition),
+        "apply_fails": program(*nested, fail_op=2),
+        "alloc_failure": program(*loop, flags=1, fail_at=3),
+        "iterate_a_number": program((P_PARAM, 0, 0), (P_LOOP, 3, 0), (P_END_LOOP, 2, 0)),
+    }
+
+
 def main():
     for harness, seeds in [
         ("fuzz_escape", escape_seeds()),
@@ -547,6 +598,7 @@ def main():
         ("fuzz_serialize", serialize_seeds()),
         ("fuzz_baked", baked_seeds()),
         ("fuzz_writer", writer_seeds()),
+        ("fuzz_program", program_seeds()),
     ]:
         d = HERE / "corpus" / harness
         # Keep regression inputs (regress_*), regenerate the rest.

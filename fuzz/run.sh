@@ -28,7 +28,7 @@ done
 shift $((OPTIND - 1))
 harnesses=("$@")
 if [ ${#harnesses[@]} -eq 0 ]; then
-  harnesses=(fuzz_escape fuzz_escape_wide fuzz_utf8 fuzz_serialize fuzz_baked fuzz_writer)
+  harnesses=(fuzz_escape fuzz_escape_wide fuzz_utf8 fuzz_serialize fuzz_baked fuzz_writer fuzz_program)
 fi
 
 failed=()
