@@ -180,13 +180,114 @@ static int is_ascii(const char *s, Py_ssize_t n) {
     return (high & HIGH_BITS) == 0;
 }
 
+/* UTF-8 that markup wrote itself (from str values and checked static
+   text), decoded in two passes straight into the string it becomes. A
+   page is mostly ASCII with a few other characters (a copyright sign, a
+   dash): CPython's decoder takes the slow way at each of them and, at the
+   first above U+00FF, widens what it has so far (and a SafeString then
+   needed a copy of its result). utf8_measure counts the characters and
+   finds the widest, skipping words without a high bit whole; utf8_write
+   writes them at that width, ASCII runs word by word. */
+typedef struct utf8_shape {
+    Py_ssize_t chars;
+    Py_UCS4 widest;
+} utf8_shape;
+
+/* 0, or -1 when the bytes are not well-formed UTF-8 (the caller then lets
+   CPython's decoder say what is wrong). */
+static int utf8_measure(const unsigned char *s, Py_ssize_t n, utf8_shape *shape) {
+    Py_ssize_t chars = 0, i = 0;
+    Py_UCS4 widest = 0;
+    while (i < n) {
+        if (n - i >= 8) {
+            uint64_t w;
+            memcpy(&w, s + i, 8);
+            if ((w & HIGH_BITS) == 0) {
+                chars += 8;
+                i += 8;
+                continue;
+            }
+        }
+        unsigned char b = s[i];
+        int len = b < 0x80                ? 1
+                  : b >= 0xC2 && b < 0xE0 ? 2
+                  : b >= 0xE0 && b < 0xF0 ? 3
+                  : b >= 0xF0 && b < 0xF5 ? 4
+                                          : 0;
+        if (len == 0 || n - i < len) return -1;
+        Py_UCS4 c = len == 1 ? b : len == 2 ? b & 0x1F : len == 3 ? b & 0x0F : b & 0x07;
+        for (int k = 1; k < len; k++) {
+            if ((s[i + k] & 0xC0) != 0x80) return -1;
+            c = (c << 6) | (s[i + k] & 0x3F);
+        }
+        /* overlong forms, surrogates, beyond U+10FFFF */
+        if ((len == 3 && (c < 0x800 || (c >= 0xD800 && c < 0xE000))) ||
+            (len == 4 && (c < 0x10000 || c > 0x10FFFF)))
+            return -1;
+        if (c > widest) widest = c;
+        chars++;
+        i += len;
+    }
+    *shape = (utf8_shape){chars, widest};
+    return 0;
+}
+
+static int utf8_kind(Py_UCS4 widest) {
+    return widest < 0x100     ? PyUnicode_1BYTE_KIND
+           : widest < 0x10000 ? PyUnicode_2BYTE_KIND
+                              : PyUnicode_4BYTE_KIND;
+}
+
+/* Writes the characters of measured UTF-8, and the terminating zero. */
+static void utf8_write(const unsigned char *s, Py_ssize_t n, int kind, void *data) {
+    Py_ssize_t at = 0;
+    for (Py_ssize_t i = 0; i < n;) {
+        unsigned char b = s[i];
+        if (b < 0x80) { /* an ASCII run, to the next high byte or the end */
+            Py_ssize_t end = i + 1;
+            while (n - end >= 8) {
+                uint64_t w;
+                memcpy(&w, s + end, 8);
+                if (w & HIGH_BITS) break;
+                end += 8;
+            }
+            while (end < n && s[end] < 0x80) end++;
+            Py_ssize_t run = end - i;
+            if (kind == PyUnicode_1BYTE_KIND) {
+                memcpy((Py_UCS1 *)data + at, s + i, (size_t)run);
+            } else if (kind == PyUnicode_2BYTE_KIND) {
+                Py_UCS2 *out = (Py_UCS2 *)data + at;
+                for (Py_ssize_t k = 0; k < run; k++) out[k] = s[i + k];
+            } else {
+                Py_UCS4 *out = (Py_UCS4 *)data + at;
+                for (Py_ssize_t k = 0; k < run; k++) out[k] = s[i + k];
+            }
+            at += run;
+            i = end;
+            continue;
+        }
+        int len = b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+        Py_UCS4 c = len == 2 ? b & 0x1F : len == 3 ? b & 0x0F : b & 0x07;
+        for (int k = 1; k < len; k++) c = (c << 6) | (s[i + k] & 0x3F);
+        PyUnicode_WRITE(kind, data, at, c);
+        at++;
+        i += len;
+    }
+    PyUnicode_WRITE(kind, data, at, 0);
+}
+
 PyObject *pm_str_from_utf8(const char *s, Py_ssize_t n) {
     if (n > 0 && is_ascii(s, n)) {
         PyObject *r = PyUnicode_New(n, 127);
         if (r != NULL) memcpy(PyUnicode_1BYTE_DATA(r), s, (size_t)n);
         return r;
     }
-    return PyUnicode_DecodeUTF8(s, n, "strict");
+    utf8_shape shape;
+    if (utf8_measure((const unsigned char *)s, n, &shape) < 0)
+        return PyUnicode_DecodeUTF8(s, n, "strict");
+    PyObject *r = PyUnicode_New(shape.chars, shape.widest);
+    if (r != NULL) utf8_write((const unsigned char *)s, n, PyUnicode_KIND(r), PyUnicode_DATA(r));
+    return r;
 }
 
 /* A new SafeString with the contents of the str `s`. */
@@ -225,25 +326,41 @@ PyObject *pm_safestring_from_ascii(pm_state *st, const char *s, Py_ssize_t n) {
     return r;
 }
 
+#ifdef PM_DIRECT_SAFESTRING
+/* A non-ASCII result the size of a fragment keeps its UTF-8 beside it,
+   freed with the string as CPython frees the UTF-8 it caches. */
+static void keep_utf8(PyObject *r, const char *s, Py_ssize_t n) {
+    if (n > PM_KEEP_UTF8_MAX || PyUnicode_IS_ASCII(r)) return;
+    char *utf8 = pm_str_malloc((size_t)n + 1);
+    if (utf8 == NULL) return;
+    memcpy(utf8, s, (size_t)n);
+    utf8[n] = '\0';
+    ((PyCompactUnicodeObject *)r)->utf8 = utf8;
+    ((PyCompactUnicodeObject *)r)->utf8_length = n;
+}
+#endif
+
 PyObject *pm_safestring_from_utf8(pm_state *st, const char *s, Py_ssize_t n) {
 #ifdef PM_DIRECT_SAFESTRING
     if (is_ascii(s, n)) return pm_safestring_from_ascii(st, s, n);
+    utf8_shape shape;
+    if (!PyType_IS_GC(st->safestring_type) &&
+        utf8_measure((const unsigned char *)s, n, &shape) == 0) {
+        int kind = utf8_kind(shape.widest);
+        void *data;
+        PyObject *r = safestring_alloc(st, shape.chars, kind, 0, &data);
+        if (r == NULL) return NULL;
+        utf8_write((const unsigned char *)s, n, kind, data);
+        keep_utf8(r, s, n);
+        return r;
+    }
 #endif
     PyObject *str = PyUnicode_DecodeUTF8(s, n, "strict");
     if (str == NULL) return NULL;
     PyObject *r = safestring_from_str(st, str);
     Py_DECREF(str);
 #ifdef PM_DIRECT_SAFESTRING
-    if (r != NULL && n <= PM_KEEP_UTF8_MAX && !PyUnicode_IS_ASCII(r)) {
-        /* Freed with the string, as CPython frees the UTF-8 it caches. */
-        char *utf8 = pm_str_malloc((size_t)n + 1);
-        if (utf8 != NULL) {
-            memcpy(utf8, s, (size_t)n);
-            utf8[n] = '\0';
-            ((PyCompactUnicodeObject *)r)->utf8 = utf8;
-            ((PyCompactUnicodeObject *)r)->utf8_length = n;
-        }
-    }
+    if (r != NULL) keep_utf8(r, s, n);
 #endif
     return r;
 }
