@@ -14,6 +14,10 @@
  */
 #include "state.h"
 
+#if defined(__SSE2__)
+#  include <emmintrin.h>
+#endif
+
 #include <stdbool.h>
 
 /* What st->safestring_refs holds: the %-argument wrapper type, the parts of
@@ -199,6 +203,15 @@ static int utf8_measure(const unsigned char *s, Py_ssize_t n, utf8_shape *shape)
     Py_ssize_t chars = 0, i = 0;
     Py_UCS4 widest = 0;
     while (i < n) {
+        if (n - i >= 32) { /* four words at a time, as is_ascii */
+            uint64_t w[4];
+            memcpy(w, s + i, 32);
+            if (((w[0] | w[1] | w[2] | w[3]) & HIGH_BITS) == 0) {
+                chars += 32;
+                i += 32;
+                continue;
+            }
+        }
         if (n - i >= 8) {
             uint64_t w;
             memcpy(&w, s + i, 8);
@@ -245,6 +258,12 @@ static void utf8_write(const unsigned char *s, Py_ssize_t n, int kind, void *dat
         unsigned char b = s[i];
         if (b < 0x80) { /* an ASCII run, to the next high byte or the end */
             Py_ssize_t end = i + 1;
+            while (n - end >= 32) {
+                uint64_t w[4];
+                memcpy(w, s + end, 32);
+                if ((w[0] | w[1] | w[2] | w[3]) & HIGH_BITS) break;
+                end += 32;
+            }
             while (n - end >= 8) {
                 uint64_t w;
                 memcpy(&w, s + end, 8);
@@ -257,7 +276,16 @@ static void utf8_write(const unsigned char *s, Py_ssize_t n, int kind, void *dat
                 memcpy((Py_UCS1 *)data + at, s + i, (size_t)run);
             } else if (kind == PyUnicode_2BYTE_KIND) {
                 Py_UCS2 *out = (Py_UCS2 *)data + at;
-                for (Py_ssize_t k = 0; k < run; k++) out[k] = s[i + k];
+                Py_ssize_t k = 0;
+#if defined(__SSE2__)
+                const __m128i zero = _mm_setzero_si128();
+                for (; run - k >= 16; k += 16) {
+                    __m128i v = _mm_loadu_si128((const __m128i *)(s + i + k));
+                    _mm_storeu_si128((__m128i *)(out + k), _mm_unpacklo_epi8(v, zero));
+                    _mm_storeu_si128((__m128i *)(out + k + 8), _mm_unpackhi_epi8(v, zero));
+                }
+#endif
+                for (; k < run; k++) out[k] = s[i + k];
             } else {
                 Py_UCS4 *out = (Py_UCS4 *)data + at;
                 for (Py_ssize_t k = 0; k < run; k++) out[k] = s[i + k];
