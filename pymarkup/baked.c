@@ -765,11 +765,15 @@ static markup_status d_write(void *ctx, const markup_program_slot *slot, void *v
                 : markup_escape(out, s, (size_t)n);
         return st == MARKUP_OK ? MARKUP_OK : (pm_raise_status(st, "render()"), st);
     }
-    if ((PyLong_CheckExact(v) || PyFloat_CheckExact(v)) && slot->plain) {
-        char digits[PM_NUMBER_MAX];
+    if ((PyLong_CheckExact(v) || PyFloat_CheckExact(v)) &&
+        (slot->plain || slot->kind == MARKUP_SLOT_ATTR)) {
+        char digits[PM_NUMBER_MAX]; /* nothing in them to escape */
         Py_ssize_t n = pm_format_number(v, digits);
         if (n > 0) {
-            markup_status st = markup_buf_append(out, digits, (size_t)n);
+            markup_status st = slot->kind == MARKUP_SLOT_ATTR
+                                   ? markup_html_write_attr_html(out, slot->name, slot->name_len,
+                                                                 digits, (size_t)n)
+                                   : markup_buf_append(out, digits, (size_t)n);
             return st == MARKUP_OK ? MARKUP_OK : (pm_raise_status(st, "render()"), st);
         }
         if (n < 0) return MARKUP_ERR_SLOT_VALUE;
