@@ -174,7 +174,7 @@ fuzz-build: venv
 ## under pyenv (one line per version), the wheel in a fresh virtualenv, and
 ## the installed C library found by pkg-config and by find_package(markup).
 .PHONY: pythons wheel-check install-check
-pythons: system
+pythons: system venv
 	bash scripts/pythons.sh
 
 wheel-check: venv

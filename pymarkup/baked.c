@@ -704,6 +704,16 @@ static markup_status d_iter_next(void *ctx, void *iter, void **item, bool *done)
             *done = true;
             return MARKUP_OK;
         }
+#if PY_VERSION_HEX >= 0x030D0000
+        /* A strong reference read under the list's own lock where there is
+           no GIL (the same as the borrowed read below where there is). */
+        if (PyList_CheckExact(it->obj)) {
+            v = PyList_GetItemRef(it->obj, it->next++);
+            if (!v) return MARKUP_ERR_SLOT_VALUE;
+            *item = v;
+            return MARKUP_OK;
+        }
+#endif
         v = PyList_CheckExact(it->obj) ? PyList_GET_ITEM(it->obj, it->next)
                                        : PyTuple_GET_ITEM(it->obj, it->next);
         it->next++;

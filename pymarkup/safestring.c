@@ -48,8 +48,8 @@ enum {
    every str reader goes by the layout flags, not the type. Fields are set
    by name, so a changed layout fails to compile; versions the layouts were
    not checked against (tests/python/test_safestring_layout.py runs under
-   the debug allocator) call str.__new__. */
-#if !defined(Py_LIMITED_API) && !defined(Py_GIL_DISABLED) && PY_VERSION_HEX < 0x030E0000
+   the debug allocator; checked on 3.9-3.15) call str.__new__. */
+#if !defined(Py_LIMITED_API) && !defined(Py_GIL_DISABLED) && PY_VERSION_HEX < 0x03100000
 #  define PM_DIRECT_SAFESTRING 1
 /* The allocator CPython's str frees a subclass's characters and cached
    UTF-8 with: PyMem from 3.13, PyObject before. */
@@ -245,11 +245,13 @@ static int utf8_measure(const unsigned char *s, Py_ssize_t n, utf8_shape *shape)
     return 0;
 }
 
+#ifdef PM_DIRECT_SAFESTRING
 static int utf8_kind(Py_UCS4 widest) {
     return widest < 0x100     ? PyUnicode_1BYTE_KIND
            : widest < 0x10000 ? PyUnicode_2BYTE_KIND
                               : PyUnicode_4BYTE_KIND;
 }
+#endif
 
 /* Writes the characters of measured UTF-8, and the terminating zero. */
 static void utf8_write(const unsigned char *s, Py_ssize_t n, int kind, void *data) {
@@ -844,6 +846,7 @@ static PyObject *format_field(pm_state *st, PyObject *value, PyObject *spec) {
     return text;
 }
 
+#if PY_VERSION_HEX < 0x030E0000
 /* Python's str.isdigit(): non-empty and every character a digit. */
 static int is_digits(PyObject *s) {
     Py_ssize_t n = PyUnicode_GET_LENGTH(s);
@@ -855,24 +858,65 @@ static int is_digits(PyObject *s) {
     }
     return 1;
 }
+#endif
 
 /* The escaped fields of one field: conversion, nested spec, format_field. */
 static PyObject *format_vformat(format_ctx *ctx, PyObject *format_string, int depth);
 
+#if PY_VERSION_HEX >= 0x030E0000
+/* The length of the part of a field name before its first '.' or '[', and
+   whether that part is a number (as _string.formatter_field_name_split
+   reads it): string.Formatter numbers fields by it from 3.14. */
+static Py_ssize_t field_first(PyObject *name, int *is_number) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(name), i = 0;
+    int kind = PyUnicode_KIND(name);
+    const void *data = PyUnicode_DATA(name);
+    *is_number = 1;
+    for (; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c == '.' || c == '[') break;
+        if (Py_UNICODE_TODECIMAL(c) < 0) *is_number = 0;
+    }
+    if (i == 0) *is_number = 0;
+    return i;
+}
+#endif
+
 static PyObject *format_one_field(format_ctx *ctx, PyObject *field_name, PyObject *spec,
                                   PyObject *conversion, int depth) {
     PyObject *name;
-    if (PyUnicode_GET_LENGTH(field_name) == 0) {
-        if (ctx->auto_index < 0) goto switched;
-        name = PyUnicode_FromFormat("%zd", ctx->auto_index++);
+#if PY_VERSION_HEX >= 0x030E0000
+    /* string.Formatter of 3.14: "{.attr}" and "{[0]}" are numbered too,
+       and each direction of the switch has its own message. */
+    int is_number;
+    if (field_first(field_name, &is_number) == 0) {
+        if (ctx->auto_index < 0) goto to_automatic;
+        name = PyUnicode_FromFormat("%zd%U", ctx->auto_index++, field_name);
         if (name == NULL) return NULL;
     } else {
-        if (is_digits(field_name)) {
-            if (ctx->auto_index > 0) goto switched;
+        if (is_number) {
+            if (ctx->auto_index > 0) {
+                PyErr_SetString(PyExc_ValueError, "cannot switch from automatic field numbering "
+                                                  "to manual field specification");
+                return NULL;
+            }
             ctx->auto_index = -1;
         }
         name = Py_NewRef(field_name);
     }
+#else
+    if (PyUnicode_GET_LENGTH(field_name) == 0) {
+        if (ctx->auto_index < 0) goto to_automatic;
+        name = PyUnicode_FromFormat("%zd", ctx->auto_index++);
+        if (name == NULL) return NULL;
+    } else {
+        if (is_digits(field_name)) {
+            if (ctx->auto_index > 0) goto to_automatic;
+            ctx->auto_index = -1;
+        }
+        name = Py_NewRef(field_name);
+    }
+#endif
     PyObject *obj = format_get_field(ctx, name);
     Py_DECREF(name);
     if (obj == NULL) return NULL;
@@ -888,7 +932,7 @@ static PyObject *format_one_field(format_ctx *ctx, PyObject *field_name, PyObjec
     Py_DECREF(obj);
     return text;
 
-switched:
+to_automatic: /* before 3.14, for both directions */
     PyErr_SetString(PyExc_ValueError,
                     "cannot switch from manual field specification to automatic field numbering");
     return NULL;

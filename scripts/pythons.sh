@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
 # Builds markup and runs the whole pytest suite on every CPython 3.9-3.13
-# under pyenv, one after the other (the machine is small), then prints one
-# line per version. Exits non-zero if any version fails or none is found.
+# under pyenv and on Debian's 3.14 and 3.15 (scripts/debian-python.sh), one
+# after the other (the machine is small), then prints one line per version.
+# Exits non-zero if any version fails or none is found.
 #
-#   scripts/pythons.sh [VERSION...]   # default: every 3.9-3.13 under $PYENV_ROOT
+#   scripts/pythons.sh [VERSION...]   # default: every 3.9-3.13 under $PYENV_ROOT, 3.14, 3.15
 #
-# Each version gets its own virtualenv (build/pythons/<ver>/venv), its own
-# CMake build dir (build/pythons/<ver>/build) and its own logs there.
+# A pyenv version gets its own virtualenv (build/pythons/<ver>/venv) and
+# CMake build dir (build/pythons/<ver>/build); a Debian version its
+# unpacked interpreter (build/pythons/<ver>/python, reused while its inputs
+# are unchanged) and build dir. Logs are in build/pythons/<ver>.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 pyenv_root=${PYENV_ROOT:-$HOME/.pyenv}
 out=$root/build/pythons
+debian_versions=(3.14 3.15)
 
 versions=("$@")
 if [ ${#versions[@]} -eq 0 ]; then
@@ -19,6 +23,7 @@ if [ ${#versions[@]} -eq 0 ]; then
     ver=${dir##*/}
     [[ $ver =~ ^3\.(9|1[0-3])\.[0-9]+$ ]] && [ -x "$dir/bin/python3" ] && versions+=("$ver")
   done
+  versions+=("${debian_versions[@]}")
 fi
 if [ ${#versions[@]} -eq 0 ]; then
   echo "pythons: no CPython 3.9-3.13 under $pyenv_root/versions" >&2
@@ -58,27 +63,62 @@ build_markup() {  # venv build-dir
     -Cbuild-dir="$2" .
 }
 
+# A Debian CPython (unpacked, run through its own loader): markup built
+# with CMake against its headers, the tests from PYTHONPATH, and the same
+# command for the Pythons the tests start (MARKUP_TEST_PYTHON).
+setup_debian() {  # version dir
+  bash scripts/debian-python.sh "$1" "$2/python"
+}
+
+build_debian() {  # version dir
+  local py=$2/python
+  cmake -S . -B "$2/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMARKUP_BUILD_PYTHON=ON \
+    -DMARKUP_BUILD_TESTS=OFF -DMARKUP_WERROR=ON -DPython_EXECUTABLE="$py/python" \
+    -DPython_INCLUDE_DIR="$py/root/usr/include/python$1" \
+    "-DCMAKE_C_FLAGS=-idirafter $py/root/usr/include" &&
+    cmake --build "$2/build" -j 2
+}
+
 results=()
 status=0
 for ver in "${versions[@]}"; do
-  python=$pyenv_root/versions/$ver/bin/python3
   dir=$out/$ver
-  venv=$dir/venv
   mkdir -p "$dir"
   log=$dir/log.txt
   start=$SECONDS
-  echo "== Python $ver: virtualenv, dependencies, build, pytest (log: ${log#$root/})"
   passed=0 failed=0 skipped=0 rc=1
-  if ! setup_venv "$python" "$venv" >"$log" 2>&1; then
-    step="setup"
-  elif ! build_markup "$venv" "$dir/build" >>"$log" 2>&1; then
-    step="build"
+  if [[ " ${debian_versions[*]} " == *" $ver "* ]]; then
+    echo "== Python $ver (Debian sid): interpreter, build, pytest (log: ${log#$root/})"
+    python=$dir/python/python
+    if ! setup_debian "$ver" "$dir" >"$log" 2>&1; then
+      step="setup"
+    elif ! build_debian "$ver" "$dir" >>"$log" 2>&1; then
+      step="build"
+    else
+      step="pytest"
+      rm -f "$dir/junit.xml"
+      PYTHONPATH="$dir/build/python:$dir/python/site" MARKUP_TEST_PYTHON="$python" \
+        "$python" -m pytest -q -p no:cacheprovider --junitxml="$dir/junit.xml" tests/python \
+        >>"$log" 2>&1
+      rc=$?
+    fi
   else
-    step="pytest"
-    rm -f "$dir/junit.xml"
-    "$venv/bin/python" -m pytest -q -p no:cacheprovider --junitxml="$dir/junit.xml" >>"$log" 2>&1
-    rc=$?
-    read -r passed failed skipped < <(junit_counts "$venv/bin/python" "$dir/junit.xml")
+    echo "== Python $ver: virtualenv, dependencies, build, pytest (log: ${log#$root/})"
+    venv=$dir/venv
+    python=$venv/bin/python
+    if ! setup_venv "$pyenv_root/versions/$ver/bin/python3" "$venv" >"$log" 2>&1; then
+      step="setup"
+    elif ! build_markup "$venv" "$dir/build" >>"$log" 2>&1; then
+      step="build"
+    else
+      step="pytest"
+      rm -f "$dir/junit.xml"
+      "$python" -m pytest -q -p no:cacheprovider --junitxml="$dir/junit.xml" >>"$log" 2>&1
+      rc=$?
+    fi
+  fi
+  if [ "$step" = pytest ]; then
+    read -r passed failed skipped < <(junit_counts "$python" "$dir/junit.xml")
     if [ $rc -ne 0 ] && [ "$failed" -eq 0 ]; then
       failed=1  # pytest failed without a failing test (collection, usage)
     fi

@@ -352,6 +352,8 @@ OPERATIONS = [
     ("format subject", lambda C, s, a: C(s + "{}").format(_a(a, C))),
     ("format_map", lambda C, s, a: C("{x}&{y}").format_map({"x": _a(a, C), "y": s})),
     ("format auto then manual", lambda C, s, a: C("{}{0}").format(_a(a, C))),
+    ("format auto item", lambda C, s, a: C("{[0]}|{}").format(_a(a, C), s)),
+    ("format auto then manual item", lambda C, s, a: C("{}{0[0]}").format(_a(a, C))),
     ("format manual then auto", lambda C, s, a: C("{0}{}").format(_a(a, C), s)),
     ("format unknown conversion", lambda C, s, a: C("{0!x}").format(_a(a, C))),
     ("format missing keyword", lambda C, s, a: C("{name}").format(_a(a, C))),
