@@ -17,6 +17,15 @@ all: test
 bench: install bench-deps
 	$(PY) bench/compare.py --json $(BUILD)/bench.json --plot $(BUILD)/bench.png --markdown $(BUILD)/bench.md
 
+## bench/compare.py on Debian's CPython 3.14 (PYVER=3.15 for the other),
+## with the peers that publish a wheel for it; BENCH_ARGS pass through.
+PYVER ?= 3.14
+bench-debian: venv
+	bash scripts/debian-python.sh $(PYVER) $(BUILD)/pythons/$(PYVER)/python --bench
+	bash scripts/pythons.sh --build-only $(PYVER)
+	PYTHONPATH=$(abspath $(BUILD))/pythons/$(PYVER)/build/python:$(abspath $(BUILD))/pythons/$(PYVER)/python/site:$(abspath $(BUILD))/pythons/$(PYVER)/python/bench \
+	  $(BUILD)/pythons/$(PYVER)/python/python bench/compare.py --no-stario $(BENCH_ARGS)
+
 ## The same in under a minute (fewer rounds, scaling up to 1,000 rows).
 bench-quick: install bench-deps
 	$(PY) bench/compare.py --quick
@@ -173,7 +182,7 @@ fuzz-build: venv
 ## Platforms and packaging: the whole pytest suite on every CPython 3.9-3.13
 ## under pyenv (one line per version), the wheel in a fresh virtualenv, and
 ## the installed C library found by pkg-config and by find_package(markup).
-.PHONY: pythons wheel-check install-check
+.PHONY: pythons bench-debian wheel-check install-check
 pythons: system venv
 	bash scripts/pythons.sh
 

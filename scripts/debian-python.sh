@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# debian-python.sh VERSION DIR - a CPython newer than pyenv has here (3.14,
-# 3.15), from Debian's unstable suite, made in DIR for `make pythons`:
+# debian-python.sh VERSION DIR [--bench] - a CPython newer than pyenv has
+# here (3.14, 3.15), from Debian's unstable suite, made in DIR for `make
+# pythons` (and, with --bench, for `make bench-debian`):
 #   DIR/root    Debian's python3.X, its headers and the libraries its
 #               modules load, with the C library it was built against,
 #               unpacked (dpkg -x), not installed
@@ -8,6 +9,8 @@
 #               .venv where they have a wheel for 3.X
 #   DIR/python  the command that runs it: that C library's loader with
 #               the unpacked libraries first, so the host's stay untouched
+#   DIR/bench   with --bench: the peers of bench/compare.py that publish a
+#               wheel for this version (the others are skipped by it)
 # The package lists come from the machine's own Debian mirror with the
 # suite changed to sid, kept in DIR/apt (the machine's apt sources are not
 # changed). DIR is reused while this script, requirements-dev.txt and the
@@ -15,6 +18,7 @@
 set -euo pipefail
 version=$1
 dir=$2
+bench=${3:-}
 case "$version" in
   3.1[4-9]) ;;
   *) echo "debian-python.sh: takes 3.14 or newer, not $version" >&2; exit 1 ;;
@@ -44,7 +48,25 @@ markupsafe_pin=$(host_versions markupsafe)
 fingerprint=$(cat "$0" "$root/requirements-dev.txt" |
               { cat; echo "$version ${pins_with_deps[*]} ${pins_without_deps[*]} $markupsafe_pin"; } |
               sha256sum)
+# The peers of bench/compare.py, each on its own: one without a wheel for
+# this version is left out (compare.py lists it as skipped).
+install_bench() {
+  [ "$bench" = --bench ] || return 0
+  [ -f "$dir/bench/.complete" ] && cmp -s "$root/bench/requirements.txt" "$dir/bench/.complete" &&
+    return 0
+  rm -rf "$dir/bench"
+  mkdir -p "$dir/bench"
+  local req
+  for req in $(grep -E '^[a-z]' "$root/bench/requirements.txt" | grep -v '^matplotlib'); do
+    "$venv_python" -m pip install -q --target "$dir/bench" --only-binary=:all: \
+      --python-version "$version" --implementation cp --platform manylinux2014_x86_64 \
+      "$req" >/dev/null 2>&1 || echo "debian-python.sh: no wheel of $req for $version"
+  done
+  cp "$root/bench/requirements.txt" "$dir/bench/.complete"
+}
+
 if [ -f "$dir/.complete" ] && [ "$(cat "$dir/.complete")" = "$fingerprint" ]; then
+  install_bench
   exit 0
 fi
 rm -rf "$dir/apt" "$dir/debs" "$dir/root" "$dir/site" "$dir/.complete"
@@ -115,3 +137,4 @@ import sys, ssl, hashlib, sqlite3, uuid, lzma, bz2, zlib, ctypes, pyexpat, decim
 import jinja2, markupsafe, hypothesis, pytest, html5lib, starlette, httpx2, flask
 print('debian-python.sh:', sys.version.split()[0], 'from Debian sid')"
 echo "$fingerprint" > "$dir/.complete"
+install_bench
