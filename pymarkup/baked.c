@@ -556,9 +556,16 @@ static PyObject *field_attr(PyObject *obj, PyObject *key) {
 /* And for `x[key]`: the item, else (for a str key) the attribute. */
 static PyObject *field_item(PyObject *obj, PyObject *key) {
     if (PyDict_CheckExact(obj)) { /* the usual row: no __getitem__ dispatch */
+#if PY_VERSION_HEX >= 0x030D0000
+        PyObject *found; /* a strong reference, as a build without a GIL needs */
+        int r = PyDict_GetItemRef(obj, key, &found);
+        if (r > 0) return found;
+        if (r < 0) return NULL;
+#else
         PyObject *found = PyDict_GetItemWithError(obj, key);
         if (found) return Py_NewRef(found);
         if (PyErr_Occurred()) return NULL;
+#endif
     }
     PyObject *v = PyObject_GetItem(obj, key);
     if (v || !PyUnicode_Check(key) || !is_lookup_error()) return v;
