@@ -25,6 +25,7 @@ import dis
 import os
 import re
 import sys
+import threading
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from . import _core
@@ -57,7 +58,21 @@ _UNPACK_SEQUENCE = dis.opmap["UNPACK_SEQUENCE"]
 _UNPACK_EX = dis.opmap["UNPACK_EX"]
 
 _MARK = "\U0010fffd"
-_MARKER = re.compile(_MARK + r"(\d+):(\d+)" + _MARK)
+# Letters of both cases, so that .upper(), .lower(), .title() ... of a text
+# made from a stand-in break the marker and are refused, not ignored.
+_MARKER = re.compile(_MARK + r"(\d+)mK(\d+)" + _MARK)
+
+# The sessions tracing in this thread, by nonce: a marker in a text names
+# its session, and when() knows that a builder is being traced.
+_tracing = threading.local()
+
+
+def _sessions() -> Dict[str, "_Session"]:
+    active = getattr(_tracing, "sessions", None)
+    if active is None:
+        active = _tracing.sessions = {}
+    return active
+
 
 _HINT_WHEN = "write when(cond, then, otherwise) instead: the test then runs per call"
 
@@ -168,22 +183,29 @@ class Stand(_core.StandIn):
         )
 
     def __bool__(self) -> bool:
+        hint = _HINT_WHEN
+        if isinstance(self, _Compare) and self._m_op == "==":
+            hint += (
+                " (for `x in (a, b)`, which compares with == and then asks for a bool, "
+                "write when(contains((a, b), x), ...))"
+            )
         self._refuse(
             "is used as a truth value (if, and, or, not, a conditional expression "
             "or a comprehension's if)",
-            _HINT_WHEN,
+            hint,
         )
 
     def __hash__(self) -> int:
         self._refuse(
             "is used as a dictionary key or set member",
-            "attribute names and keys are fixed when baking",
+            "attribute names and keys are fixed when baking; to look a value up in a table, "
+            "do it in the caller, or write the choices with when(x == key, ...)",
         )
 
     def __len__(self) -> int:
         self._refuse(
             "is passed to len()",
-            "iterate with looped(...) and use loop.length, or compute the length in " "the caller",
+            "compute the length in the caller and pass it as a parameter",
         )
 
     def __contains__(self, item: Any) -> bool:
@@ -467,10 +489,43 @@ class _Call(Stand):
         return (self._m_call_args, tuple(self._m_kwargs.values()))
 
 
+def _text_session(text: str) -> Optional["_Session"]:
+    """The tracing session whose marker `text` holds, if any."""
+    if _MARK not in text:
+        return None
+    for m in _MARKER.finditer(text):
+        session = _sessions().get(m.group(1))
+        if session is not None:
+            return session
+    return None
+
+
+class _Text(Stand):
+    """A text made from stand-ins (an f-string), as an argument of
+    classes(), styles() ...: formatted per call."""
+
+    __slots__ = ("_m_text",)
+
+    def __new__(cls, session: "_Session", text: str) -> "_Text":
+        self = Stand.__new__(cls, session, "")
+        self._m_text = text
+        return self
+
+    def _m_path(self) -> str:
+        return "a formatted text"
+
+    def _m_args(self):
+        return (self._m_text,)
+
+
 def _find_stand(value: Any) -> Optional[Stand]:
-    """The first stand-in inside `value` (through lists, tuples, dicts)."""
+    """The first stand-in inside `value` (through lists, tuples, dicts), a
+    text with a stand-in's marker counting as one."""
     if isinstance(value, Stand):
         return value
+    if isinstance(value, str):
+        session = _text_session(value)
+        return _Text(session, value) if session is not None else None
     if isinstance(value, (list, tuple)):
         items: Any = value
     elif isinstance(value, dict):
@@ -482,6 +537,18 @@ def _find_stand(value: Any) -> Optional[Stand]:
         if found is not None:
             return found
     return None
+
+
+def _holds_per_call(value: Any) -> bool:
+    """Whether a list, tuple or dict holds a stand-in or a text with a
+    marker (while compiling, when no session is registered)."""
+    if isinstance(value, Stand) or (isinstance(value, str) and _MARK in value):
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(_holds_per_call(item) for item in value)
+    if isinstance(value, dict):
+        return any(_holds_per_call(item) for item in value.values())
+    return False
 
 
 def per_call(func: Any, *args: Any, **kwargs: Any) -> Any:
@@ -509,6 +576,16 @@ def when(cond: Any, then: Any, otherwise: Any = None) -> Any:
     where ``cond`` depends on the parameters, it decides per call."""
     if isinstance(cond, Stand):
         return _When(cond, then, otherwise)
+    if isinstance(cond, bool) and _sessions():
+        # A bool here is the frozen answer of a test no stand-in could see:
+        # `x is None`, or == on a text made from a stand-in.
+        name = next(iter(_sessions().values())).func_name
+        raise TypeError(
+            f"@baked {name}(): when() got the constant {cond}. A test such as `x is None` or "
+            f"`str(x) == 'a'` runs once, when baking, and its answer would be frozen into "
+            f"the template; compare the value itself (`x == None`, `x == 'a'`), which is "
+            f"tested per call, or decide outside the template"
+        )
     return then if cond else otherwise
 
 
@@ -599,7 +676,7 @@ class _Session:
         if index is None:
             index = self.marker_index[key] = len(self.formats)
             self.formats.append((value, spec, conv))
-        return _Marker(f"{_MARK}{self.nonce}:{index}{_MARK}", self, value, conv)
+        return _Marker(f"{_MARK}{self.nonce}mK{index}{_MARK}", self, value, conv)
 
     def split(self, text: str) -> Optional[List[Any]]:
         """The parts of a text with markers: str and (value, spec, conv);
@@ -842,7 +919,11 @@ class _Compiler:
     def expr(self, value: Any) -> None:
         """Emits code that pushes `value`."""
         emit = self.pb.emit
-        if not isinstance(value, Stand) and _find_stand(value) is not None:
+        if isinstance(value, str) and not isinstance(value, Stand) and _MARK in value:
+            self.text_expr(self.session.split(value))  # a text formatted per call
+        elif isinstance(value, _Text):
+            self.text_expr(self.session.split(value._m_text))
+        elif not isinstance(value, Stand) and _holds_per_call(value):
             # a list, tuple or dict that holds a stand-in: built per call
             if isinstance(value, dict):
                 for item in value.values():
@@ -1132,8 +1213,47 @@ def trace(func: Any, name: str, params: List[str]) -> Tuple[_Session, List[Stand
     """Runs the builder with a stand-in per parameter."""
     session = _Session(name)
     stands = [_Param(session, p, i) for i, p in enumerate(params)]
-    tree = func(**dict(zip(params, stands)))
+    _sessions()[session.nonce] = session
+    try:
+        tree = func(**dict(zip(params, stands)))
+    finally:
+        del _sessions()[session.nonce]
     return session, stands, tree
+
+
+def _refuse_frozen_text(session: _Session, node: Any, seen: Dict[int, None]) -> None:
+    """Text made from a stand-in where the compiler would write it as it
+    is: an attribute name, a SafeString or Markup (escape(f"{x}"): its
+    static part is HTML, the value's is not, and they cannot be told apart
+    any more), a Comment."""
+    if id(node) in seen:
+        return
+    seen[id(node)] = None
+
+    def refuse(what: str) -> None:
+        raise TypeError(
+            f"@baked {session.func_name}(): {what} is made from a per-call value, and would "
+            f"be fixed when baking; pass the finished value as a parameter instead"
+        )
+
+    if isinstance(node, str):
+        if _MARK in node and (isinstance(node, _core.SafeString) or hasattr(node, "__html__")):
+            refuse("a SafeString or escape() result (trusted HTML)")
+    elif isinstance(node, (list, tuple)):
+        for item in node:
+            _refuse_frozen_text(session, item, seen)
+    elif isinstance(node, _When):
+        _refuse_frozen_text(session, node._m_then, seen)
+        _refuse_frozen_text(session, node._m_otherwise, seen)
+    elif _is_element(node):
+        for name, value in node.attrs.items():
+            if _MARK in name:
+                refuse(f"the name of an attribute of <{node.tag}>")
+            _refuse_frozen_text(session, value, seen)
+        for child in node.children:
+            _refuse_frozen_text(session, child, seen)
+    elif isinstance(node, _core.Comment) and _MARK in node.text:
+        refuse("a Comment's text")
 
 
 def needs_program(session: _Session) -> bool:
@@ -1146,6 +1266,7 @@ def compile_program(
 ) -> Tuple[Any, Tuple[Any, ...], Dict[int, str]]:
     """Compiles a traced tree: the finished _ProgramBuilder, its operations
     and what each statement computes (for errors)."""
+    _refuse_frozen_text(session, tree, {})
     compiler = _Compiler(session, len(params))
     compiler.on_children(tuple(tree) if isinstance(tree, (list, tuple)) else (tree,), 0, 0)
     compiler.pb.flush()

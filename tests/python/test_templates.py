@@ -16,7 +16,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from markup import SafeString, aria, baked, classes, contains, data, h, looped, render, styles, when
+from markup import (
+    SafeString,
+    aria,
+    baked,
+    classes,
+    contains,
+    data,
+    escape,
+    h,
+    looped,
+    render,
+    styles,
+    when,
+)
 
 JINJA = jinja2.Environment(autoescape=True)
 
@@ -498,3 +511,59 @@ def test_a_baked_layout_called_with_stand_ins_inside_a_list_is_inlined():
     assert page({"a": "<1>", "b": 2}) == "<main><h1>Fixed</h1><p>&lt;1&gt;</p><p>2</p></main>"
     page2 = baked(lambda x: looped_layout("T", [x["a"], x["b"]]))
     assert page2({"a": "<1>", "b": 2}) == "<main><h1>T</h1><p>&lt;1&gt;</p><p>2</p></main>"
+
+
+# ---------------------------------------------------------------------------
+# Found by trying the templates as a new user would
+# ---------------------------------------------------------------------------
+
+
+def test_formatted_text_inside_a_helper_is_formatted_per_call():
+    same_as_plain(lambda s: h.P(classes(f"s-{s}", {"x": s == "paid"})), "paid")
+    same_as_plain(lambda s, b: h.P(classes(f"s-{s}", {"x": b == 1})), "<q>", 1)
+    same_as_plain(lambda s: h.P(styles(width=f"{s}px")), 12)
+    fn = baked(
+        lambda xs: h.Div([h.P(classes(f"s-{x}", loop.cycle("a", "b"))) for x, loop in looped(xs)])
+    )
+    assert fn(["p", "q"]) == '<div><p class="s-p a"></p><p class="s-q b"></p></div>'
+
+
+@pytest.mark.parametrize(
+    "builder",
+    [
+        lambda note: h.P(when(note is None, "-", note)),
+        lambda note: h.P(when(note is not None, note, "-")),
+        lambda s: h.P(s, when(str(s) == "a", "!", "?")),
+        lambda s: h.P(s, when(f"{s}" == "a", "!", "?")),
+    ],
+    ids=["is None", "is not None", "str() ==", "f-string =="],
+)
+def test_a_test_frozen_before_when_sees_it_is_refused(builder):
+    with pytest.raises(TypeError, match=r"when\(\) got the constant (True|False)"):
+        baked(builder)
+
+
+def test_comparing_with_none_is_tested_per_call():
+    same_as_plain(lambda note: h.P(when(note == None, "-", note)), None)  # noqa: E711
+    same_as_plain(lambda note: h.P(when(note != None, note, "-")), "<n>")  # noqa: E711
+
+
+def test_when_with_a_constant_outside_templates_still_decides_at_once():
+    assert when(True, "a", "b") == "a" and when(False, "a") is None
+
+
+@pytest.mark.parametrize(
+    "builder, phrase",
+    [
+        (lambda s: h.P(f"{s}".upper()), "cut or changed"),
+        (lambda s: h.P(f"x{s}y".lower()), "cut or changed"),
+        (lambda s: h.P(escape(f"<{s}>")), "SafeString or escape"),
+        (lambda s: h.P(SafeString(f"<b>{s}</b>")), "SafeString or escape"),
+        (lambda s: h.P({"title": SafeString(f"{s}")}, "x"), "SafeString or escape"),
+        (lambda s: h.P({f"data-{s}": 1}, s), "name of an attribute"),
+    ],
+    ids=["upper", "lower", "escape", "SafeString", "SafeString attribute", "attribute name"],
+)
+def test_text_that_would_be_written_as_it_is_is_refused(builder, phrase):
+    with pytest.raises(TypeError, match=phrase):
+        baked(builder)
