@@ -210,7 +210,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (op == MARKUP_OP_STATIC) {
             const char *piece = pieces[a % 5];
             building = markup_program_add_static(b, piece, strlen(piece)) == MARKUP_OK;
-        } else if (bb == 255) { /* a jump to the next instruction, patched in */
+        } else if (bb == 255 && (op == MARKUP_OP_IF || op == MARKUP_OP_JUMP ||
+                                 op == MARKUP_OP_LOOP || op == MARKUP_OP_END_LOOP)) {
+            /* a jump to the next instruction or a little after, patched in */
             uint32_t at = 0;
             building = markup_program_emit(b, op, 0, 0, &at) == MARKUP_OK &&
                        markup_program_patch(b, at, markup_program_here(b) + a % 4) == MARKUP_OK;

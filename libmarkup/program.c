@@ -157,6 +157,10 @@ uint32_t markup_program_here(markup_program_builder *b) {
 
 markup_status markup_program_patch(markup_program_builder *b, uint32_t at, uint32_t a) {
     if (!b || at >= b->ncode) return MARKUP_ERR_INVALID_ARG;
+    markup_op op = (markup_op)b->code[at].op;
+    if (op != MARKUP_OP_IF && op != MARKUP_OP_JUMP && op != MARKUP_OP_LOOP &&
+        op != MARKUP_OP_END_LOOP)
+        return MARKUP_ERR_INVALID_ARG; /* only a jump has a target */
     b->code[at].a = a;
     if (a == b->ncode) b->target = a;
     return MARKUP_OK;
@@ -185,6 +189,13 @@ static markup_status check_program(const markup_program_builder *b, markup_error
     uint8_t *loops_at = markup_alc_malloc(b->alc, 3 * (n + 1));
     if (!loops_at) return markup_fail_status_(err, MARKUP_ERR_NOMEM);
     uint8_t *stack_lo = loops_at + (n + 1), *stack_hi = stack_lo + (n + 1);
+    /* ... and the innermost LOOP around it (UINT32_MAX: none), so that a
+       jump cannot go from one loop's body into a sibling's. */
+    uint32_t *loop_of = markup_alc_malloc(b->alc, (n + 1) * sizeof *loop_of);
+    if (!loop_of) {
+        markup_alc_free(b->alc, loops_at, 3 * (n + 1));
+        return markup_fail_status_(err, MARKUP_ERR_NOMEM);
+    }
     uint32_t open[MARKUP_PROGRAM_MAX_LOOPS];
     unsigned nopen = 0;
     long stack = 0;
@@ -193,12 +204,16 @@ static markup_status check_program(const markup_program_builder *b, markup_error
     for (; pc < n && !why; pc++) {
         const instr *in = &b->code[pc];
         loops_at[pc] = (uint8_t)nopen;
+        loop_of[pc] = nopen ? open[nopen - 1] : UINT32_MAX;
         stack_lo[pc] = (uint8_t)(stack & 0xff);
         stack_hi[pc] = (uint8_t)(stack >> 8);
         switch ((markup_op)in->op) {
         case MARKUP_OP_STATIC:
         case MARKUP_OP_JUMP:
             if (stack) why = "a value is left on the stack";
+            if (in->op == MARKUP_OP_STATIC &&
+                (in->a > b->statics.len || in->b > b->statics.len - in->a))
+                why = "a STATIC outside the static HTML";
             if (in->op == MARKUP_OP_JUMP && (in->a <= pc || in->a > n))
                 why = "a jump that does not go forward within the program";
             break;
@@ -260,6 +275,7 @@ static markup_status check_program(const markup_program_builder *b, markup_error
         pc = open[nopen - 1];
     } else {
         loops_at[n] = 0;
+        loop_of[n] = UINT32_MAX;
         stack_lo[n] = stack_hi[n] = 0;
         /* Jumps land at the loop depth they leave from, where no value is
            on the stack (between statements). */
@@ -271,12 +287,13 @@ static markup_status check_program(const markup_program_builder *b, markup_error
             if (stack_lo[in->a] || stack_hi[in->a])
                 why = "a jump into an expression";
             else if ((in->op == MARKUP_OP_IF || in->op == MARKUP_OP_JUMP) &&
-                     loops_at[in->a] != loops_at[pc])
+                     (loops_at[in->a] != loops_at[pc] || loop_of[in->a] != loop_of[pc]))
                 why = "a jump into or out of a loop";
         }
         if (why) pc--;
     }
     markup_alc_free(b->alc, loops_at, 3 * (n + 1));
+    markup_alc_free(b->alc, loop_of, (n + 1) * sizeof *loop_of);
     if (why) return markup_fail_(err, MARKUP_ERR_INVALID_ARG, pc, why);
     return MARKUP_OK;
 }

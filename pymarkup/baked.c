@@ -892,6 +892,8 @@ static int any_stand_in(pm_baked *self, PyObject **values) {
 
 static PyObject *call_program(pm_baked *self, PyObject **values) {
     if (any_stand_in(self, values)) return inline_call(self, values);
+    /* A field (a property) can call this function again, without end. */
+    if (pm_stack_check("in a @baked function") < 0) return NULL;
     char scratch[SCRATCH_SIZE];
     scratch_alloc alc = {{scratch_malloc, scratch_realloc, scratch_free, NULL}, scratch, 1};
     alc.alc.ctx = &alc;
@@ -1417,6 +1419,7 @@ static int read_ops(pm_baked *self, PyObject *ops) {
         if (!PyTuple_Check(entry) ||
             !PyArg_ParseTuple(entry, "iOU:_compile", &kind, &payload, &path))
             goto bad;
+        if (!PyUnicode_CheckExact(path)) goto bad; /* formatted into messages */
         pm_op *o = &self->ops[i];
         o->kind = kind;
         if (kind == OP_BINARY || kind == OP_COMPARE) {
@@ -1505,6 +1508,16 @@ static PyObject *baked_compile(PyObject *module, PyObject *args) {
                           &npositional, &PyDict_Type, &defaults, &qualname, &tree, &PyTuple_Type,
                           &placeholders, &program, &PyTuple_Type, &ops, &PyDict_Type, &paths))
         return NULL;
+    {
+        Py_ssize_t pos = 0;
+        PyObject *key, *value;
+        while (PyDict_Next(paths, &pos, &key, &value)) {
+            if (!PyLong_CheckExact(key) || !PyUnicode_CheckExact(value)) {
+                PyErr_SetString(PyExc_TypeError, "_compile: paths must map int to str");
+                return NULL;
+            }
+        }
+    }
     Py_ssize_t nparams = PyTuple_GET_SIZE(params);
     if (npositional < 0 || npositional > nparams || PyTuple_GET_SIZE(placeholders) != nparams) {
         PyErr_SetString(PyExc_ValueError, "_compile: npositional or placeholders out of range");

@@ -158,9 +158,14 @@ static int attr_write_bare(pm_render_ctx *ctx, const char *name, Py_ssize_t name
     return st == MARKUP_OK ? 0 : writer_error(ctx, st, &err, NULL, NULL, 0);
 }
 
+static PM_NOINLINE int is_formatted_text(PyObject *str);
+
 static PM_NOINLINE int attr_value_rare(pm_render_ctx *ctx, const char *name, Py_ssize_t name_len,
                                        PyObject *value) {
     pm_state *st = ctx->st;
+    /* A str subclass made by formatting a stand-in (str(x) gives one). */
+    if (ctx->on_children && PyUnicode_Check(value) && is_formatted_text(value))
+        return ctx->on_placeholder(ctx, value, name, name_len, 0);
     if (Py_TYPE(value) == st->safestring_type) {
         Py_ssize_t n;
         const char *s = pm_utf8(value, &n, NULL, "render()");

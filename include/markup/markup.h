@@ -1063,8 +1063,9 @@ MARKUP_API markup_status markup_program_emit(markup_program_builder *b, markup_o
    static HTML added next is not joined with the STATIC before it. */
 MARKUP_API uint32_t markup_program_here(markup_program_builder *b);
 
-/* Sets the `a` of the instruction at `at` (a jump's target; a target at
-   the next position keeps the next static apart, as markup_program_here). */
+/* Sets the target `a` of the jump (IF, JUMP, LOOP, END_LOOP) at `at`; a
+   target at the next position keeps the next static apart, as
+   markup_program_here. Anything else is INVALID_ARG. */
 MARKUP_API markup_status markup_program_patch(markup_program_builder *b, uint32_t at, uint32_t a);
 
 /* Checks the program (see above) and turns it into an immutable one. The

@@ -576,6 +576,10 @@ def when(cond: Any, then: Any, otherwise: Any = None) -> Any:
     where ``cond`` depends on the parameters, it decides per call."""
     if isinstance(cond, Stand):
         return _When(cond, then, otherwise)
+    if isinstance(cond, str) and _MARK in cond:  # when(str(x), ...), when(f"{x}", ...)
+        session = _text_session(cond)
+        if session is not None:
+            return _When(_Text(session, cond), then, otherwise)
     if isinstance(cond, bool) and _sessions():
         # A bool here is the frozen answer of a test no stand-in could see:
         # `x is None`, or == on a text made from a stand-in.
@@ -652,6 +656,43 @@ class _Marker(str):
         session, value, conv = self._m
         return session.marker(value, spec, conv)
 
+    def _refuse(self, what: str) -> Any:
+        session, value, _ = self._m
+        raise TypeError(
+            f"@baked {session.func_name}(): the text of {value._m_describe()} {what}. The "
+            f"builder runs once, when it is decorated, so this would be done to the text of "
+            f"that run, not to each call's value; format the finished value, or prepare it "
+            f"in the caller."
+        )
+
+    def __bool__(self) -> bool:
+        return self._refuse("is used as a truth value (use when(x, ...) on the value itself)")
+
+    def __eq__(self, other: object) -> bool:  # type: ignore[override]
+        return self._refuse("is compared (compare the value itself: x == 'a')")
+
+    __ne__ = __lt__ = __le__ = __gt__ = __ge__ = __eq__  # type: ignore[assignment]
+    __hash__ = str.__hash__
+
+
+def _refuse_str_method(name: str) -> Any:
+    def method(self: _Marker, *args: Any, **kwargs: Any) -> Any:
+        return self._refuse(f"has .{name}() applied")
+
+    return method
+
+
+# str's methods that would change the text of one run, not each call's.
+for _name in (
+    "capitalize casefold center count encode endswith expandtabs find index isalnum isalpha "
+    "isascii isdecimal isdigit isidentifier islower isnumeric isprintable isspace istitle "
+    "isupper join ljust lower lstrip partition removeprefix removesuffix replace rfind rindex "
+    "rjust rpartition rsplit rstrip split splitlines startswith strip swapcase title "
+    "translate upper zfill __getitem__ __iter__ __mul__ __rmul__ __mod__"
+).split():
+    setattr(_Marker, _name, _refuse_str_method(_name))
+del _name
+
 
 # --------------------------------------------------------------------------
 # The trace session
@@ -668,6 +709,12 @@ class _Session:
         self.derived = False
 
     def marker(self, value: Stand, spec: str, conv: str) -> str:
+        if _MARK in spec:
+            raise TypeError(
+                f"@baked {self.func_name}(): the format spec of {value._m_describe()} is made "
+                f'from a per-call value (f"{{x:{{y}}}}"); format specs are fixed when '
+                f"baking, so write the spec as a constant"
+            )
         self.derived = True
         # One marker per (value, spec, conversion): repr() of a container
         # that holds this registry must not keep growing it.
@@ -681,7 +728,13 @@ class _Session:
     def split(self, text: str) -> Optional[List[Any]]:
         """The parts of a text with markers: str and (value, spec, conv);
         None when it has none."""
+        text = str.__str__(text)  # a plain str (a _Marker refuses slicing)
         if _MARK not in text:
+            if "\\U0010fffd" in text:  # ascii(x): the marker, escaped
+                raise TypeError(
+                    f"@baked {self.func_name}(): a text holds ascii() of a per-call value, "
+                    f"which would be fixed when baking; prepare the text in the caller"
+                )
             return None
         parts: List[Any] = []
         at = 0
@@ -879,11 +932,16 @@ class _Compiler:
     # -- expressions ------------------------------------------------------
 
     def op(self, entry: Tuple[Any, ...]) -> int:
-        try:
-            key = (entry[0], type(entry[1]), entry[1:])
-            hash(key)
-        except TypeError:
-            key = None
+        # Constants are kept apart by identity: equal ones may render
+        # differently ((1,) and (1.0,), Decimal("1.10") and Decimal("1.1")).
+        if entry[0] == _OP_CONST:
+            key: Any = (_OP_CONST, id(entry[1]))
+        else:
+            try:
+                key = (entry[0], type(entry[1]), entry[1:])
+                hash(key)
+            except TypeError:
+                key = None
         if key is not None and key in self.op_index:
             return self.op_index[key]
         self.ops.append(entry)
@@ -1050,8 +1108,10 @@ class _Compiler:
         self.paths[pb.emit(_WRITE, slot, 0)] = what
 
     def branch(self, value: Any, name: Optional[str], depth: int) -> None:
-        if name is None:
-            self.pb.render(value, depth)
+        if name is None:  # as any child: formatted text, loops, stand-ins
+            self.on_children(
+                tuple(value) if isinstance(value, (list, tuple)) else (value,), 0, depth
+            )
         else:
             self.pb.render_attr(name, value)
         self.pb.flush()
@@ -1087,6 +1147,13 @@ class _Compiler:
 
     def loop(self, loop: _Loop, body: List[Any], depth: int) -> None:
         pb = self.pb
+        if loop.claimed:
+            raise TypeError(
+                f"@baked {self.session.func_name}(): the items of the loop over "
+                f"'{loop.iterable._m_path()}' are rendered in two places (one list used twice, "
+                f"or repeated with *), which would iterate the data twice per call; write "
+                f"the comprehension at each place"
+            )
         loop.claimed = True
         lookahead = any(
             node._m_what == "last"

@@ -361,9 +361,9 @@ static void test_builder_checks(void **state) {
     (void)state;
     struct {
         const char *what;
-        markup_op ops[6];
-        uint32_t as[6];
-        uint32_t bs[6];
+        markup_op ops[10];
+        uint32_t as[10];
+        uint32_t bs[10];
         int n;
         uint32_t bad_pc;
     } cases[] = {
@@ -387,6 +387,13 @@ static void test_builder_checks(void **state) {
          {0, 0, 0, 1, 0},
          5,
          1},
+        {"jump into a sibling loop",
+         {MARKUP_OP_PARAM, MARKUP_OP_LOOP, MARKUP_OP_JUMP, MARKUP_OP_END_LOOP, MARKUP_OP_PARAM,
+          MARKUP_OP_LOOP, MARKUP_OP_ITEM, MARKUP_OP_WRITE, MARKUP_OP_END_LOOP},
+         {0, 4, 6, 2, 0, 9, 0, 0, 6},
+         {0},
+         9,
+         2},
         {"jump into a loop",
          {MARKUP_OP_PARAM, MARKUP_OP_IF, MARKUP_OP_PARAM, MARKUP_OP_LOOP, MARKUP_OP_END_LOOP},
          {0, 4, 0, 5, 4},
@@ -411,12 +418,24 @@ static void test_builder_checks(void **state) {
     }
 }
 
+/* Only a jump has a target to patch; a STATIC keeps its own range. */
+static void test_patch_only_jumps(void **state) {
+    (void)state;
+    markup_program_builder *b = NULL;
+    assert_int_equal(markup_program_builder_new(NULL, 1, &b), MARKUP_OK);
+    stat(b, "hello");
+    assert_int_equal(markup_program_patch(b, 0, 1u << 28), MARKUP_ERR_INVALID_ARG);
+    uint32_t at = 0;
+    assert_int_equal(markup_program_emit(b, MARKUP_OP_PARAM, 0, 0, &at), MARKUP_OK);
+    assert_int_equal(markup_program_patch(b, at, 5), MARKUP_ERR_INVALID_ARG);
+    markup_program_builder_free(b);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_orders_page),
-        cmocka_unit_test(test_failure_midway),
-        cmocka_unit_test(test_out_of_memory),
-        cmocka_unit_test(test_builder_checks),
+        cmocka_unit_test(test_orders_page),      cmocka_unit_test(test_failure_midway),
+        cmocka_unit_test(test_out_of_memory),    cmocka_unit_test(test_builder_checks),
+        cmocka_unit_test(test_patch_only_jumps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

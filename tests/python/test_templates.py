@@ -9,6 +9,7 @@ or raises the same type of error.
 
 import gc
 import sys
+import threading
 import types
 
 import jinja2
@@ -366,8 +367,10 @@ def test_formatted_text_is_escaped_as_a_whole():
 
 
 def test_text_cut_after_formatting_is_refused():
-    with pytest.raises(TypeError, match="cut or changed"):
+    with pytest.raises(TypeError, match=r"cut or changed|__getitem__\(\) applied"):
         baked(lambda x: h.P(f"{x}"[:3]))
+    with pytest.raises(TypeError, match="cut or changed"):
+        baked(lambda x: h.P(f"<{x}>"[:3]))
 
 
 def test_script_text_cannot_change_per_call():
@@ -539,7 +542,7 @@ def test_formatted_text_inside_a_helper_is_formatted_per_call():
     ids=["is None", "is not None", "str() ==", "f-string =="],
 )
 def test_a_test_frozen_before_when_sees_it_is_refused(builder):
-    with pytest.raises(TypeError, match=r"when\(\) got the constant (True|False)"):
+    with pytest.raises(TypeError, match=r"when\(\) got the constant (True|False)|is compared"):
         baked(builder)
 
 
@@ -555,7 +558,7 @@ def test_when_with_a_constant_outside_templates_still_decides_at_once():
 @pytest.mark.parametrize(
     "builder, phrase",
     [
-        (lambda s: h.P(f"{s}".upper()), "cut or changed"),
+        (lambda s: h.P(f"{s}".upper()), r"upper\(\) applied"),
         (lambda s: h.P(f"x{s}y".lower()), "cut or changed"),
         (lambda s: h.P(escape(f"<{s}>")), "SafeString or escape"),
         (lambda s: h.P(SafeString(f"<b>{s}</b>")), "SafeString or escape"),
@@ -567,3 +570,80 @@ def test_when_with_a_constant_outside_templates_still_decides_at_once():
 def test_text_that_would_be_written_as_it_is_is_refused(builder, phrase):
     with pytest.raises(TypeError, match=phrase):
         baked(builder)
+
+
+# ---------------------------------------------------------------------------
+# Found in review
+# ---------------------------------------------------------------------------
+
+
+def test_str_of_a_value_in_an_attribute_or_a_when_branch_is_formatted_per_call():
+    same_as_plain(lambda x: h.A({"href": f"{x}"}, x), "u<")
+    same_as_plain(lambda x: h.A({"href": str(x), "title": repr(x)}, x), "u<")
+    same_as_plain(lambda c, x: h.P(when(c, f"Hi {x}"), x), 1, "X")
+    same_as_plain(lambda c, x: h.P({"title": when(c, str(x))}, x), 1, "<X>")
+    same_as_plain(lambda x: h.P(when(str(x), "yes", "no"), x), "")
+    same_as_plain(lambda x: h.P(when(str(x), "yes", "no"), x), "0")
+
+
+@pytest.mark.parametrize(
+    "builder",
+    [
+        lambda x: h.P(f"{x}".ljust(8), "|"),
+        lambda x: h.P(f" {x} ".strip() if False else str(x).strip()),
+        lambda x: h.P(f"{x}".replace("a", "b")),
+        lambda x: h.P(f"{x}" or "default"),
+        lambda r: h.Ul([h.Li(i) for i in sorted(r, key=str)]),
+        lambda x: h.P(ascii(x), x),
+        lambda x: h.P(f"{x:{x}}"),
+    ],
+    ids=["ljust", "strip", "replace", "or", "sorted", "ascii", "spec from value"],
+)
+def test_text_operations_on_a_formatted_value_are_refused(builder):
+    with pytest.raises(TypeError, match="@baked"):
+        baked(builder)
+
+
+def test_a_list_of_loop_bodies_used_twice_is_refused():
+    def twice(rows):
+        items = [h.Li(r) for r in rows]
+        return h.Div(h.Ul(items), h.Ol(items))
+
+    with pytest.raises(TypeError, match="rendered in two places"):
+        baked(twice)
+    with pytest.raises(TypeError, match="rendered in two places"):
+        baked(lambda rows: h.Ul([h.Li(r) for r in rows] * 2))
+
+
+def test_equal_constants_that_render_differently_stay_apart():
+    import decimal
+
+    same_as_plain(lambda x: h.P(x.a + (1,), "|", x.a + (1.0,)), types.SimpleNamespace(a=()))
+    d1, d2 = decimal.Decimal("1.10"), decimal.Decimal("1.1")
+    same_as_plain(lambda x: h.P(x + d1, "|", x + d2), decimal.Decimal("0"))
+
+
+def test_a_template_that_calls_itself_through_a_field_raises_recursion_error():
+    @baked
+    def node(n):
+        return h.Div(n.child)
+
+    class Node:
+        child = property(lambda self: node(Node()))
+
+    outcome = []
+
+    def run():
+        try:
+            node(Node())
+        except RecursionError:
+            outcome.append("RecursionError")
+
+    threading.stack_size(512 * 1024)
+    try:
+        thread = threading.Thread(target=run)
+        thread.start()
+        thread.join()
+    finally:
+        threading.stack_size(0)
+    assert outcome == ["RecursionError"]
