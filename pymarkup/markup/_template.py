@@ -128,7 +128,7 @@ class Stand(_core.StandIn):
                     "unpack a fixed number of items, as in `for a, b in pairs`",
                 )
         loop = _Loop(self)
-        return iter((_Item(loop, 0), _Item(loop, 1)))
+        return loop.iterate((_Item(loop, 0), _Item(loop, 1)))
 
     def __format__(self, spec: str) -> str:
         return self._m_session.marker(self, spec, "")
@@ -376,6 +376,13 @@ class _Loop:
         self.number = len(self.session.loops)
         self.session.loops.append(self)
         self.claimed = False
+        self.finished = False  # iterated to its end (not cut by islice, zip ...)
+
+    def iterate(self, items: Tuple[Any, ...]) -> Iterator[Any]:
+        """The traced items, noting whether the consumer read to the end."""
+        for item in items:
+            yield item
+        self.finished = True
 
 
 class _Item(Stand):
@@ -635,7 +642,9 @@ def looped(iterable: Any) -> Iterator[Tuple[Any, Any]]:
     looped(orders)]``."""
     if isinstance(iterable, Stand):
         loop = _Loop(iterable)
-        return iter(((_Item(loop, 0), _LoopVar(loop, 0)), (_Item(loop, 1), _LoopVar(loop, 1))))
+        return loop.iterate(
+            ((_Item(loop, 0), _LoopVar(loop, 0)), (_Item(loop, 1), _LoopVar(loop, 1)))
+        )
     items = list(iterable)
     return iter([(item, LoopState(i, len(items))) for i, item in enumerate(items)])
 
@@ -1155,6 +1164,13 @@ class _Compiler:
                 f"the comprehension at each place"
             )
         loop.claimed = True
+        if not loop.finished:
+            raise TypeError(
+                f"@baked {self.session.func_name}(): the loop over "
+                f"'{loop.iterable._m_path()}' stopped before its end (itertools.islice, zip "
+                f"with a shorter list, a break): how many items to render would be fixed "
+                f"when baking; cut the data in the caller"
+            )
         lookahead = any(
             node._m_what == "last"
             for node in _walk_stands(self.session, body)

@@ -8,6 +8,7 @@ or raises the same type of error.
 """
 
 import gc
+import itertools
 import sys
 import threading
 import types
@@ -647,3 +648,16 @@ def test_a_template_that_calls_itself_through_a_field_raises_recursion_error():
     finally:
         threading.stack_size(0)
     assert outcome == ["RecursionError"]
+
+
+@pytest.mark.parametrize(
+    "builder",
+    [
+        lambda r: h.Ul([h.Li(x) for x in itertools.islice(r, 2)]),
+        lambda r: h.Ul([h.Li(x, t) for t, x in zip(["x", "x"], r)]),
+    ],
+    ids=["islice", "zip with a shorter list first"],
+)
+def test_a_loop_cut_short_is_refused(builder):
+    with pytest.raises(TypeError, match="stopped before its end"):
+        baked(builder)
