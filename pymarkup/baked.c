@@ -104,7 +104,8 @@ enum {
     OP_TUPLE,
     OP_DICT,
     OP_SELECT,
-    OP_CALL
+    OP_CALL,
+    OP_UNPACK
 };
 #define OP_CONTAINS 6 /* an OP_COMPARE `which` beyond Python's six */
 
@@ -116,6 +117,7 @@ typedef struct pm_op {
                           OP_FORMAT: the spec; OP_DICT: the keys (tuple);
                           OP_CALL: the function */
     PyObject *kwnames; /* OP_CALL: the keyword names (tuple), or NULL */
+    Py_ssize_t count;  /* OP_UNPACK: how many names (`which` is this one) */
     PyObject *path;    /* a str.format template over the loop indices */
 } pm_op;
 
@@ -605,6 +607,28 @@ static PyObject *concat(PyObject *const *parts, uint32_t n) {
     return joined;
 }
 
+/* Item `which` of `seq` unpacked into `count` names, as Python unpacks:
+   exactly `count` items, from any iterable. */
+static PyObject *unpack(PyObject *seq, Py_ssize_t count, Py_ssize_t which) {
+    if ((PyTuple_CheckExact(seq) || PyList_CheckExact(seq)) &&
+        PySequence_Fast_GET_SIZE(seq) == count)
+        return Py_NewRef(PySequence_Fast_GET_ITEM(seq, which));
+    PyObject *items = PySequence_Tuple(seq);
+    if (!items) return NULL;
+    PyObject *v = NULL;
+    Py_ssize_t got = PyTuple_GET_SIZE(items);
+    if (got > count)
+        PyErr_Format(PyExc_ValueError, "too many values to unpack (expected %zd, got %zd)", count,
+                     got);
+    else if (got < count)
+        PyErr_Format(PyExc_ValueError, "not enough values to unpack (expected %zd, got %zd)", count,
+                     got);
+    else
+        v = Py_NewRef(PyTuple_GET_ITEM(items, which));
+    Py_DECREF(items);
+    return v;
+}
+
 static markup_status d_apply(void *ctx, uint32_t op, void *const *args, uint32_t nargs,
                              void **out) {
     const pm_op *o = &((program_call *)ctx)->self->ops[op];
@@ -633,6 +657,7 @@ static markup_status d_apply(void *ctx, uint32_t op, void *const *args, uint32_t
         break;
     }
     case OP_CONCAT: v = concat(a, nargs); break;
+    case OP_UNPACK: v = unpack(a[0], o->count, o->which); break;
     case OP_LIST:
     case OP_TUPLE:
         v = o->kind == OP_LIST ? PyList_New(nargs) : PyTuple_New(nargs);
@@ -1440,7 +1465,14 @@ static int read_ops(pm_baked *self, PyObject *ops) {
                 goto bad;
             o->kwnames = PyTuple_GET_SIZE(kwnames) ? Py_NewRef(kwnames) : NULL;
             payload = func;
-        } else if (kind < OP_CONST || kind > OP_CALL) {
+        } else if (kind == OP_UNPACK) {
+            Py_ssize_t count, which;
+            if (!PyTuple_Check(payload) || !PyArg_ParseTuple(payload, "nn", &count, &which) ||
+                count < 1 || which < 0 || which >= count)
+                goto bad;
+            o->count = count;
+            o->which = (int)which;
+        } else if (kind < OP_CONST || kind > OP_UNPACK) {
             goto bad;
         }
         o->payload = Py_NewRef(payload);
@@ -1467,6 +1499,7 @@ static int check_applies(pm_baked *self) {
             case OP_CONST: ok = b == 0; break;
             case OP_ATTR:
             case OP_ITEM:
+            case OP_UNPACK:
             case OP_FORMAT: ok = b == 1; break;
             case OP_BINARY:
             case OP_COMPARE: ok = b == 2; break;

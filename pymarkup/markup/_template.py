@@ -48,7 +48,7 @@ _LOOKAHEAD = 1
 
 # What an APPLY does (pymarkup/baked.c keeps the same numbers).
 _OP_CONST, _OP_ATTR, _OP_ITEM, _OP_BINARY, _OP_COMPARE, _OP_FORMAT, _OP_CONCAT = range(7)
-_OP_LIST, _OP_TUPLE, _OP_DICT, _OP_SELECT, _OP_CALL = range(7, 12)
+_OP_LIST, _OP_TUPLE, _OP_DICT, _OP_SELECT, _OP_CALL, _OP_UNPACK = range(7, 13)
 _BINARY = {"+": 0, "-": 1, "*": 2, "/": 3, "//": 4, "%": 5}
 _COMPARE = {"<": 0, "<=": 1, "==": 2, "!=": 3, ">": 4, ">=": 5}
 # LOOP_INFO's `what` (baked.c: loop_value).
@@ -120,8 +120,9 @@ class Stand(_core.StandIn):
         code = caller.f_code.co_code
         if caller.f_lasti + 1 < len(code):
             op = code[caller.f_lasti]
-            if op == _UNPACK_SEQUENCE:
-                return iter([_Field(self, i, _OP_ITEM) for i in range(code[caller.f_lasti + 1])])
+            if op == _UNPACK_SEQUENCE:  # each name: item i of exactly n, as Python unpacks
+                n = code[caller.f_lasti + 1]
+                return iter([_Field(self, (n, i), _OP_UNPACK) for i in range(n)])
             if op == _UNPACK_EX:
                 self._refuse(
                     "is unpacked with a starred name",
@@ -324,6 +325,8 @@ class _Field(Stand):
     def _m_path(self) -> str:
         if self._m_how == _OP_ATTR:
             return f"{self._m_base._m_path()}.{self._m_key}"
+        if self._m_how == _OP_UNPACK:
+            return f"{self._m_base._m_path()}[{self._m_key[1]}]"
         return f"{self._m_base._m_path()}[{self._m_key!r}]"
 
     def _m_args(self):
@@ -979,7 +982,13 @@ class _Compiler:
             return self.path(value._m_loop.iterable) + "[{%d}]" % n
         if isinstance(value, _Field):
             key = value._m_key
-            tail = f".{key}" if value._m_how == _OP_ATTR else f"[{key!r}]"
+            tail = (
+                f".{key}"
+                if value._m_how == _OP_ATTR
+                else f"[{key[1]}]"
+                if value._m_how == _OP_UNPACK
+                else f"[{key!r}]"
+            )
             return self.path(value._m_base) + tail.replace("{", "{{").replace("}", "}}")
         return _path_of(value).replace("{", "{{").replace("}", "}}")
 

@@ -661,3 +661,15 @@ def test_a_template_that_calls_itself_through_a_field_raises_recursion_error():
 def test_a_loop_cut_short_is_refused(builder):
     with pytest.raises(TypeError, match="stopped before its end"):
         baked(builder)
+
+
+def test_unpacking_takes_exactly_as_many_items_as_python():
+    def pairs(ps):
+        return h.Ul([h.Li(a, "=", b) for a, b in ps])
+
+    same_as_plain(pairs, [(1, 2), [3, "<4>"]])
+    same_as_plain(pairs, [(1, 2, 3)])  # ValueError both ways
+    same_as_plain(pairs, [(1,)])
+    same_as_plain(pairs, ["cd", {"k": 1, "l": 2}, range(2)])  # any iterable read again
+    with pytest.raises(ValueError, match=r"ps\[0\]\[0\]"):
+        baked(pairs)([(1, 2, 3)])
