@@ -20,11 +20,12 @@ bench: install bench-deps
 ## bench/compare.py on Debian's CPython 3.14 (PYVER=3.15 for the other),
 ## with the peers that publish a wheel for it; BENCH_ARGS pass through.
 PYVER ?= 3.14
+PYTHONS_CACHE = $(or $(MARKUP_PYTHONS_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/markup/pythons)
 bench-debian: venv
-	bash scripts/debian-python.sh $(PYVER) $(BUILD)/pythons/$(PYVER)/python --bench
+	bash scripts/debian-python.sh $(PYVER) $(PYTHONS_CACHE)/$(PYVER) --bench
 	bash scripts/pythons.sh --build-only $(PYVER)
-	PYTHONPATH=$(abspath $(BUILD))/pythons/$(PYVER)/build/python:$(abspath $(BUILD))/pythons/$(PYVER)/python/site:$(abspath $(BUILD))/pythons/$(PYVER)/python/bench \
-	  $(BUILD)/pythons/$(PYVER)/python/python bench/compare.py --no-stario $(BENCH_ARGS)
+	PYTHONPATH=$(abspath $(BUILD))/pythons/$(PYVER)/build/python:$(PYTHONS_CACHE)/$(PYVER)/site:$(PYTHONS_CACHE)/$(PYVER)/bench \
+	  $(PYTHONS_CACHE)/$(PYVER)/python bench/compare.py --no-stario $(BENCH_ARGS)
 
 ## The same in under a minute (fewer rounds, scaling up to 1,000 rows).
 bench-quick: install bench-deps

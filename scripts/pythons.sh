@@ -9,14 +9,17 @@
 #
 # A pyenv version gets its own virtualenv (build/pythons/<ver>/venv) and
 # CMake build dir (build/pythons/<ver>/build); a Debian version its
-# unpacked interpreter (build/pythons/<ver>/python, reused while its inputs
-# are unchanged) and build dir. Logs are in build/pythons/<ver>.
+# unpacked interpreter, in a cache outside the repository that is reused
+# while its inputs are unchanged ($MARKUP_PYTHONS_CACHE, by default
+# ~/.cache/markup/pythons/<ver>), and a build dir. Logs are in
+# build/pythons/<ver>.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 pyenv_root=${PYENV_ROOT:-$HOME/.pyenv}
 out=$root/build/pythons
 debian_versions=(3.14 3.15)
+cache=${MARKUP_PYTHONS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/markup/pythons}
 
 build_only=0
 if [ "${1:-}" = --build-only ]; then
@@ -72,12 +75,12 @@ build_markup() {  # venv build-dir
 # A Debian CPython (unpacked, run through its own loader): markup built
 # with CMake against its headers, the tests from PYTHONPATH, and the same
 # command for the Pythons the tests start (MARKUP_TEST_PYTHON).
-setup_debian() {  # version dir
-  bash scripts/debian-python.sh "$1" "$2/python"
+setup_debian() {  # version
+  bash scripts/debian-python.sh "$1" "$cache/$1"
 }
 
 build_debian() {  # version dir
-  local py=$2/python
+  local py=$cache/$1
   cmake -S . -B "$2/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMARKUP_BUILD_PYTHON=ON \
     -DMARKUP_BUILD_TESTS=OFF -DMARKUP_WERROR=ON -DPython_EXECUTABLE="$py/python" \
     -DPython_INCLUDE_DIR="$py/root/usr/include/python$1" \
@@ -95,8 +98,8 @@ for ver in "${versions[@]}"; do
   passed=0 failed=0 skipped=0 rc=1
   if [[ " ${debian_versions[*]} " == *" $ver "* ]]; then
     echo "== Python $ver (Debian sid): interpreter, build, pytest (log: ${log#$root/})"
-    python=$dir/python/python
-    if ! setup_debian "$ver" "$dir" >"$log" 2>&1; then
+    python=$cache/$ver/python
+    if ! setup_debian "$ver" >"$log" 2>&1; then
       step="setup"
     elif ! build_debian "$ver" "$dir" >>"$log" 2>&1; then
       step="build"
@@ -105,7 +108,7 @@ for ver in "${versions[@]}"; do
     else
       step="pytest"
       rm -f "$dir/junit.xml"
-      PYTHONPATH="$dir/build/python:$dir/python/site" MARKUP_TEST_PYTHON="$python" \
+      PYTHONPATH="$dir/build/python:$cache/$ver/site" MARKUP_TEST_PYTHON="$python" \
         "$python" -m pytest -q -p no:cacheprovider --junitxml="$dir/junit.xml" tests/python \
         >>"$log" 2>&1
       rc=$?
