@@ -585,7 +585,9 @@ def test_number_whose_str_raises_or_lies(where):
             with pytest.raises(Boom, match="from __str__"):
                 use(value)
         # the wording of 3.9-3.14, and of 3.15
-        with pytest.raises(TypeError, match=r"__str__( returned non-string|\(\) must return a str)"):
+        with pytest.raises(
+            TypeError, match=r"__str__( returned non-string|\(\) must return a str)"
+        ):
             use(IntStrLies(3))
 
 
