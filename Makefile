@@ -180,18 +180,47 @@ fuzz-build: venv
 	CC=clang $(CMAKE) -S . -B $(BUILD)/fuzz -DMARKUP_BUILD_FUZZERS=ON -DMARKUP_BUILD_TESTS=OFF
 	$(CMAKE) --build $(BUILD)/fuzz -j $(JOBS)
 
-## Platforms and packaging: the whole pytest suite on every CPython 3.9-3.13
-## under pyenv (one line per version), the wheel in a fresh virtualenv, and
-## the installed C library found by pkg-config and by find_package(markup).
-.PHONY: pythons bench-debian wheel-check install-check
-pythons: system venv
+## Platforms: the whole pytest suite on every CPython, 3.9-3.13 as the
+## installed wheels (wheel-test), 3.14 and 3.15 from Debian's unstable
+## packages, one line per version; and the installed C library found by
+## pkg-config and by find_package(markup).
+.PHONY: pythons bench-debian install-check
+pythons: wheel-test
 	bash scripts/pythons.sh
-
-wheel-check: venv
-	bash scripts/wheel-check.sh $(PY)
 
 install-check: venv
 	bash scripts/install-check.sh $(CMAKE)
+
+## Release artifacts in dist/: a manylinux wheel per CPython 3.9-3.13 under
+## pyenv with utf8proc linked in, checked by auditwheel and twine
+## (wheels); each installed into a fresh virtualenv where the system's
+## utf8proc is hidden, a page rendered and the whole suite run against it
+## (wheel-test); the sdist, from the files git tracks or would track, and
+## its install with and without utf8proc (sdist, sdist-check).
+.PHONY: dist-deps wheels wheel-test sdist sdist-check
+dist-deps: $(VENV)/.dist-stamp
+
+$(VENV)/.dist-stamp: requirements-dist.txt $(VENV)/.stamp
+	$(PY) -m pip install -q -r requirements-dist.txt
+	touch $@
+
+wheels: venv dist-deps
+	bash scripts/wheels.sh $(PY)
+
+wheel-test: wheels
+	bash scripts/wheel-test.sh
+
+# Copied first: scikit-build-core walks the whole source folder, build/ and
+# .venv included, which takes minutes in a working checkout.
+sdist: venv dist-deps
+	rm -rf $(BUILD)/sdist-tree dist/markup_html-*.tar.gz
+	mkdir -p $(BUILD)/sdist-tree
+	git ls-files -z --cached --others --exclude-standard | \
+	  tar --null --no-recursion --ignore-failed-read -T - -cf - | tar -xf - -C $(BUILD)/sdist-tree
+	$(PY) -m build --sdist --no-isolation --outdir dist $(BUILD)/sdist-tree
+
+sdist-check: sdist
+	bash scripts/sdist-check.sh $(PY)
 
 clean:
 	rm -rf $(BUILD)

@@ -11,6 +11,7 @@ output is byte-for-byte what the equivalent Jinja2 template produces.
 import json as _json
 from typing import Any, Dict, Mapping, Optional, Union
 
+from . import _core
 from ._core import (
     MAX_DEPTH,
     Comment,
@@ -50,7 +51,8 @@ __all__ = [
     "when",
 ]
 
-__version__ = "0.1.0"
+# The version is written once, in VERSION; the extension is built with it.
+__version__: str = _core.libmarkup_version
 
 _Value = Union[str, int, float, bool, None]
 

@@ -24,6 +24,17 @@ def pytest_report_header(config):
     return f"markup extension: {markup._core.__file__}"
 
 
+def pytest_configure(config):
+    # `make wheel-test` runs this suite against an installed wheel: a markup
+    # found anywhere else (the source tree, a build dir) would test the
+    # wrong thing.
+    installed_in = os.environ.get("MARKUP_TEST_INSTALLED_IN")
+    if installed_in:
+        where = os.path.realpath(markup.__file__)
+        if not where.startswith(os.path.realpath(installed_in) + os.sep):
+            raise pytest.UsageError(f"markup imported from {where}, not from {installed_in}")
+
+
 @pytest.fixture(scope="session")
 def jinja_env():
     return jinja2.Environment(autoescape=True)

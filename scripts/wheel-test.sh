@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Tests the wheels in dist/ as a user gets them, where the system's utf8proc
+# cannot be found (scripts/without-utf8proc.sh): for each wheel, a fresh
+# virtualenv of the matching pyenv CPython, the wheel installed from the
+# file, a page rendered from outside the source tree, then the whole pytest
+# suite against the installed wheel (tests/python/conftest.py checks where
+# markup came from). Prints one line per wheel; exits non-zero if any fails.
+#
+#   scripts/wheel-test.sh [WHEEL...]   # default: every dist/markup_html-*.whl
+#
+# Logs and virtualenvs are in build/wheel-test/<version>.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+if [ "${MARKUP_WITHOUT_UTF8PROC:-}" != 1 ]; then
+  exec bash scripts/without-utf8proc.sh bash "$0" "$@"
+fi
+pyenv_root=${PYENV_ROOT:-$HOME/.pyenv}
+version=$(cat VERSION)
+
+wheels=("$@")
+if [ ${#wheels[@]} -eq 0 ]; then
+  wheels=(dist/markup_html-"$version"-*.whl)
+fi
+if [ ! -f "${wheels[0]}" ]; then
+  echo "wheel-test: no wheel of $version in dist/ (make wheels)" >&2
+  exit 1
+fi
+
+# The check that makes the rest mean something: utf8proc is really gone.
+if python3 -c 'import ctypes; ctypes.CDLL("libutf8proc.so.2")' 2>/dev/null; then
+  echo "wheel-test: libutf8proc.so.2 still loads; the wheels would not be tested without it" >&2
+  exit 1
+fi
+
+results=()
+status=0
+for wheel in "${wheels[@]}"; do
+  wheel=$(realpath "$wheel")
+  start=$SECONDS
+  # cp311 -> the pyenv CPython 3.11.x.
+  tag=$(basename "$wheel" | cut -d- -f3)
+  minor=${tag#cp3}
+  interpreters=("$pyenv_root"/versions/3."$minor".*/bin/python3)
+  python=${interpreters[-1]}
+  ver=$(basename "$(dirname "$(dirname "$python")")")
+  dir=$root/build/wheel-test/$ver
+  venv=$dir/venv
+  log=$dir/log.txt
+  mkdir -p "$dir"
+  echo "== ${wheel#$root/} on Python $ver (log: ${log#$root/})"
+  passed=0 failed=0 skipped=0 rc=1 step=setup
+  rm -rf "$venv"
+  if [ ! -x "$python" ]; then
+    echo "no CPython 3.$minor under $pyenv_root/versions" >"$log"
+  elif "$python" -m venv "$venv" >"$log" 2>&1 &&
+       "$venv/bin/python" -m pip install -q --no-index --no-deps "$wheel" >>"$log" 2>&1; then
+    step=smoke
+    # From outside the source tree, with nothing but the wheel installed.
+    if (cd "$dir" && "$venv/bin/python" "$root/scripts/smoke_test.py" "$venv" "$version") \
+         >>"$log" 2>&1; then
+      step=pytest
+      # The test requirements, then the suite from the source tree's
+      # tests against the installed wheel.
+      if "$venv/bin/python" -m pip install -q -r requirements-dev.txt >>"$log" 2>&1; then
+        MARKUP_TEST_INSTALLED_IN="$venv" "$venv/bin/python" -m pytest -q -p no:cacheprovider \
+          --junitxml="$dir/junit.xml" tests/python >>"$log" 2>&1
+        rc=$?
+        read -r passed failed skipped < <("$venv/bin/python" scripts/junit_counts.py "$dir/junit.xml")
+        if [ $rc -ne 0 ] && [ "$failed" -eq 0 ]; then
+          failed=1  # pytest failed without a failing test (collection, usage)
+        fi
+      else
+        step="test requirements"
+      fi
+    fi
+  fi
+  if [ $rc -eq 0 ]; then
+    verdict=PASS
+  else
+    verdict="FAIL ($step)"
+    status=1
+    tail -n 30 "$log" | sed "s/^/  [$ver] /"
+  fi
+  line=$(printf 'Python %-8s %4d passed %3d failed %3d skipped %4ds  %s  %s' "$ver" \
+         "$passed" "$failed" "$skipped" "$((SECONDS - start))" "$(basename "$wheel")" "$verdict")
+  echo "$line"
+  results+=("$line")
+done
+
+echo
+echo "== wheel-test: one line per wheel (utf8proc hidden)"
+printf '%s\n' "${results[@]}"
+exit $status
