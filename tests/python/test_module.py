@@ -72,6 +72,21 @@ def test_public_names():
     assert _core.libmarkup_version.count(".") == 2
 
 
+def test_version_is_the_one_in_VERSION():
+    """VERSION is the one place the version is written: the extension (and
+    through it markup.__version__) and the installed metadata carry it."""
+    import importlib.metadata
+    from pathlib import Path
+
+    written = (Path(__file__).resolve().parents[2] / "VERSION").read_text().strip()
+    assert markup.__version__ == _core.libmarkup_version == written
+    try:
+        installed = importlib.metadata.version("markup-html")
+    except importlib.metadata.PackageNotFoundError:  # a CMake build on PYTHONPATH
+        installed = written
+    assert installed == written
+
+
 def test_types_live_in_markup():
     for cls in (markup.Element, markup.Tag, markup.SafeString, markup.Comment):
         assert cls.__module__ == "markup"
