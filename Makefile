@@ -79,6 +79,13 @@ cross-check: venv
 	  $(VENV)/bin/ctest --test-dir $(BUILD)/cross-$$t --output-on-failure; \
 	done
 
+## The C library and its tests cross-built for 64-bit Windows (mingw-w64,
+## warnings as errors) and run under Wine. utf8proc and cmocka are built for
+## it from Debian's source packages into ~/.cache/markup/windows-deps, once.
+.PHONY: windows-check
+windows-check: venv
+	JOBS=$(JOBS) bash scripts/windows-check.sh $(CMAKE)
+
 ## The Python tests on 64-bit ARM (libmarkup's portable paths, no SSE2)
 ## and s390x (big-endian): Debian's CPython 3.11 for each, unpacked by
 ## scripts/cross-python.sh and run under qemu-user, with the extension
