@@ -937,6 +937,10 @@ static PyObject *element_html(PyObject *self, PyObject *unused) {
     return pm_render_as(st, self, PM_OUTPUT_SAFESTRING);
 }
 
+/* str(element) is its HTML, as in htpy and dominate: an f-string or a
+   template without autoescape writes the markup, not the repr. */
+static PyObject *element_str(PyObject *self) { return element_html(self, NULL); }
+
 static PyMethodDef element_methods[] = {
     {"__html__", element_html, METH_NOARGS,
      "__html__($self, /)\n--\n\nThe rendered element as a SafeString (for Jinja2 and markupsafe)."},
@@ -947,10 +951,15 @@ PyDoc_STRVAR(element_doc,
              "An HTML element built by h.* or Tag(...): immutable; render it with render().");
 
 static PyType_Slot element_slots[] = {
-    {Py_tp_dealloc, element_dealloc}, {Py_tp_traverse, element_traverse},
-    {Py_tp_clear, element_clear},     {Py_tp_repr, element_repr},
-    {Py_tp_getset, element_getset},   {Py_tp_methods, element_methods},
-    {Py_tp_doc, (void *)element_doc}, {0, NULL},
+    {Py_tp_dealloc, element_dealloc},
+    {Py_tp_traverse, element_traverse},
+    {Py_tp_clear, element_clear},
+    {Py_tp_repr, element_repr},
+    {Py_tp_str, element_str},
+    {Py_tp_getset, element_getset},
+    {Py_tp_methods, element_methods},
+    {Py_tp_doc, (void *)element_doc},
+    {0, NULL},
 };
 
 static PyType_Spec element_spec = {
@@ -1019,13 +1028,10 @@ PyDoc_STRVAR(comment_doc, "Comment(text)\n--\n\n"
                           "An HTML comment, rendered as <!--text--> with the text escaped.");
 
 static PyType_Slot comment_slots[] = {
-    {Py_tp_new, comment_new},
-    {Py_tp_dealloc, comment_dealloc},
-    {Py_tp_repr, comment_repr},
-    {Py_tp_members, comment_members},
-    {Py_tp_methods, comment_methods},
-    {Py_tp_doc, (void *)comment_doc},
-    {0, NULL},
+    {Py_tp_new, comment_new},         {Py_tp_dealloc, comment_dealloc},
+    {Py_tp_repr, comment_repr},       {Py_tp_str, element_str},
+    {Py_tp_members, comment_members}, {Py_tp_methods, comment_methods},
+    {Py_tp_doc, (void *)comment_doc}, {0, NULL},
 };
 
 static PyType_Spec comment_spec = {

@@ -10,7 +10,8 @@
 PyDoc_STRVAR(render_doc,
              "render(node, /)\n--\n\n"
              "Render an element (or any child value: str, list, SafeString, ...) as HTML.\n"
-             "Returns a str. Text is escaped exactly as Jinja2 with autoescape does.");
+             "Returns a SafeString (a str that templates do not escape again). Text is\n"
+             "escaped exactly as Jinja2 with autoescape does.");
 
 PyDoc_STRVAR(render_bytes_doc, "render_bytes(node, /)\n--\n\n"
                                "Render like render() but return UTF-8 bytes, ready to send.");
@@ -20,7 +21,7 @@ PyDoc_STRVAR(escape_doc, "escape(s, /)\n--\n\n"
                          "semantics: objects with __html__ are trusted and not escaped again).");
 
 static PyObject *render(PyObject *module, PyObject *obj) {
-    return pm_render_as(pm_state_from_module(module), obj, PM_OUTPUT_STR);
+    return pm_render_as(pm_state_from_module(module), obj, PM_OUTPUT_SAFESTRING);
 }
 
 static PyObject *render_bytes(PyObject *module, PyObject *obj) {

@@ -492,10 +492,11 @@ int pm_render_into(pm_state *st, markup_buf *buf, PyObject *obj) {
 }
 
 PyObject *pm_render_as(pm_state *st, PyObject *obj, pm_output kind) {
-    /* A baked page is already HTML: an ASCII SafeString (always valid
-       UTF-8) becomes its plain str without a trip through the buffer. */
-    if (kind == PM_OUTPUT_STR && Py_TYPE(obj) == st->safestring_type && PyUnicode_IS_ASCII(obj))
-        return PyUnicode_FromObject(obj);
+    /* A baked page is already HTML, and a SafeString is immutable: an ASCII
+       one (which has no lone surrogate to refuse) is its own rendering. */
+    if (kind == PM_OUTPUT_SAFESTRING && Py_TYPE(obj) == st->safestring_type &&
+        PyUnicode_IS_ASCII(obj))
+        return Py_NewRef(obj);
     markup_buf buf;
     markup_buf_init(&buf, &pm_pymem_alloc);
     PyObject *result = NULL;
@@ -503,7 +504,6 @@ PyObject *pm_render_as(pm_state *st, PyObject *obj, pm_output kind) {
         const char *s = buf.data ? buf.data : "";
         Py_ssize_t n = (Py_ssize_t)buf.len;
         switch (kind) {
-        case PM_OUTPUT_STR: result = pm_str_from_utf8(s, n); break;
         case PM_OUTPUT_BYTES: result = PyBytes_FromStringAndSize(s, n); break;
         case PM_OUTPUT_SAFESTRING: result = pm_safestring_from_utf8(st, s, n); break;
         }

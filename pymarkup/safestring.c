@@ -306,20 +306,6 @@ static void utf8_write(const unsigned char *s, Py_ssize_t n, int kind, void *dat
     PyUnicode_WRITE(kind, data, at, 0);
 }
 
-PyObject *pm_str_from_utf8(const char *s, Py_ssize_t n) {
-    if (n > 0 && is_ascii(s, n)) {
-        PyObject *r = PyUnicode_New(n, 127);
-        if (r != NULL) memcpy(PyUnicode_1BYTE_DATA(r), s, (size_t)n);
-        return r;
-    }
-    utf8_shape shape;
-    if (utf8_measure((const unsigned char *)s, n, &shape) < 0)
-        return PyUnicode_DecodeUTF8(s, n, "strict");
-    PyObject *r = PyUnicode_New(shape.chars, shape.widest);
-    if (r != NULL) utf8_write((const unsigned char *)s, n, PyUnicode_KIND(r), PyUnicode_DATA(r));
-    return r;
-}
-
 /* A new SafeString with the contents of the str `s`. */
 static PyObject *safestring_from_str(pm_state *st, PyObject *s) {
 #ifdef PM_DIRECT_SAFESTRING

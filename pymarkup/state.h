@@ -288,10 +288,6 @@ PyObject *pm_safestring_from_utf8(pm_state *st, const char *s, Py_ssize_t n);
 /* The same for bytes the caller knows to be ASCII. */
 PyObject *pm_safestring_from_ascii(pm_state *st, const char *s, Py_ssize_t n);
 
-/* A new plain str of `n` bytes of UTF-8 (strict): ASCII text, most pages,
-   is copied as it is rather than checked word by word by the decoder. */
-PyObject *pm_str_from_utf8(const char *s, Py_ssize_t n);
-
 /* escape(obj), the module function (METH_O). */
 PyObject *pm_escape(PyObject *module, PyObject *obj);
 
@@ -321,9 +317,8 @@ int pm_render_into(pm_state *st, markup_buf *buf, PyObject *obj);
 
 /* What pm_render_as returns. */
 typedef enum pm_output {
-    PM_OUTPUT_STR,       /* render(): a SafeString-free str            */
-    PM_OUTPUT_BYTES,     /* render_bytes(): UTF-8 bytes                  */
-    PM_OUTPUT_SAFESTRING /* __html__ and str() of an element             */
+    PM_OUTPUT_SAFESTRING, /* render(), __html__ and str() of an element */
+    PM_OUTPUT_BYTES       /* render_bytes(): UTF-8 bytes                 */
 } pm_output;
 
 /* The one render entry point: `obj` (any child value) rendered as `kind`.

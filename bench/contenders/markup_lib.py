@@ -532,7 +532,7 @@ def one_call_contender() -> Contender:
     from markup import baked, h, render, when
 
     products, admin = _one_call_renderers(h, render, baked, when)
-    return Contender("markup @baked (one call)", "markup", products, admin)
+    return Contender("markup @baked (one call)", "markup-html", products, admin)
 
 
 def baked_contender() -> Contender:
@@ -540,7 +540,7 @@ def baked_contender() -> Contender:
     from markup import baked, h, render
 
     products, admin = _baked_renderers(h, render, baked)
-    return Contender("markup @baked", "markup", products, admin)
+    return Contender("markup @baked", "markup-html", products, admin)
 
 
 def tree_contender() -> Contender:
@@ -548,7 +548,7 @@ def tree_contender() -> Contender:
     from markup import h, render
 
     products, admin = _tree_renderers(h, render)
-    return Contender("markup h.* tree (per call)", "markup", products, admin)
+    return Contender("markup h.* tree (per call)", "markup-html", products, admin)
 
 
 FACTORIES = (one_call_contender, baked_contender, tree_contender)

@@ -367,3 +367,35 @@ def test_json_in_an_attribute_goes_as_plain_text():
     doc = html5lib.parse(html, namespaceHTMLElements=False)
     (div,) = list(doc.iter("div"))
     assert json.loads(div.get("data-state")) == value
+
+
+@pytest.mark.parametrize("text", HOSTILE_TEXT, ids=value_id)
+def test_str_of_an_element_is_its_html(text):
+    """str(el) is the HTML as a SafeString (htpy, dominate): an f-string or a
+    template without autoescape writes the markup, never the repr."""
+    el = h.Li({"title": text}, text, h.B(text))
+    out = str(el)
+    assert type(out) is SafeString
+    assert out == render(el) == el.__html__()
+    # (str + SafeString would escape the str, as markupsafe does: join.)
+    expected = "".join(["<ul>", render(el), "</ul>"])
+    assert f"<ul>{el}</ul>" == expected
+    plain = jinja2.Environment(autoescape=False).from_string("<ul>{{ el }}</ul>")
+    assert plain.render(el=el) == expected
+    assert repr(el).startswith("<Element li")
+    comment = Comment(text)
+    assert type(str(comment)) is SafeString and str(comment) == render(comment)
+
+
+@pytest.mark.parametrize("text", HOSTILE_TEXT, ids=value_id)
+def test_rendered_fragment_is_not_escaped_again_by_jinja2(jinja, text):
+    """render() returns a SafeString, so its output placed in an autoescaping
+    Jinja2 template comes out once, as the element would."""
+    el = h.P({"class": "note"}, text)
+    fragment = render(el)
+    assert type(fragment) is SafeString and isinstance(fragment, str)
+    assert jinja("<div>{{ x }}</div>", x=fragment) == jinja("<div>{{ x }}</div>", x=el)
+    assert jinja("<div>{{ x }}</div>", x=fragment) == "".join(["<div>", fragment, "</div>"])
+    # Text that is not an element is escaped once by render, then trusted.
+    assert jinja("{{ x }}", x=render(text)) == jinja("{{ x }}", x=text)
+    assert markupsafe.escape(fragment) == fragment

@@ -348,7 +348,7 @@ class TestHelpers:
         )
 
 
-def test_render_of_a_safestring_gives_its_text_as_plain_str():
+def test_render_of_a_safestring_gives_its_text_as_a_safestring():
     from markup import SafeString, baked
 
     @baked
@@ -362,7 +362,7 @@ def test_render_of_a_safestring_gives_its_text_as_plain_str():
         SafeString(""),
     ):
         out = render(value)
-        assert type(out) is str
+        assert type(out) is SafeString
         assert out == str(value)
         assert render_bytes(value) == str(value).encode()
 

@@ -110,6 +110,8 @@ def build_page(products: Mapping[str, str]) -> Element:
 def main() -> None:
     page: Element = build_page({"Earl <Grey>": "3.50", "Café": "4.00"})
     text: str = render(page)
+    fragment: SafeString = render(page)
+    assert fragment == text
     raw: bytes = render_bytes(page)
     chunks: Iterator[bytes] = iter_render(page, chunk_size=64)
     assert b"".join(chunks) == raw == text.encode("utf-8")
