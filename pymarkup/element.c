@@ -177,10 +177,9 @@ static PM_NOINLINE int attr_value_rare(pm_tag *tag, PyObject *name, PyObject *va
     int r = has_html(st, value);
     if (r != 0) return r < 0 ? -1 : 0;
     const char *hint = "";
-    if (PyList_Check(value) || PyTuple_Check(value) || PySet_Check(value)) {
-        hint = " (for a class list use classes(...), which joins the names)";
-    } else if (PyDict_Check(value)) {
-        hint = " (for a style mapping use styles(...))";
+    if (PyList_Check(value) || PyTuple_Check(value) || PySet_Check(value) || PyDict_Check(value)) {
+        hint = " (only class takes a list or a mapping of names to conditions, and style a "
+               "mapping of properties)";
     } else if (PyBytes_Check(value) || PyByteArray_Check(value)) {
         hint = " (decode bytes to str first)";
     }
@@ -276,7 +275,7 @@ static PM_NOINLINE int is_duplicate_many(pm_vec *attrs, PyObject *name) {
 }
 
 /* Appends (name, value); `name` is an exact str already validated. */
-static int add_attr(pm_tag *tag, pm_vec *attrs, PyObject *name, PyObject *value) {
+static int add_attr_as_given(pm_tag *tag, pm_vec *attrs, PyObject *name, PyObject *value) {
     if (attrs->seen == NULL && attrs->len <= 2 * PM_ATTR_SCAN_MAX) {
         for (Py_ssize_t i = 0; i < attrs->len; i += 2) {
             if (same_attr_name(attrs->items[i], name))
@@ -291,6 +290,50 @@ static int add_attr(pm_tag *tag, pm_vec *attrs, PyObject *name, PyObject *value)
        failure the caller drops `attrs` whole. */
     if (vec_push(attrs, name) < 0 || vec_push(attrs, value) < 0) return -1;
     return check_attr_value(tag, name, value);
+}
+
+/* class and style take a list (class only) or a mapping too, joined by
+   the rules of classes() and styles(): a new reference to the value to
+   store (a str, None or a per-call template value), or to `value` itself
+   when it is not such a value. */
+static PM_NOINLINE PyObject *join_attr_value(pm_tag *tag, PyObject *name, PyObject *value) {
+    pm_state *st = tag->st;
+    PyObject *joiner = NULL;
+    if (same_attr_name(name, st->str_class)) {
+        joiner = st->class_joiner;
+    } else if (same_attr_name(name, st->str_style) && PyDict_Check(value)) {
+        joiner = st->style_joiner;
+    }
+    if (joiner == NULL) return Py_NewRef(value); /* refused by check_attr_value */
+    PyObject *joined = PyObject_CallOneArg(joiner, value);
+    if (joined == NULL) {
+        /* Say where: the rules' own messages name classes()/styles(). */
+        PyObject *type, *exc, *tb;
+        PyErr_Fetch(&type, &exc, &tb);
+        PyErr_NormalizeException(&type, &exc, &tb);
+        if (PyErr_GivenExceptionMatches(exc, PyExc_TypeError)) {
+            PyErr_Format(PyExc_TypeError, "<%U>: attribute %R: %S", tag->name, name, exc);
+            Py_XDECREF(type);
+            Py_XDECREF(exc);
+            Py_XDECREF(tb);
+        } else {
+            PyErr_Restore(type, exc, tb);
+        }
+    }
+    return joined;
+}
+
+/* Appends (name, value), joining a class or style list or mapping first. */
+static int add_attr(pm_tag *tag, pm_vec *attrs, PyObject *name, PyObject *value) {
+    if (PyList_Check(value) || PyTuple_Check(value) || PyDict_Check(value) ||
+        PyAnySet_Check(value)) {
+        PyObject *joined = join_attr_value(tag, name, value);
+        if (joined == NULL) return -1;
+        int r = add_attr_as_given(tag, attrs, name, joined);
+        Py_DECREF(joined);
+        return r;
+    }
+    return add_attr_as_given(tag, attrs, name, value);
 }
 
 static PM_NOINLINE int attr_key_error(pm_tag *tag, PyObject *key) {
@@ -370,17 +413,20 @@ static PM_NOINLINE int is_mapping_rare(pm_state *st, PyObject *arg) {
     return PyObject_IsInstance(arg, st->mapping_abc);
 }
 
-/* "class_" -> "class", "data_id" -> "data-id", "for_" -> "for". Cached. */
+/* "class_" -> "class", "data_id" -> "data-id", "for_" -> "for", and "_"
+   stays "_" (hyperscript's attribute). Cached. The same rule as
+   _attr_name() in markup/__init__.py. */
 static PM_NOINLINE PyObject *kwname_convert(pm_tag *tag, PyObject *kw) {
     pm_state *st = tag->st;
     Py_ssize_t n;
     const char *s = pm_utf8(kw, &n, tag->name, NULL);
     if (s == NULL) return NULL;
-    if (n > 0 && s[n - 1] == '_') n--;
+    int bare_underscore = n == 1 && s[0] == '_';
+    if (n > 1 && s[n - 1] == '_') n--;
     char small[64];
     char *out = n <= (Py_ssize_t)sizeof small ? small : PyMem_Malloc((size_t)n);
     if (out == NULL) return PyErr_NoMemory();
-    for (Py_ssize_t i = 0; i < n; i++) out[i] = s[i] == '_' ? '-' : s[i];
+    for (Py_ssize_t i = 0; i < n; i++) out[i] = s[i] == '_' && !bare_underscore ? '-' : s[i];
     PyObject *name = PyUnicode_DecodeUTF8(out, n, "strict");
     if (out != small) PyMem_Free(out);
     if (name == NULL) return NULL;
@@ -593,6 +639,16 @@ static PM_NOINLINE int add_child_rare(pm_tag *tag, pm_vec *kids, PyObject *child
     return bad_child(tag, child);
 }
 
+/* A fragment's children take its place among its parent's: they were
+   checked as children of an ordinary element when it was built. */
+static PM_NOINLINE int add_fragment_children(pm_vec *kids, pm_element *fragment) {
+    PyObject *const *children = pm_element_children(fragment);
+    for (Py_ssize_t i = 0; i < pm_element_nchildren(fragment); i++) {
+        if (vec_push(kids, children[i]) < 0) return -1;
+    }
+    return 0;
+}
+
 static int add_child(pm_tag *tag, pm_vec *kids, PyObject *child) {
     if (PyUnicode_CheckExact(child)) {
         if (!PyUnicode_IS_ASCII(child) || is_raw_kind(tag->kind)) {
@@ -602,6 +658,8 @@ static int add_child(pm_tag *tag, pm_vec *kids, PyObject *child) {
     }
     if (Py_TYPE(child) == tag->st->element_type) {
         if (is_raw_kind(tag->kind)) return raw_child_error(tag, child);
+        if (((pm_element *)child)->flags & PM_ELEMENT_FRAGMENT)
+            return add_fragment_children(kids, (pm_element *)child);
         return vec_push(kids, child);
     }
     if (child == Py_None) return 0;
@@ -679,6 +737,13 @@ static PyObject *tag_vectorcall(PyObject *callable, PyObject *const *args, size_
         if (add_kw_attr(tag, &attrs, PyTuple_GET_ITEM(kwnames, k), args[nargs + k]) < 0) {
             goto error;
         }
+    }
+    if (attrs.len > 0 && (tag->flags & PM_ELEMENT_FRAGMENT)) {
+        PyErr_Format(PyExc_TypeError,
+                     "%U takes children only: a fragment has no tag to hold attribute %R; "
+                     "put the attributes on an element",
+                     tag->label, attrs.items[0]);
+        goto error;
     }
     /* The rest are children; a mapping here is a misplaced attribute set. */
     for (; i < nargs; i++) {
@@ -868,6 +933,8 @@ static void element_dealloc(pm_element *self) {
 
 static PyObject *element_get_tag(pm_element *self, void *closure) {
     (void)closure;
+    /* "" rather than None: .tag stays a str for every element. */
+    if (self->flags & PM_ELEMENT_FRAGMENT) return PyUnicode_FromStringAndSize(NULL, 0);
     return Py_NewRef(self->tag);
 }
 
@@ -900,7 +967,7 @@ static PyObject *element_get_doctype(pm_element *self, void *closure) {
 }
 
 static PyGetSetDef element_getset[] = {
-    {"tag", (getter)element_get_tag, NULL, "The tag name (str).", NULL},
+    {"tag", (getter)element_get_tag, NULL, "The tag name (str); \"\" for a fragment.", NULL},
     {"attrs", (getter)element_get_attrs, NULL,
      "The attributes as a new dict, in insertion order, values as given.", NULL},
     {"children", (getter)element_get_children, NULL,
@@ -914,6 +981,8 @@ static PyObject *element_repr(pm_element *self) {
     Py_ssize_t nattrs = self->nattrs;
     Py_ssize_t nkids = pm_element_nchildren(self);
     const char *doc = (self->flags & PM_ELEMENT_DOCTYPE) ? " doctype" : "";
+    if (self->flags & PM_ELEMENT_FRAGMENT)
+        return PyUnicode_FromFormat("<Fragment children=%zd>", nkids);
     if (nattrs == 0) {
         return PyUnicode_FromFormat("<Element %U%s children=%zd>", self->tag, doc, nkids);
     }
@@ -1084,6 +1153,81 @@ static const char *const html_elements[] = {
     "video",   "wbr",
 };
 
+/* SVG 2's and MathML Core's elements, by their case-sensitive names:
+   h.LinearGradient writes <linearGradient>, h.AnnotationXml
+   <annotation-xml>. Those HTML has too (a, script, style, title, svg, math)
+   keep their HTML factory: the writer applies the foreign-content rules
+   from where an element stands, not from its factory. */
+static const char *const svg_elements[] = {
+    "animate",
+    "animateMotion",
+    "animateTransform",
+    "circle",
+    "clipPath",
+    "defs",
+    "desc",
+    "ellipse",
+    "feBlend",
+    "feColorMatrix",
+    "feComponentTransfer",
+    "feComposite",
+    "feConvolveMatrix",
+    "feDiffuseLighting",
+    "feDisplacementMap",
+    "feDistantLight",
+    "feDropShadow",
+    "feFlood",
+    "feFuncA",
+    "feFuncB",
+    "feFuncG",
+    "feFuncR",
+    "feGaussianBlur",
+    "feImage",
+    "feMerge",
+    "feMergeNode",
+    "feMorphology",
+    "feOffset",
+    "fePointLight",
+    "feSpecularLighting",
+    "feSpotLight",
+    "feTile",
+    "feTurbulence",
+    "filter",
+    "foreignObject",
+    "g",
+    "image",
+    "line",
+    "linearGradient",
+    "marker",
+    "mask",
+    "metadata",
+    "mpath",
+    "path",
+    "pattern",
+    "polygon",
+    "polyline",
+    "radialGradient",
+    "rect",
+    "set",
+    "stop",
+    "switch",
+    "symbol",
+    "text",
+    "textPath",
+    "tspan",
+    "use",
+    "view",
+};
+
+static const char *const mathml_elements[] = {
+    "annotation", "annotation-xml", "maction",     "merror",    "mfrac",
+    "mi",         "mmultiscripts",  "mn",          "mo",        "mover",
+    "mpadded",    "mphantom",       "mprescripts", "mroot",     "mrow",
+    "ms",         "mspace",         "msqrt",       "mstyle",    "msub",
+    "msubsup",    "msup",           "mtable",      "mtd",       "mtext",
+    "mtr",        "munder",         "munderover",  "semantics",
+};
+
 static PM_NOINLINE PyObject *namespace_missing(pm_namespace *self, PyObject *name) {
     /* Suggest the right spelling: h.div -> h.Div, h.MyWidget ->
        Tag('my-widget'). */
@@ -1242,6 +1386,23 @@ static int add_factory(pm_state *st, const char *tag_name, const char *attr, uin
     return r;
 }
 
+/* h.<Name> for foreign elements: the first letter capitalized and each
+   "-x" as "X" (annotation-xml -> AnnotationXml); the name is kept as is. */
+static int add_foreign_factories(pm_state *st, const char *const *names, size_t count) {
+    for (size_t i = 0; i < count; i++) {
+        char attr[32];
+        size_t k = 0;
+        for (const char *c = names[i]; *c != '\0' && k + 1 < sizeof attr; c++) {
+            if (*c == '-') continue;
+            int upper = c == names[i] || c[-1] == '-';
+            attr[k++] = upper && *c >= 'a' && *c <= 'z' ? (char)(*c - 'a' + 'A') : *c;
+        }
+        attr[k] = '\0';
+        if (add_factory(st, names[i], attr, 0) < 0) return -1;
+    }
+    return 0;
+}
+
 static int add_type(PyObject *module, PyTypeObject **slot, PyType_Spec *spec, PyObject *base) {
     *slot = (PyTypeObject *)PyType_FromModuleAndSpec(module, spec, base);
     if (*slot == NULL) return -1;
@@ -1268,7 +1429,13 @@ int pm_element_init(PyObject *module, pm_state *st) {
         camel[0] = (char)(camel[0] - 'a' + 'A');
         if (add_factory(st, html_elements[i], camel, 0) < 0) return -1;
     }
+    if (add_foreign_factories(st, svg_elements, sizeof svg_elements / sizeof svg_elements[0]) < 0 ||
+        add_foreign_factories(st, mathml_elements,
+                              sizeof mathml_elements / sizeof mathml_elements[0]) < 0)
+        return -1;
     if (add_factory(st, "html", "HtmlDocument", PM_ELEMENT_DOCTYPE) < 0) return -1;
+    /* Its tag name is never written; it only names the fragment in errors. */
+    if (add_factory(st, "fragment", "Fragment", PM_ELEMENT_FRAGMENT) < 0) return -1;
 
     pm_namespace *h = PyObject_GC_New(pm_namespace, st->namespace_type);
     if (h == NULL) return -1;

@@ -28,10 +28,29 @@ static PyObject *render_bytes(PyObject *module, PyObject *obj) {
     return pm_render_as(pm_state_from_module(module), obj, PM_OUTPUT_BYTES);
 }
 
+PyDoc_STRVAR(set_attr_joiners_doc,
+             "_set_attr_joiners(class_joiner, style_joiner, /)\n--\n\n"
+             "Install the rules for a list or mapping given as a class or style value:\n"
+             "each callable takes the value and returns a str, None (no attribute) or a\n"
+             "per-call template value. Called once by the markup package.");
+
+static PyObject *set_attr_joiners(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2 || !PyCallable_Check(args[0]) || !PyCallable_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "_set_attr_joiners() takes two callables");
+        return NULL;
+    }
+    pm_state *st = pm_state_from_module(module);
+    Py_XSETREF(st->class_joiner, Py_NewRef(args[0]));
+    Py_XSETREF(st->style_joiner, Py_NewRef(args[1]));
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef module_methods[] = {
     {"render", (PyCFunction)render, METH_O, render_doc},
     {"render_bytes", (PyCFunction)render_bytes, METH_O, render_bytes_doc},
     {"escape", (PyCFunction)pm_escape, METH_O, escape_doc},
+    {"_set_attr_joiners", (PyCFunction)(void (*)(void))set_attr_joiners, METH_FASTCALL,
+     set_attr_joiners_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -40,6 +59,10 @@ static int module_exec(PyObject *module) {
 
     st->str_html = PyUnicode_InternFromString("__html__");
     if (st->str_html == NULL) return -1;
+    st->str_class = PyUnicode_InternFromString("class");
+    if (st->str_class == NULL) return -1;
+    st->str_style = PyUnicode_InternFromString("style");
+    if (st->str_style == NULL) return -1;
     st->kwname_cache = PyDict_New();
     if (st->kwname_cache == NULL) return -1;
 
@@ -77,6 +100,8 @@ static int module_traverse(PyObject *module, visitproc visit, void *arg) {
     Py_VISIT(st->factories);
     Py_VISIT(st->kwname_cache);
     Py_VISIT(st->mapping_abc);
+    Py_VISIT(st->class_joiner);
+    Py_VISIT(st->style_joiner);
     return 0;
 }
 
@@ -98,6 +123,10 @@ static int module_clear(PyObject *module) {
     Py_CLEAR(st->kwname_cache);
     Py_CLEAR(st->mapping_abc);
     Py_CLEAR(st->str_html);
+    Py_CLEAR(st->str_class);
+    Py_CLEAR(st->str_style);
+    Py_CLEAR(st->class_joiner);
+    Py_CLEAR(st->style_joiner);
     for (size_t i = 0; i < PM_NAME_CACHE; i++) Py_CLEAR(st->valid_names[i]);
     return 0;
 }

@@ -282,6 +282,18 @@ static PM_NOINLINE int open_error(pm_render_ctx *ctx, pm_element *el, markup_sta
     return -1;
 }
 
+/* A fragment rendered as itself (at the top, or in a list given to render):
+   inside an element it was replaced by its children when that was built. */
+static PM_NOINLINE int render_fragment(pm_render_ctx *ctx, pm_element *el, int depth) {
+    PyObject *const *children = pm_element_children(el);
+    Py_ssize_t n = pm_element_nchildren(el);
+    if (ctx->on_children) return n > 0 ? ctx->on_children(ctx, children, n, 0, depth + 1) : 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (pm_render_child(ctx, children[i], depth + 1) < 0) return -1;
+    }
+    return 0;
+}
+
 static int render_element(pm_render_ctx *ctx, pm_element *el, int depth) {
     if (depth >= MARKUP_MAX_DEPTH) return too_deep(el);
     /* The walker's own frames are small: the C stack is looked at every
@@ -294,6 +306,10 @@ static int render_element(pm_render_ctx *ctx, pm_element *el, int depth) {
     markup_error err;
     markup_status st;
     int r = -1;
+    if (el->flags & PM_ELEMENT_FRAGMENT) { /* only its children, where it stands */
+        r = render_fragment(ctx, el, depth);
+        goto done;
+    }
     Py_ssize_t tag_len;
     const char *tag = pm_utf8(el->tag, &tag_len, NULL, "render()"); /* ASCII: no copy */
     if (tag == NULL) goto done;

@@ -70,6 +70,13 @@ typedef struct pm_state {
     PyObject *kwname_cache; /* dict: keyword ("class_") -> attr name ("class") */
     PyObject *mapping_abc;  /* collections.abc.Mapping, for the rare path    */
     PyObject *str_html;     /* interned "__html__"                          */
+    PyObject *str_class;    /* interned "class"                             */
+    PyObject *str_style;    /* interned "style"                             */
+    /* markup's classes()/styles() rules for a list or mapping given as the
+       value of class or style (set by the package's __init__; until then
+       such values are refused as for any other attribute). */
+    PyObject *class_joiner;
+    PyObject *style_joiner;
 
     /* Attribute names already found valid (element.c), by address: the
        literal keys of attribute dicts come back on every call. Two ways
@@ -99,7 +106,8 @@ static inline pm_state *pm_state_from_module(PyObject *module) {
 /* ------------------------------------------------------------------------ */
 
 /* Element.flags */
-#define PM_ELEMENT_DOCTYPE 0x01 /* write "<!doctype html>" before the element */
+#define PM_ELEMENT_DOCTYPE  0x01 /* write "<!doctype html>" before the element */
+#define PM_ELEMENT_FRAGMENT 0x02 /* h.Fragment: no tag, only its children        */
 
 /* An element: immutable once built, in one allocation. `tag` is a
    validated ASCII str. `items` holds 2 * nattrs attribute items, name,

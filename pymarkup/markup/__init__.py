@@ -58,7 +58,10 @@ _Value = Union[str, int, float, bool, None]
 
 
 def _attr_name(name: str) -> str:
-    """Keyword spelling to attribute spelling: data_user_id -> data-user-id."""
+    """Keyword spelling to attribute spelling: data_user_id -> data-user-id,
+    class_ -> class, and _ stays _ (the rule of the element factories)."""
+    if name == "_":
+        return name
     if name.endswith("_"):
         name = name[:-1]
     return name.replace("_", "-")
@@ -159,6 +162,25 @@ def _style_text(*mappings: Mapping[str, Any], **props: Any) -> Optional[str]:
     for key, value in props.items():
         add(_attr_name(key), value)
     return "; ".join(parts) if parts else None
+
+
+def _class_value(value: Any) -> Any:
+    """A list, tuple or mapping given as the class value (``class_=["btn",
+    {"active": on}]``), joined as classes() joins its arguments; None (no
+    attribute) when no class is left, a per-call value in a template."""
+    if _find_stand(value) is not None:
+        return per_call(_class_text, value)
+    return _class_text(value)
+
+
+def _style_value(value: Any) -> Any:
+    """A mapping given as the style value, joined as styles() joins it."""
+    if _find_stand(value) is not None:
+        return per_call(_style_text, value)
+    return _style_text(value)
+
+
+_core._set_attr_joiners(_class_value, _style_value)
 
 
 def _prefixed(

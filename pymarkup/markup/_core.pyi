@@ -11,6 +11,7 @@ from typing import (
     Mapping,
     Optional,
     Protocol,
+    Sequence,
     SupportsIndex,
     Tuple,
     Union,
@@ -25,7 +26,19 @@ libmarkup_version: str
 class _HasHTML(Protocol):
     def __html__(self) -> str: ...
 
-AttrValue = Union[str, int, float, bool, None, _HasHTML]
+# class also takes a list of names or a {name: condition} mapping, style a
+# mapping of properties (classes() and styles() rules); other attributes
+# refuse them at run time.
+AttrValue = Union[
+    str,
+    int,
+    float,
+    bool,
+    None,
+    _HasHTML,
+    Sequence[Union[str, None, bool, Mapping[str, Any]]],
+    Mapping[str, Any],
+]
 Child = Union[str, int, float, None, "Element", "Comment", _HasHTML, Iterable[Any]]
 
 # Like markupsafe.Markup: the str methods that build text return SafeString
@@ -87,7 +100,7 @@ class SafeString(str):
 @final
 class Element:
     @property
-    def tag(self) -> str: ...
+    def tag(self) -> str: ...  # "" for h.Fragment
     @property
     def attrs(self) -> Dict[str, Any]: ...
     @property
@@ -233,6 +246,97 @@ class TagNamespace:
     Video: Tag
     Wbr: Tag
     HtmlDocument: Tag
+    # SVG 2 and MathML Core, by their case-sensitive names (h.LinearGradient
+    # writes linearGradient).
+    Animate: Tag
+    AnimateMotion: Tag
+    AnimateTransform: Tag
+    Annotation: Tag
+    AnnotationXml: Tag
+    Circle: Tag
+    ClipPath: Tag
+    Defs: Tag
+    Desc: Tag
+    Ellipse: Tag
+    FeBlend: Tag
+    FeColorMatrix: Tag
+    FeComponentTransfer: Tag
+    FeComposite: Tag
+    FeConvolveMatrix: Tag
+    FeDiffuseLighting: Tag
+    FeDisplacementMap: Tag
+    FeDistantLight: Tag
+    FeDropShadow: Tag
+    FeFlood: Tag
+    FeFuncA: Tag
+    FeFuncB: Tag
+    FeFuncG: Tag
+    FeFuncR: Tag
+    FeGaussianBlur: Tag
+    FeImage: Tag
+    FeMerge: Tag
+    FeMergeNode: Tag
+    FeMorphology: Tag
+    FeOffset: Tag
+    FePointLight: Tag
+    FeSpecularLighting: Tag
+    FeSpotLight: Tag
+    FeTile: Tag
+    FeTurbulence: Tag
+    Filter: Tag
+    ForeignObject: Tag
+    G: Tag
+    Image: Tag
+    Line: Tag
+    LinearGradient: Tag
+    Maction: Tag
+    Marker: Tag
+    Mask: Tag
+    Merror: Tag
+    Metadata: Tag
+    Mfrac: Tag
+    Mi: Tag
+    Mmultiscripts: Tag
+    Mn: Tag
+    Mo: Tag
+    Mover: Tag
+    Mpadded: Tag
+    Mpath: Tag
+    Mphantom: Tag
+    Mprescripts: Tag
+    Mroot: Tag
+    Mrow: Tag
+    Ms: Tag
+    Mspace: Tag
+    Msqrt: Tag
+    Mstyle: Tag
+    Msub: Tag
+    Msubsup: Tag
+    Msup: Tag
+    Mtable: Tag
+    Mtd: Tag
+    Mtext: Tag
+    Mtr: Tag
+    Munder: Tag
+    Munderover: Tag
+    Path: Tag
+    Pattern: Tag
+    Polygon: Tag
+    Polyline: Tag
+    RadialGradient: Tag
+    Rect: Tag
+    Semantics: Tag
+    Set: Tag
+    Stop: Tag
+    Switch: Tag
+    Symbol: Tag
+    Text: Tag
+    TextPath: Tag
+    Tspan: Tag
+    Use: Tag
+    View: Tag
+    # Children only, no tag: h.Fragment(a, b) renders a then b.
+    Fragment: Tag
 
 h: TagNamespace
 
@@ -240,6 +344,9 @@ def render(node: Child, /) -> SafeString: ...
 def render_bytes(node: Child, /) -> bytes: ...
 def iter_render(node: Child, /, chunk_size: int = 65536) -> Iterator[bytes]: ...
 def escape(s: object, /) -> SafeString: ...
+def _set_attr_joiners(
+    class_joiner: Callable[[Any], Any], style_joiner: Callable[[Any], Any], /
+) -> None: ...
 
 # Provided by the @baked implementation (see markup._baked, markup._template).
 @disjoint_base

@@ -64,19 +64,24 @@ def test_attribute_names_differing_in_non_ascii_case_are_two_attributes():
 
 
 @pytest.mark.parametrize(
-    "value,hint",
+    "name,value,hint",
     [
-        (["a", "b"], "classes("),
-        ({"color": "red"}, "styles("),
-        (b"bytes", "decode"),
-        (object(), "SafeString"),
+        ("data-x", ["a", "b"], "only class takes a list"),
+        ("title", ("a", "b"), "only class takes a list"),
+        ("data-x", {"color": "red"}, "style a mapping"),
+        ("style", ["color: red"], "style a mapping"),
+        ("class", {"a", "b"}, "a set has no order"),
+        ("class", b"bytes", "decode"),
+        ("class", object(), "SafeString"),
+        ("class", ["a", object()], "expected class names"),
+        ("style", {"color": ["red"]}, "must be a str, int or float"),
     ],
 )
-def test_attribute_value_of_wrong_type(value, hint):
+def test_attribute_value_of_wrong_type(name, value, hint):
     with pytest.raises(TypeError) as exc:
-        h.Div({"class": value})
+        h.Div({name: value})
     msg = str(exc.value)
-    assert "<div>" in msg and "'class'" in msg and type(value).__name__ in msg and hint in msg
+    assert "<div>" in msg and repr(name) in msg and hint in msg
 
 
 def test_attribute_name_not_str():

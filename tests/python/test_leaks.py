@@ -59,6 +59,8 @@ SCRIPT = textwrap.dedent(
     def render_small_tree(i):
         render(h.Div({"class": "card", "data-i": i}, h.Span("Tea & <cake>"), i,
                      [h.B("x"), None, SafeString("<hr>")], Comment("c")))
+        # Class lists and style mappings, joined when built; a fragment.
+        str(h.Fragment(h.P(class_=["a", None, {"on": i % 2}], style={"top": i}), "x"))
 
     def call_baked(i):
         row("card", i, "Tea & <cake> \\u00e9", h.Em(i))
@@ -75,6 +77,8 @@ SCRIPT = textwrap.dedent(
             lambda: row("c", i, "\\udc00", None),       # bad value in a baked slot
             lambda: row("c", i, raising_items(), None), # generator raising in a slot
             lambda: render(h.P(object())),              # unrenderable child
+            lambda: h.P(class_=["a", object()]),        # refused class list item
+            lambda: h.Fragment({"id": i}),              # attributes on a fragment
         ):
             try:
                 call()

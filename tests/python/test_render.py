@@ -17,6 +17,7 @@ from markup import (
     data,
     escape,
     h,
+    iter_render,
     render,
     render_bytes,
     styles,
@@ -142,16 +143,75 @@ def test_html_document_writes_doctype():
     assert render(h.Html()) == "<html></html>" and not h.Html().doctype
 
 
+# The catalogs h holds beside HTML's, by their case-sensitive names.
+SVG_ELEMENTS = (
+    "animate animateMotion animateTransform circle clipPath defs desc ellipse feBlend "
+    "feColorMatrix feComponentTransfer feComposite feConvolveMatrix feDiffuseLighting "
+    "feDisplacementMap feDistantLight feDropShadow feFlood feFuncA feFuncB feFuncG feFuncR "
+    "feGaussianBlur feImage feMerge feMergeNode feMorphology feOffset fePointLight "
+    "feSpecularLighting feSpotLight feTile feTurbulence filter foreignObject g image line "
+    "linearGradient marker mask metadata mpath path pattern polygon polyline radialGradient "
+    "rect set stop switch symbol text textPath tspan use view"
+).split()
+MATHML_ELEMENTS = (
+    "annotation annotation-xml maction merror mfrac mi mmultiscripts mn mo mover mpadded "
+    "mphantom mprescripts mroot mrow ms mspace msqrt mstyle msub msubsup msup mtable mtd "
+    "mtext mtr munder munderover semantics"
+).split()
+
+
+def _factory_name(element):
+    return "".join(part[:1].upper() + part[1:] for part in element.split("-"))
+
+
 def test_every_standard_element_has_a_factory():
-    names = dir(h)
-    assert len(names) == 115  # 114 elements (svg and math among them) plus HtmlDocument
-    for name in names:
+    names = set(dir(h))
+    foreign = {_factory_name(e): e for e in SVG_ELEMENTS + MATHML_ELEMENTS}
+    # 114 HTML elements (svg and math among them), HtmlDocument, Fragment,
+    # and SVG's and MathML's own.
+    assert len(names) == 114 + 2 + len(foreign)
+    assert set(foreign) <= names
+    for name in names - {"HtmlDocument", "Fragment"}:
         factory = getattr(h, name)
         assert isinstance(factory, Tag)
-        if name != "HtmlDocument":
-            assert factory.name == name.lower()
-            assert render(factory()).startswith(f"<{factory.name}>")
-    assert {"Search", "Slot", "Hgroup", "Template", "Wbr", "H6", "Svg", "Math"} <= set(names)
+        assert factory.name == foreign.get(name, name.lower())
+        assert render(factory()).startswith(f"<{factory.name}>")
+    assert {"Search", "Slot", "Hgroup", "Template", "Wbr", "H6", "Svg", "Math"} <= names
+    # HTML's factory serves the names SVG shares with it.
+    assert h.Title.name == "title" and h.A.name == "a" and h.Script.name == "script"
+
+
+@pytest.mark.parametrize("element", SVG_ELEMENTS)
+def test_svg_factories_write_their_case_inside_svg(element):
+    """Each SVG element, inside <svg>, is read back by html5lib in the SVG
+    namespace under its own case-sensitive name."""
+    import html5lib
+
+    factory = getattr(h, _factory_name(element))
+    out = render(h.Body(h.Svg(factory({"id": "x"}))))
+    doc = html5lib.parse(out, namespaceHTMLElements=False)
+    svg = doc.find("body")[0]
+    assert svg.tag == "{http://www.w3.org/2000/svg}svg"
+    # html5lib 1.1's case table predates feDropShadow; browsers have it.
+    read_as = element.lower() if element == "feDropShadow" else element
+    assert [child.tag for child in svg] == ["{http://www.w3.org/2000/svg}" + read_as]
+    assert svg[0].get("id") == "x"
+
+
+@pytest.mark.parametrize("element", MATHML_ELEMENTS)
+def test_mathml_factories_write_their_names_inside_math(element):
+    import html5lib
+
+    factory = getattr(h, _factory_name(element))
+    out = render(h.Body(h.Math(factory())))
+    doc = html5lib.parse(out, namespaceHTMLElements=False)
+    math = doc.find("body")[0]
+    assert [child.tag for child in math] == ["{http://www.w3.org/1998/Math/MathML}" + element]
+
+
+def test_foreign_object_holds_html_again():
+    out = render(h.Svg(h.ForeignObject(h.Div(h.Style("a<b")))))
+    assert out == "<svg><foreignObject><div><style>a<b</style></div></foreignObject></svg>"
 
 
 def test_svg_and_math_factories_start_foreign_content():
@@ -405,3 +465,100 @@ def test_one_non_ascii_character_anywhere_in_a_page():
             page = h.P(text)
             assert render(page) == f"<p>{text}</p>"
             assert render_bytes(page).decode() == f"<p>{text}</p>"
+
+
+def test_fragment_renders_its_children_and_gives_them_to_its_parent():
+    frag = h.Fragment(h.Li("a"), "b & c", [h.Li("d"), None], (x for x in ["e"]))
+    assert frag.tag == "" and frag.attrs == {} and not frag.doctype
+    assert repr(frag) == "<Fragment children=4>"
+    assert render(frag) == "<li>a</li>b &amp; c<li>d</li>e"
+    assert str(frag) == frag.__html__() == render(frag)
+    assert render_bytes(frag) == render(frag).encode()
+    assert b"".join(iter_render(frag)) == render(frag).encode()
+    ul = h.Ul(frag, h.Li("f"))
+    assert ul.children == frag.children + ul.children[-1:]
+    assert render(ul) == "<ul><li>a</li>b &amp; c<li>d</li>e<li>f</li></ul>"
+    assert render(["x", frag, h.Fragment()]) == "x" + render(frag)
+    assert render(h.Fragment(h.Fragment("a"), h.Fragment())) == "a"
+    assert render(h.Fragment()) == ""
+
+
+def test_fragment_refuses_attributes_and_raw_text_parents():
+    with pytest.raises(TypeError, match="h.Fragment takes children only.*'id'"):
+        h.Fragment({"id": "x"}, "a")
+    with pytest.raises(TypeError, match="h.Fragment takes children only.*'class'"):
+        h.Fragment(class_="x")
+    with pytest.raises(TypeError, match="<script> holds raw text only"):
+        h.Script(h.Fragment("x"))
+
+
+def test_fragment_as_a_baked_result_and_inside_a_template():
+    from markup import baked
+
+    @baked
+    def term(word, meaning):
+        return h.Fragment(h.Dt(word), h.Dd(meaning))
+
+    @baked
+    def glossary(entries):
+        return h.Dl([h.Fragment(h.Dt(e["w"]), h.Dd(e["m"])) for e in entries])
+
+    assert term("a<b", "c") == "<dt>a&lt;b</dt><dd>c</dd>"
+    assert glossary([{"w": "tea", "m": "<hot>"}, {"w": "ice", "m": "cold"}]) == (
+        "<dl><dt>tea</dt><dd>&lt;hot&gt;</dd><dt>ice</dt><dd>cold</dd></dl>"
+    )
+
+
+@pytest.mark.parametrize(
+    "value,expected",
+    [
+        (["btn", None, False, "", "big"], "btn big"),
+        (("a b", ["c", ("d",)]), "a b c d"),
+        ({"on": True, "off": False, "maybe": 0}, "on"),
+        (["btn", {"active": 1}, "btn"], "btn active"),
+        ([], None),
+        ({"x": False}, None),
+    ],
+)
+def test_class_takes_a_list_or_mapping_as_classes_does(value, expected):
+    from markup import classes
+
+    for el in (h.P(class_=value), h.P({"class": value}), h.P({"CLASS": value})):
+        out = render(el)
+        name = list(el.attrs)[0] if el.attrs else "class"
+        want = "<p></p>" if expected is None else f'<p {name}="{expected}"></p>'
+        assert out == want
+    assert render(h.P(class_=value)) == render(h.P(classes(value)))
+
+
+def test_style_takes_a_mapping_as_styles_does():
+    from markup import styles
+
+    value = {"color": "red", "margin-top": 0, "border": None, "display": False}
+    assert render(h.P(style=value)) == '<p style="color: red; margin-top: 0"></p>'
+    assert render(h.P(style=value)) == render(h.P(styles(value)))
+    assert render(h.P(style={})) == "<p></p>"
+
+
+def test_class_list_passes_the_callers_class_through():
+    def button(label, class_=None):
+        return h.Button(label, class_=["btn", class_])
+
+    assert render(button("a")) == '<button class="btn">a</button>'
+    assert render(button("a", "primary wide")) == '<button class="btn primary wide">a</button>'
+
+
+def test_class_list_in_a_baked_template_is_per_call():
+    from markup import baked
+
+    @baked
+    def tag(name, on, extra):
+        return h.Span(name, class_=["tag", extra, {"on": on}], style={"color": extra})
+
+    assert tag("a", True, "red") == '<span class="tag red on" style="color: red">a</span>'
+    assert tag("b", False, None) == '<span class="tag">b</span>'
+
+
+def test_bare_underscore_keyword_is_the_underscore_attribute():
+    assert render(h.Div(_="on click toggle .open")) == '<div _="on click toggle .open"></div>'
+    assert render(h.Div(data_x_="1", x_y=2)) == '<div data-x="1" x-y="2"></div>'

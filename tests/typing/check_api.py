@@ -148,6 +148,10 @@ def main() -> None:
     custom: Tag = Tag("my-widget")
     widget: Element = custom({"id": "w"}, "x", hidden=True)
     tag_name: str = widget.tag
+    pair: Element = h.Fragment(h.Dt("a"), h.Dd("b"))
+    listed: Element = h.Button(class_=["btn", None, {"on": True}], style={"color": "red"})
+    assert render(pair) == "<dt>a</dt><dd>b</dd>"
+    assert render(listed) == '<button class="btn on" style="color: red"></button>'
     attrs: Dict[str, object] = dict(widget.attrs)
     children: tuple[object, ...] = widget.children
     is_document: bool = page.doctype
