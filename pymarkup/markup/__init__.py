@@ -26,6 +26,7 @@ from ._core import (
 )
 
 from ._baked import baked
+from ._pretty import pretty
 from ._template import LoopState, _find_stand, contains, looped, per_call, when
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "h",
     "iter_render",
     "looped",
+    "pretty",
     "render",
     "render_bytes",
     "styles",
