@@ -204,7 +204,7 @@ install-check: venv
 ## utf8proc is hidden, a page rendered and the whole suite run against it
 ## (wheel-test); the sdist, from the files git tracks or would track, and
 ## its install with and without utf8proc (sdist, sdist-check).
-.PHONY: dist-deps wheels wheel-test sdist sdist-check
+.PHONY: dist-deps wheels wheel-test old-glibc-check sdist sdist-check
 dist-deps: $(VENV)/.dist-stamp
 
 $(VENV)/.dist-stamp: requirements-dist.txt $(VENV)/.stamp
@@ -216,6 +216,11 @@ wheels: venv dist-deps
 
 wheel-test: wheels
 	bash scripts/wheel-test.sh
+
+## The cp39 wheel on Debian 11 (glibc 2.31), older than this machine: the
+## page check and the whole suite in a debootstrap chroot.
+old-glibc-check: wheels
+	bash scripts/old-glibc-check.sh
 
 # Copied first: scikit-build-core walks the whole source folder, build/ and
 # .venv included, which takes minutes in a working checkout.

@@ -40,6 +40,16 @@
 #  define PM_STACK_PTHREAD 1
 #endif
 
+/* glibc 2.32 and 2.34 gave these two calls new symbol versions when it
+   moved libpthread into libc, and a build links the newest, which older
+   systems lack. The wheels are built on a new glibc and must load on old
+   ones (manylinux): bind the versions x86_64 has had from the start, which
+   every glibc keeps exporting. */
+#if defined(__GLIBC__) && defined(__x86_64__)
+__asm__(".symver pthread_getattr_np,pthread_getattr_np@GLIBC_2.2.5");
+__asm__(".symver pthread_attr_getstack,pthread_attr_getstack@GLIBC_2.2.5");
+#endif
+
 #if defined(_MSC_VER)
 #  define PM_THREAD_LOCAL __declspec(thread)
 #else

@@ -77,7 +77,7 @@ for ver in "${versions[@]}"; do
   report=$(tr -s '\n ' '  ' <"$dir/show.txt")
   policy=$(sed -n 's/.*consistent with the following platform tag: "\([^"]*\)".*/\1/p' <<<"$report")
   if [ -z "$policy" ] || [[ $report == *"external shared libraries are required"* ]] ||
-     [[ ${wheel##*/} != *"-$policy"* ]]; then
+     [[ ${wheel##*/} != *[-.]"$policy"[.]* ]]; then
     echo "wheels: auditwheel show does not confirm ${wheel##*/} (policy '${policy:-none}'):" >&2
     cat "$dir/show.txt" >&2
     exit 1
