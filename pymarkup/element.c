@@ -177,7 +177,8 @@ static PM_NOINLINE int attr_value_rare(pm_tag *tag, PyObject *name, PyObject *va
     int r = has_html(st, value);
     if (r != 0) return r < 0 ? -1 : 0;
     const char *hint = "";
-    if (PyList_Check(value) || PyTuple_Check(value) || PySet_Check(value) || PyDict_Check(value)) {
+    if (PyList_Check(value) || PyTuple_Check(value) || PyAnySet_Check(value) ||
+        PyDict_Check(value) || PyObject_IsInstance(value, st->mapping_abc) == 1) {
         hint = " (only class takes a list or a mapping of names to conditions, and style a "
                "mapping of properties)";
     } else if (PyBytes_Check(value) || PyByteArray_Check(value)) {
@@ -292,46 +293,78 @@ static int add_attr_as_given(pm_tag *tag, pm_vec *attrs, PyObject *name, PyObjec
     return check_attr_value(tag, name, value);
 }
 
+/* The joiners' TypeError, prefixed with where it happened; the original is
+   kept as the cause. Only the exact type: a subclass may need other
+   constructor arguments, and is passed on as raised. */
+static void name_failed_join(pm_tag *tag, PyObject *name) {
+    PyObject *type, *exc, *tb;
+    PyErr_Fetch(&type, &exc, &tb);
+    if (type != PyExc_TypeError) {
+        PyErr_Restore(type, exc, tb);
+        return;
+    }
+    PyErr_NormalizeException(&type, &exc, &tb);
+    if (tb) PyException_SetTraceback(exc, tb);
+    PyErr_Format(PyExc_TypeError, "<%U>: attribute %R: %S", tag->name, name, exc);
+    PyObject *type2, *exc2, *tb2;
+    PyErr_Fetch(&type2, &exc2, &tb2);
+    PyErr_NormalizeException(&type2, &exc2, &tb2);
+    PyException_SetCause(exc2, exc); /* steals exc */
+    Py_DECREF(type);
+    Py_XDECREF(tb);
+    PyErr_Restore(type2, exc2, tb2);
+}
+
 /* class and style take a list (class only) or a mapping too, joined by
    the rules of classes() and styles(): a new reference to the value to
    store (a str, None or a per-call template value), or to `value` itself
-   when it is not such a value. */
-static PM_NOINLINE PyObject *join_attr_value(pm_tag *tag, PyObject *name, PyObject *value) {
+   when it is not such a value (check_attr_value then refuses it). */
+static PM_NOINLINE PyObject *join_attr_value(pm_tag *tag, PyObject *name, PyObject *value,
+                                             int is_mapping) {
     pm_state *st = tag->st;
     PyObject *joiner = NULL;
     if (same_attr_name(name, st->str_class)) {
         joiner = st->class_joiner;
-    } else if (same_attr_name(name, st->str_style) && PyDict_Check(value)) {
+    } else if (same_attr_name(name, st->str_style) && is_mapping) {
         joiner = st->style_joiner;
     }
-    if (joiner == NULL) return Py_NewRef(value); /* refused by check_attr_value */
+    if (joiner == NULL) return Py_NewRef(value);
+    /* Our own reference: the call may replace the joiners. */
+    Py_INCREF(joiner);
     PyObject *joined = PyObject_CallOneArg(joiner, value);
-    if (joined == NULL) {
-        /* Say where: the rules' own messages name classes()/styles(). */
-        PyObject *type, *exc, *tb;
-        PyErr_Fetch(&type, &exc, &tb);
-        PyErr_NormalizeException(&type, &exc, &tb);
-        if (PyErr_GivenExceptionMatches(exc, PyExc_TypeError)) {
-            PyErr_Format(PyExc_TypeError, "<%U>: attribute %R: %S", tag->name, name, exc);
-            Py_XDECREF(type);
-            Py_XDECREF(exc);
-            Py_XDECREF(tb);
-        } else {
-            PyErr_Restore(type, exc, tb);
-        }
-    }
+    Py_DECREF(joiner);
+    if (joined == NULL) name_failed_join(tag, name);
     return joined;
+}
+
+/* 1 for a list, tuple, set or mapping given as an attribute value, 0 for
+   anything else, -1 on error. The common values are answered first. */
+static PM_NOINLINE int joinable_kind(pm_state *st, PyObject *value, int *is_mapping) {
+    *is_mapping = PyDict_Check(value);
+    if (*is_mapping || PyList_Check(value) || PyTuple_Check(value) || PyAnySet_Check(value))
+        return 1;
+    if (PyUnicode_Check(value) || PyLong_Check(value) || PyFloat_Check(value) ||
+        pm_is_placeholder(st, value))
+        return 0;
+    int r = PyObject_IsInstance(value, st->mapping_abc);
+    *is_mapping = r > 0;
+    return r;
 }
 
 /* Appends (name, value), joining a class or style list or mapping first. */
 static int add_attr(pm_tag *tag, pm_vec *attrs, PyObject *name, PyObject *value) {
-    if (PyList_Check(value) || PyTuple_Check(value) || PyDict_Check(value) ||
-        PyAnySet_Check(value)) {
-        PyObject *joined = join_attr_value(tag, name, value);
-        if (joined == NULL) return -1;
-        int r = add_attr_as_given(tag, attrs, name, joined);
-        Py_DECREF(joined);
-        return r;
+    if (!PyUnicode_CheckExact(value) && !PyLong_CheckExact(value) && value != Py_None &&
+        value != Py_True && value != Py_False) {
+        int is_mapping;
+        int joinable = joinable_kind(tag->st, value, &is_mapping);
+        if (joinable < 0) return -1;
+        if (joinable) {
+            PyObject *joined = join_attr_value(tag, name, value, is_mapping);
+            if (joined == NULL) return -1;
+            int r = add_attr_as_given(tag, attrs, name, joined);
+            Py_DECREF(joined);
+            return r;
+        }
     }
     return add_attr_as_given(tag, attrs, name, value);
 }

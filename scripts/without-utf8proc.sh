@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs a command on this machine as if utf8proc were not installed: in a
 # private mount namespace, each directory holding a file of Debian's
-# libutf8proc2 or libutf8proc-dev (the library, its links, the header, the
-# pkg-config file) is covered by an overlay in which those files are
+# utf8proc packages (the library, its links, the header, the pkg-config
+# file) is covered by an overlay in which those files are
 # deleted. Nothing changes outside the command.
 #
 #   scripts/without-utf8proc.sh COMMAND [ARG...]
@@ -11,11 +11,15 @@
 set -euo pipefail
 
 if [ "${MARKUP_WITHOUT_UTF8PROC:-}" != 1 ]; then
-  exec unshare --mount --propagation private env MARKUP_WITHOUT_UTF8PROC=1 bash "$0" "$@"
+  exec unshare --mount --propagation private env MARKUP_WITHOUT_UTF8PROC=1 bash "$(realpath "$0")" "$@"
 fi
 
+# Every installed package of utf8proc for this architecture (libutf8proc2,
+# libutf8proc3, ..., -dev).
 arch=$(dpkg --print-architecture)
-mapfile -t files < <(dpkg -L "libutf8proc2:$arch" "libutf8proc-dev:$arch" 2>/dev/null |
+mapfile -t packages < <(dpkg-query -W -f='${db:Status-Status} ${Package}:${Architecture}\n' \
+  'libutf8proc*' 2>/dev/null | awk -v a="$arch" '$1 == "installed" && $2 ~ (":" a "$") {print $2}')
+mapfile -t files < <(dpkg -L "${packages[@]}" 2>/dev/null |
   grep -v '^/usr/share/' | while read -r f; do
     if [ -L "$f" ] || [ -f "$f" ]; then echo "$f"; fi
   done)

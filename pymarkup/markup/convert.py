@@ -41,17 +41,20 @@ def convert(html: str) -> str:
         import html5lib  # type: ignore[import-untyped,unused-ignore]
     except ImportError:
         raise ImportError("markup.convert reads HTML with html5lib: pip install html5lib") from None
-    document = re.match(r"\s*(<!--.*?-->\s*)*<(!doctype|html[\s>])", html, re.I | re.S)
     names = _factories()
-    if document:
+    if _is_document(html):
         parser = html5lib.HTMLParser(namespaceHTMLElements=False)
         parser.parse(html)
         root = parser.tree.document._element
-        nodes = [node for node in root if node.tag != "<!DOCTYPE>"]
         doctype = any(node.tag == "<!DOCTYPE>" for node in root)
-        html_el = next(node for node in nodes if node.tag == "html")
-        body = _node(html_el, names, 0, document=doctype)
-        name, expr = "page", body
+        # The html element, and the comments before and after it.
+        nodes = [
+            _node(node, names, 1, document=doctype) for node in root if node.tag != "<!DOCTYPE>"
+        ]
+        if len(nodes) == 1:
+            name, expr = "page", _node(root.find("html"), names, 0, document=doctype)
+        else:
+            name, expr = "page", _call("h.Fragment", nodes, 0)
     else:
         fragment = html5lib.parseFragment(html, namespaceHTMLElements=False)
         items = _children(fragment, names, 1)
@@ -74,10 +77,34 @@ def _str(text: str) -> str:
     return literal
 
 
+def _is_document(html: str) -> bool:
+    """Whether the input starts (after comments and whitespace) with a doctype
+    or an <html> tag."""
+    at = 0
+    while True:
+        while at < len(html) and html[at].isspace():
+            at += 1
+        if not html.startswith("<!--", at):
+            break
+        end = html.find("-->", at + 4)
+        if end < 0:
+            return False
+        at = end + 3
+    return re.match(r"<(!doctype|html[\s>/])", html[at : at + 15], re.I) is not None
+
+
+# The parser drops a newline right after these start tags, so a text that
+# starts with one must be written with another in front.
+_LEADING_NEWLINE_DROPPED = frozenset({"pre", "textarea", "listing"})
+
+
 def _children(el: Any, names: Dict[str, str], depth: int) -> List[str]:
     items: List[str] = []
     if el.text:
-        items.append(_str(el.text))
+        text = el.text
+        if el.tag in _LEADING_NEWLINE_DROPPED and text.startswith("\n"):
+            text = "\n" + text
+        items.append(_str(text))
     for child in el:
         items.append(_node(child, names, depth))
         if child.tail:

@@ -19,8 +19,13 @@ DATA = ROOT / "tests" / "data" / "convert"
 
 
 def tree(html, document):
+    """What html5lib reads: for a document the whole of it, doctype and the
+    comments around <html> included."""
     if document:
-        return ET.tostring(html5lib.parse(html, namespaceHTMLElements=False))
+        parser = html5lib.HTMLParser(namespaceHTMLElements=False)
+        parser.parse(html)
+        root = parser.tree.document._element
+        return b"".join(ET.tostring(node) for node in root)
     return ET.tostring(html5lib.parseFragment(html, namespaceHTMLElements=False))
 
 
@@ -72,6 +77,20 @@ def test_example_pages_round_trip():
     pages.append(notes.layout("Notes", notes.search_form("tea & <cake>")))
     for page in pages:
         round_trip(str(page))
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        "<!-- built 2026-12-01 -->\n<!DOCTYPE html><html><body>x</body></html><!-- end -->",
+        "<!doctype html><title>t</title><pre>\n\nkeep the blank line</pre>",
+        "<textarea>\n\nfirst line blank</textarea><listing>\nx</listing>",
+        "<!--a--><!--b-->" * 40 + "<p>many comments, then a fragment</p>",
+    ],
+    ids=["comments-around-html", "pre-newline", "textarea-newline", "many-comments"],
+)
+def test_corner_cases_round_trip(html):
+    round_trip(html)
 
 
 def test_what_the_code_uses():

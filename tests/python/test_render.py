@@ -562,3 +562,27 @@ def test_class_list_in_a_baked_template_is_per_call():
 def test_bare_underscore_keyword_is_the_underscore_attribute():
     assert render(h.Div(_="on click toggle .open")) == '<div _="on click toggle .open"></div>'
     assert render(h.Div(data_x_="1", x_y=2)) == '<div data-x="1" x-y="2"></div>'
+
+
+def test_class_and_style_take_any_mapping():
+    from types import MappingProxyType
+
+    out = render(h.P(class_=MappingProxyType({"a": 1, "b": 0}), style=MappingProxyType({"x": 1})))
+    assert out == '<p class="a" style="x: 1"></p>'
+    with pytest.raises(TypeError, match="'mappingproxy'.*only class takes a list"):
+        h.P(data_x=MappingProxyType({}))
+
+
+def test_errors_from_class_conditions_keep_their_type_and_cause():
+    class Refused(TypeError):
+        pass
+
+    class Condition:
+        def __bool__(self):
+            raise Refused("no truth value")
+
+    with pytest.raises(Refused, match="no truth value"):
+        h.P(class_={"a": Condition()})
+    with pytest.raises(TypeError, match=r"<p>: attribute 'class': classes\(\): expected") as info:
+        h.P(class_=["a", object()])
+    assert isinstance(info.value.__cause__, TypeError)
