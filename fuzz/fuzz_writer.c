@@ -213,7 +213,9 @@ static void op_open(harness *h, markup_writer *w, char *tag, size_t n) {
     size_t failures = h->alc.failures, before = w->depth, len = h->out.len;
     bool pending = w->in_start_tag;
     markup_status st = markup_writer_open(w, tag, n, &err);
-    if (st == MARKUP_OK) note_content_start(h, w, pending, len); /* the parent's '>' */
+    /* The open wrote the parent's '>' first: its content starts after. */
+    if (st == MARKUP_OK && pending && h->depth && h->stack[h->depth - 1].content_start == 0)
+        h->stack[h->depth - 1].content_start = len + 1;
     if (st == MARKUP_OK && pending) len++;
     if (!succeeded(h, st, &err, failures) || h->depth == OPEN_MAX) {
         if (st == MARKUP_OK) { /* no room to follow it: close it at once */

@@ -62,6 +62,20 @@ static inline bool attrs_may_set_context(const markup_writer *w) {
     return (w->frames[w->depth - 1].cls & (MARKUP_TAG_IS_FONT | MARKUP_TAG_IS_ANNOTATION)) != 0;
 }
 
+/* Where the open element's start tag stands: its parent's content. */
+static inline markup_context start_tag_context(const markup_writer *w) {
+    return w->depth > 1 ? w->frames[w->depth - 2].inside : w->base;
+}
+
+/* Whether markup_writer_attr_buf may hand out the buffer for the open
+   element's attributes: names checked before, no attribute that changes
+   the parser's reading, and no text element around, where a trusted value
+   is checked (markup_context_check_attr_html). */
+static inline bool attrs_may_go_direct(const markup_writer *w) {
+    return w->names_checked && w->in_start_tag && !attrs_may_set_context(w) &&
+           !in_text(start_tag_context(w));
+}
+
 void markup_writer_init(markup_writer *w, markup_buf *out, markup_context where) {
     w->out = out;
     w->sink = NULL;
@@ -83,7 +97,7 @@ void markup_writer_init(markup_writer *w, markup_buf *out, markup_context where)
 
 void markup_writer_skip_name_checks(markup_writer *w) {
     w->names_checked = true;
-    w->attrs_direct = w->in_start_tag && !attrs_may_set_context(w);
+    w->attrs_direct = attrs_may_go_direct(w);
 }
 
 void markup_writer_set_sink(markup_writer *w, markup_sink sink, void *ctx, size_t chunk) {
@@ -116,6 +130,17 @@ markup_context markup_writer_context(const markup_writer *w) {
 }
 
 bool markup_context_is_plain(markup_context where) { return plain(where); }
+
+markup_context markup_writer_start_tag_context(const markup_writer *w) {
+    return w && w->depth ? start_tag_context(w) : MARKUP_CONTEXT_HTML;
+}
+
+markup_status markup_context_check_attr_html(markup_context where, const char *value, size_t n,
+                                             markup_error *err) {
+    /* Inside a text element the parser reads the whole start tag as text:
+       the value must not end that element (nor one around it). */
+    return in_text(where) ? markup_html_check_text_inside(value, n, err) : MARKUP_OK;
+}
 
 static markup_status end_start_tag(markup_writer *w) {
     w->in_start_tag = false;
@@ -304,7 +329,9 @@ markup_status markup_writer_open_class(markup_writer *w, const char *tag, size_t
     w->out->len = (size_t)(d + n - w->out->data);
     w->frames[w->depth++] = (markup_writer_frame){tag, n, cls, inside};
     w->in_start_tag = true;
-    w->attrs_direct = w->names_checked && !(cls & (MARKUP_TAG_IS_FONT | MARKUP_TAG_IS_ANNOTATION));
+    /* attrs_may_go_direct(w), from what is at hand */
+    w->attrs_direct = w->names_checked &&
+                      !(cls & (MARKUP_TAG_IS_FONT | MARKUP_TAG_IS_ANNOTATION)) && !in_text(up);
     w->top_plain = plain(inside);
     w->tail_len = 0; /* raw text starts afresh in a new element */
     return MARKUP_OK;
@@ -361,7 +388,7 @@ static bool name_is(const char *s, size_t n, const char *lower) {
    encoding. */
 static bool attr_sets_context(const markup_writer *w, const char *name, size_t n) {
     const markup_writer_frame *f = &w->frames[w->depth - 1];
-    markup_context up = w->depth > 1 ? w->frames[w->depth - 2].inside : w->base;
+    markup_context up = start_tag_context(w);
     bool foreign_parent = up.mode == MODE_SVG || up.mode == MODE_MATH ||
                           up.mode == MODE_ANNOTATION ||
                           (up.mode == MODE_MATH_TEXT && (f->cls & MARKUP_TAG_IS_MGLYPH));
@@ -445,6 +472,8 @@ markup_status markup_writer_attr_html(markup_writer *w, const char *name, size_t
     if (sets && value_len && memchr(value, '&', value_len))
         return markup_fail_(err, MARKUP_ERR_CONTEXT, 0,
                             "a character reference in annotation-xml's encoding: write it plain");
+    st = markup_context_check_attr_html(start_tag_context(w), value, value_len, err);
+    if (st != MARKUP_OK) return st;
     st = markup_html_write_attr_html(w->out, name, name_len, value, value_len);
     if (st != MARKUP_OK) return markup_fail_status_(err, st);
     if (sets) apply_encoding(w, value ? value : "", value_len);

@@ -82,8 +82,9 @@ static PyType_Spec ph_spec = {
 /* One slot of a baked function's template. */
 typedef struct pm_slot {
     Py_ssize_t param;       /* the parameter that fills it */
-    markup_context context; /* where it stands (child slots): a value there
-                               is written as it would be in the tree */
+    markup_context context; /* where it stands (an attribute slot: where its
+                               start tag stands): a value there is written
+                               as it would be in the tree */
     unsigned short depth;   /* the depth a child value there renders at */
     unsigned char kind;     /* MARKUP_SLOT_* */
     unsigned char plain;    /* takes trusted HTML unchecked (no text element
@@ -256,6 +257,7 @@ static markup_status write_slot(void *ctx, size_t slot, markup_slot_kind kind, c
         c->rctx.w = NULL; /* inside the template's start tag */
         c->rctx.plain = NULL;
         c->rctx.attrs = c->rctx.buf;
+        c->rctx.attrs_at = s->context;
         rc = pm_render_attr_value(&c->rctx, name, (Py_ssize_t)name_len, value);
     } else {
         /* A child slot's value is written where the slot stands (inside
@@ -825,6 +827,7 @@ static markup_status d_write(void *ctx, const markup_program_slot *slot, void *v
         c->rctx.w = NULL;
         c->rctx.plain = NULL;
         c->rctx.attrs = c->rctx.buf;
+        c->rctx.attrs_at = slot->context;
         rc = pm_render_attr_value(&c->rctx, slot->name, (Py_ssize_t)slot->name_len, v);
     } else {
         if (PyDict_Check(v)) {
@@ -1241,7 +1244,8 @@ static int flatten_on_placeholder(pm_render_ctx *ctx, PyObject *placeholder, con
        and plainness are filled in when the template is finished. */
     f->slots[f->nslots++] = (pm_slot){
         .param = ph->index,
-        .context = attr_name ? MARKUP_CONTEXT_HTML : markup_writer_context(ctx->w),
+        .context =
+            attr_name ? markup_writer_start_tag_context(ctx->w) : markup_writer_context(ctx->w),
         .depth = (unsigned short)depth, /* below MARKUP_MAX_DEPTH */
     };
     f->uses[ph->index]++;

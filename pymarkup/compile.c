@@ -84,8 +84,12 @@ static PyObject *pb_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     markup_writer_init(&pb->w, &pb->buf, MARKUP_CONTEXT_HTML);
     markup_writer_skip_name_checks(&pb->w);
     pb->static_ascii = 1;
-    pb->rctx = (pm_render_ctx){
-        st, &pb->buf, on_stand_in, &pb->w, markup_writer_plain_buf(&pb->w), NULL, on_children};
+    pb->rctx = (pm_render_ctx){.st = st,
+                               .buf = &pb->buf,
+                               .on_placeholder = on_stand_in,
+                               .w = &pb->w,
+                               .plain = markup_writer_plain_buf(&pb->w),
+                               .on_children = on_children};
     if (raise_status(markup_program_builder_new(&pm_pymem_alloc, (size_t)nparams, &pb->b)) < 0) {
         Py_DECREF(pb);
         return NULL;
@@ -206,7 +210,8 @@ static PyObject *pb_attr_slot(PyObject *op, PyObject *arg) {
     markup_status status = markup_writer_check_attr_slot(&pb->w, name, (size_t)n, &err);
     if (status != MARKUP_OK) return slot_refused(status, &err), NULL;
     for (Py_ssize_t i = 0; i < n; i++) pb->static_ascii &= (unsigned char)name[i] < 0x80;
-    markup_program_slot slot = {MARKUP_SLOT_ATTR, MARKUP_CONTEXT_HTML, 0, name, (size_t)n, false};
+    markup_program_slot slot = {
+        MARKUP_SLOT_ATTR, markup_writer_start_tag_context(&pb->w), 0, name, (size_t)n, false};
     return add_slot(pb, &slot);
 }
 

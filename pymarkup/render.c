@@ -133,18 +133,53 @@ static PM_NOINLINE int placeholder_error(PyObject *placeholder) {
 /* Attributes                                                                 */
 /* ------------------------------------------------------------------------ */
 
+/* A trusted attribute value refused because its start tag stands inside
+   a text element, where the parser reads the whole tag as text. */
+static PM_NOINLINE int attr_value_error(const pm_render_ctx *ctx, const char *name,
+                                        Py_ssize_t name_len, const markup_error *err) {
+    const markup_writer *w = ctx->w;
+    const char *found = err->refused ? err->refused : "</";
+    PyObject *attr = PyUnicode_DecodeUTF8(name, name_len, "replace");
+    PyObject *where; /* "<tag>: ", or nothing in a baked attribute slot */
+    if (w && w->depth) {
+        const markup_writer_frame *f = &w->frames[w->depth - 1];
+        PyObject *tag = PyUnicode_DecodeASCII(f->tag, (Py_ssize_t)f->tag_len, "replace");
+        where = tag ? PyUnicode_FromFormat("<%U>: ", tag) : NULL;
+        Py_XDECREF(tag);
+    } else {
+        where = PyUnicode_FromString("");
+    }
+    if (attr && where)
+        PyErr_Format(PyExc_ValueError,
+                     "%Uthe trusted (__html__) value of attribute '%U' contains '%s' at byte "
+                     "%zu: the element stands inside a text element (title, textarea, noscript, "
+                     "iframe, xmp, noembed or noframes), where a parser reads its whole start "
+                     "tag as text and that end tag can end the element around early; give the "
+                     "value as a plain str to have it escaped",
+                     where, attr, found, err->pos);
+    Py_XDECREF(attr);
+    Py_XDECREF(where);
+    return -1;
+}
+
 /* An attribute: straight into ctx->attrs where the writer allows it (or in
-   a baked attribute slot), else through the writer. */
+   a baked attribute slot, checked where its start tag stands), else
+   through the writer. */
 static int attr_write(pm_render_ctx *ctx, const char *name, Py_ssize_t name_len, const char *s,
                       size_t n, int trusted) {
     markup_status st;
     markup_error err = {MARKUP_OK, 0, NULL, NULL};
-    if (ctx->attrs)
+    if (ctx->attrs) {
+        if (trusted && ctx->w == NULL &&
+            (st = markup_context_check_attr_html(ctx->attrs_at, s, n, &err)) != MARKUP_OK)
+            return attr_value_error(ctx, name, name_len, &err);
         st = trusted ? markup_html_write_attr_html(ctx->attrs, name, (size_t)name_len, s, n)
                      : markup_html_write_attr(ctx->attrs, name, (size_t)name_len, s, n);
-    else
+    } else {
         st = trusted ? markup_writer_attr_html(ctx->w, name, (size_t)name_len, s, n, &err)
                      : markup_writer_attr(ctx->w, name, (size_t)name_len, s, n, &err);
+        if (st == MARKUP_ERR_RAW_TEXT) return attr_value_error(ctx, name, name_len, &err);
+    }
     return st == MARKUP_OK ? 0 : writer_error(ctx, st, &err, NULL, NULL, 0);
 }
 
@@ -501,7 +536,7 @@ int pm_render_into(pm_state *st, markup_buf *buf, PyObject *obj) {
     markup_writer w;
     markup_writer_init(&w, buf, MARKUP_CONTEXT_HTML);
     markup_writer_skip_name_checks(&w); /* checked when the elements were built */
-    pm_render_ctx ctx = {st, buf, NULL, &w, markup_writer_plain_buf(&w), NULL};
+    pm_render_ctx ctx = {.st = st, .buf = buf, .w = &w, .plain = markup_writer_plain_buf(&w)};
     int r = pm_render_child(&ctx, obj, 0);
     markup_writer_dispose(&w);
     return r;

@@ -166,6 +166,9 @@ typedef struct pm_render_ctx {
        (markup_writer_attr_buf, or the buffer in a baked attribute slot);
        NULL: through the writer. */
     markup_buf *attrs;
+    /* With w NULL (a baked attribute slot): where the slot's start tag
+       stands, for markup_context_check_attr_html on trusted values. */
+    markup_context attrs_at;
     /* Set only while @baked compiles a template program: called with the
        children of each element (and the items of each list) in place of
        rendering them; `raw` when they are the text of script or style.

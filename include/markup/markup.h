@@ -615,9 +615,13 @@ MARKUP_API markup_status markup_writer_open_class(markup_writer *w, const char *
 
 /* Attributes of the element just opened: ' name="escaped value"', the value
    verbatim for _html, the bare name for _bare. The name is validated
-   (markup_html_check_attr_name). Errors: INVALID_ARG (no start tag is
-   open), INVALID_ATTR_NAME, CONTEXT (font's color, face or size in foreign
-   content; annotation-xml's encoding as trusted HTML holding '&'). */
+   (markup_html_check_attr_name). Inside a text element (title, textarea...)
+   the parser reads the whole start tag as text, so a trusted value is
+   checked there (markup_context_check_attr_html). Errors: INVALID_ARG (no
+   start tag is open), INVALID_ATTR_NAME, CONTEXT (font's color, face or
+   size in foreign content; annotation-xml's encoding as trusted HTML
+   holding '&'), RAW_TEXT (a trusted value holding the end tag of a text
+   element around, err->pos in the value). */
 MARKUP_API markup_status markup_writer_attr(markup_writer *w, const char *name, size_t name_len,
                                             const char *value, size_t value_len, markup_error *err);
 MARKUP_API markup_status markup_writer_attr_html(markup_writer *w, const char *name,
@@ -631,6 +635,19 @@ MARKUP_API markup_status markup_writer_attr_bare(markup_writer *w, const char *n
    attributes whose value changes how the parser reads the content. */
 MARKUP_API markup_status markup_writer_check_attr_slot(const markup_writer *w, const char *name,
                                                        size_t name_len, markup_error *err);
+
+/* Where the start tag of the element just opened stands (its parent's
+   content; MARKUP_CONTEXT_HTML when nothing is open). A baked attribute
+   slot records it: a trusted value filled in later is checked there with
+   markup_context_check_attr_html, as markup_writer_attr_html does. */
+MARKUP_API markup_context markup_writer_start_tag_context(const markup_writer *w);
+
+/* Checks a trusted attribute value for a start tag standing at `where`:
+   inside a text element the value may hold none of the end tags that
+   markup_html_check_text_inside rejects, elsewhere anything goes.
+   Errors: RAW_TEXT, err->pos at the '<' in the value. */
+MARKUP_API markup_status markup_context_check_attr_html(markup_context where, const char *value,
+                                                        size_t n, markup_error *err);
 
 /* Text: escaped, or raw inside an HTML <script>/<style> (checked, err->pos
    at the refused '<' of s). The bytes must be valid UTF-8 (not checked
@@ -675,7 +692,8 @@ MARKUP_API markup_context markup_writer_context(const markup_writer *w);
 MARKUP_API bool markup_context_is_plain(markup_context where);
 
 /* For bulk writers: when no attribute of the element just opened can change
-   the parser's reading (every element but font and annotation-xml) and the
+   the parser's reading (every element but font and annotation-xml), no
+   text element is around (where trusted values are checked) and the
    writer skips name checks (markup_writer_skip_name_checks), the buffer to
    write its attributes to directly with markup_html_write_attr,
    markup_html_write_attr_html and markup_html_write_attr_bare; NULL when
@@ -984,7 +1002,9 @@ typedef struct markup_program_builder markup_program_builder;
 /* Where a WRITE's value goes. A CHILD slot's value is written at `context`
    (markup_writer_context where the slot stands) and `depth` (the elements
    open around it); an ATTR slot's value is the whole value of attribute
-   `name`, written with the name or omitted as the caller decides. */
+   `name`, written with the name or omitted as the caller decides, a
+   trusted one checked at `context` (markup_writer_start_tag_context where
+   the slot stands; markup_context_check_attr_html). */
 typedef struct markup_program_slot {
     markup_slot_kind kind;
     markup_context context;

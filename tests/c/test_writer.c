@@ -327,6 +327,47 @@ static void test_context_resumes(void **state) {
     stop(&f);
 }
 
+/* Inside a text element the parser reads a child's whole start tag as
+   text: a trusted attribute value there must not hold an end tag that
+   ends the element around, whether it goes through the writer or
+   straight into the buffer of a baked attribute slot. */
+static void test_trusted_attribute_inside_a_text_element(void **state) {
+    (void)state;
+    fixture f;
+    start(&f);
+    markup_writer_skip_name_checks(&f.w);
+    open_path(&f, (const char *const[]){"textarea", NULL});
+    /* The text element's own start tag stands outside its text. */
+    assert_non_null(markup_writer_attr_buf(&f.w));
+    assert_true(markup_context_is_plain(markup_writer_start_tag_context(&f.w)));
+    assert_int_equal(markup_writer_attr_html(&f.w, S("id"), S("</textarea>"), &f.err), MARKUP_OK);
+    open_path(&f, (const char *const[]){"b", NULL});
+    /* The child's attributes go through the writer's check. */
+    assert_null(markup_writer_attr_buf(&f.w));
+    markup_context at = markup_writer_start_tag_context(&f.w);
+    assert_false(markup_context_is_plain(at));
+    assert_int_equal(markup_writer_attr_html(&f.w, S("id"), S("x</TextArea >"), &f.err),
+                     MARKUP_ERR_RAW_TEXT);
+    assert_int_equal(f.err.pos, 1);
+    assert_string_equal(f.err.refused, "</textarea");
+    assert_int_equal(markup_context_check_attr_html(at, S("a </noscript"), &f.err),
+                     MARKUP_ERR_RAW_TEXT);
+    assert_int_equal(f.err.pos, 2);
+    assert_int_equal(markup_context_check_attr_html(MARKUP_CONTEXT_HTML, S("</textarea>"), &f.err),
+                     MARKUP_OK);
+    assert_int_equal(markup_writer_attr_html(&f.w, S("id"), S("</tex"), &f.err), MARKUP_OK);
+    assert_int_equal(markup_writer_attr(&f.w, S("title"), S("</textarea>"), &f.err), MARKUP_OK);
+    close_all(&f);
+    assert_output(&f, "<textarea id=\"</textarea>\"><b id=\"</tex\" "
+                      "title=\"&lt;/textarea&gt;\"></b></textarea>");
+    stop(&f);
+
+    /* Nothing open: the start tag would stand where the writer began. */
+    start(&f);
+    assert_true(markup_context_is_plain(markup_writer_start_tag_context(&f.w)));
+    stop(&f);
+}
+
 static void test_void_elements_and_misuse(void **state) {
     (void)state;
     fixture f;
@@ -501,6 +542,7 @@ int main(void) {
         cmocka_unit_test(test_font_in_foreign_content),
         cmocka_unit_test(test_raw_text_checks),
         cmocka_unit_test(test_context_resumes),
+        cmocka_unit_test(test_trusted_attribute_inside_a_text_element),
         cmocka_unit_test(test_void_elements_and_misuse),
         cmocka_unit_test(test_depth),
         cmocka_unit_test(test_sink),

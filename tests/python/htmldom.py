@@ -1,6 +1,6 @@
 """A small model of an HTML tree for the hardening tests.
 
-A model (El, Txt, Cmt, Safe, and plain str/int/float/bool/None values) is
+A model (El, Txt, Cmt, Safe, Verbatim, and plain str/int/float/bool/None values) is
 written once and turned into three things:
 
 - ``build(model)``: the h.* tree that markup renders;
@@ -41,7 +41,7 @@ import html5lib
 import html5lib._tokenizer
 import markupsafe
 
-from markup import Comment, Tag, baked, escape
+from markup import Comment, SafeString, Tag, baked, escape
 
 SVG_NS = "http://www.w3.org/2000/svg"
 MATH_NS = "http://www.w3.org/1998/Math/MathML"
@@ -89,8 +89,18 @@ class Safe:
     text: str
 
 
+@dataclass
+class Verbatim:
+    """SafeString(text): trusted markup written as it is. As an attribute
+    value, a text without '"' or '&' is parsed back as itself."""
+
+    text: str
+
+
 def _value(v):
     """The Python value markup receives for a model value."""
+    if isinstance(v, Verbatim):
+        return SafeString(v.text)
     return escape(v.text) if isinstance(v, Safe) else v
 
 
@@ -200,7 +210,7 @@ def _attr_text(v):
         return None
     if v is True:
         return ""
-    if isinstance(v, Safe):
+    if isinstance(v, (Safe, Verbatim)):
         return text_as_parsed(v.text, REPLACED)
     if isinstance(v, (int, float)):
         return str(v)

@@ -17,14 +17,15 @@ more than `make test`). On failure hypothesis prints the smallest tree.
 """
 
 import os
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
 import htmldom
-from htmldom import El, bake, build, parse_dom
-from markup import Tag, baked, h, render
+from htmldom import El, Verbatim, bake, build, parse_dom
+from markup import SafeString, Tag, baked, escape, h, iter_render, render
 
 EXAMPLES = int(os.environ.get("MARKUP_PARSER_STATE_EXAMPLES", "300"))
 SETTINGS = settings(
@@ -138,8 +139,20 @@ TEXT = st.one_of(
 )
 
 # Attributes: ones that change the parser's reading where they stand
-# (font's color, annotation-xml's encoding), and hostile values.
-ATTR_VALUES = ["text/html", "application/xhtml+xml", "red", "1", '"><img src=x onerror=alert(24)>']
+# (font's color, annotation-xml's encoding), and hostile values; trusted
+# ones too, harmless in an attribute value but not where the parser reads
+# the whole start tag as text (inside a title, say).
+ATTR_VALUES = [
+    "text/html",
+    "application/xhtml+xml",
+    "red",
+    "1",
+    '"><img src=x onerror=alert(24)>',
+    Verbatim("</title><img src=x onerror=alert(27)>"),
+    Verbatim(
+        "</textarea></noscript></noembed></iframe></xmp></noframes><img src=x onerror=alert(28)>"
+    ),
+]
 ATTRS = st.lists(
     st.tuples(
         st.sampled_from(["id", "color", "encoding", "size", "class"]), st.sampled_from(ATTR_VALUES)
@@ -205,7 +218,8 @@ def _model_tags_and_attrs(model, tags, attrs):
     elif isinstance(model, El):
         tags.add(model.tag.lower())
         for name, value in model.attrs:
-            attrs.add((model.tag.lower(), name.lower(), value))
+            text = value.text if isinstance(value, Verbatim) else value
+            attrs.add((model.tag.lower(), name.lower(), text))
         for c in model.children:
             _model_tags_and_attrs(c, tags, attrs)
 
@@ -534,3 +548,50 @@ def test_svg_image_keeps_its_siblings():
     assert render(h.Div(Tag("image")({"src": "a.png"}))) == '<div><image src="a.png"></div>'
     with pytest.raises(ValueError, match="void element"):
         render(h.Div(Tag("image")("caption")))
+
+
+TEXT_ELEMENTS = ["title", "textarea", "noscript", "iframe", "xmp", "noembed", "noframes"]
+
+
+@pytest.mark.parametrize("text_tag", TEXT_ELEMENTS)
+def test_trusted_attribute_value_cannot_end_a_text_element_around(text_tag):
+    """Inside a text element the parser reads a child's whole start tag as
+    text, so a trusted attribute value there is checked like trusted text:
+    in the tree, in a @baked attribute slot and in a template's loop."""
+    outer = Tag(text_tag)
+    hostile = SafeString(f"</{text_tag.upper()} ><img src=x onerror=alert(1)>")
+    refused = f"the trusted (__html__) value of attribute 'id' contains '</{text_tag}' at byte 0"
+
+    with pytest.raises(ValueError, match=r"^<b>: " + re.escape(refused)):
+        render(outer(h.B({"id": hostile})))
+    with pytest.raises(ValueError, match=re.escape(refused)):
+        b"".join(iter_render(outer(h.Div(h.B({"id": hostile})))))
+
+    @baked
+    def fragment(value):
+        return outer(h.B({"id": value}))
+
+    with pytest.raises(ValueError, match=r"fragment\(\) argument 'value': " + re.escape(refused)):
+        fragment(hostile)
+
+    @baked
+    def program(values):
+        return outer([h.B({"id": v}) for v in values])
+
+    with pytest.raises(ValueError, match=re.escape(refused)):
+        program([SafeString("ok"), hostile])
+
+    # What stays allowed: the same value as plain text (escaped), a trusted
+    # value without an end tag, and the text element's own attributes,
+    # which stand outside its text.
+    escaped = str(escape(str(hostile)))
+    for html in (
+        render(outer(h.B({"id": str(hostile)}))),
+        str(fragment(str(hostile))),
+        str(program([str(hostile)])),
+    ):
+        assert html == f'<{text_tag}><b id="{escaped}"></b></{text_tag}>'
+    assert str(program([SafeString("a<b")])) == f'<{text_tag}><b id="a<b"></b></{text_tag}>'
+    own = render(outer({"id": hostile}))
+    assert own == f'<{text_tag} id="{hostile}"></{text_tag}>'
+    assert all(tag.split(":")[-1] != "img" for tag, _ in _parsed_element_sets(own))
