@@ -35,7 +35,9 @@ typedef struct pm_vec {
     PyObject **items;
     Py_ssize_t len;
     Py_ssize_t cap;
-    PyObject *seen; /* attributes only: a set of the names, once there are many */
+    PyObject *seen;   /* attributes only: a set of the names, once there are many */
+    Py_ssize_t nodes; /* children only: the elements in them and below */
+    uint8_t flags;    /* children only: PM_ELEMENT_LAZY when one is lazy */
     PyObject *inline_items[PM_VEC_INLINE];
 } pm_vec;
 
@@ -44,6 +46,8 @@ static void vec_init(pm_vec *v) {
     v->len = 0;
     v->cap = PM_VEC_INLINE;
     v->seen = NULL;
+    v->nodes = 0;
+    v->flags = 0;
 }
 
 static PM_NOINLINE int vec_grow(pm_vec *v) {
@@ -640,6 +644,36 @@ static PM_NOINLINE int bad_child(pm_tag *tag, PyObject *child) {
     return -1;
 }
 
+int pm_eager_children(pm_state *st) {
+    PyObject *d = PyThreadState_GetDict(); /* borrowed; NULL: none yet */
+    if (d == NULL) return 0;
+    PyObject *on = PyDict_GetItemWithError(d, st->str_eager);
+    if (on == NULL) return PyErr_Occurred() ? -1 : 0;
+    return on == Py_True;
+}
+
+static PM_NOINLINE int baked_lazy_error(pm_tag *tag, PyObject *child) {
+    PyErr_Format(PyExc_TypeError,
+                 "<%U>: a %.100s child in a @baked builder would be called or awaited once, "
+                 "when baking, not per call; call it in the caller and pass the result as a "
+                 "parameter",
+                 tag->name, Py_TYPE(child)->tp_name);
+    return -1;
+}
+
+static PM_NOINLINE int add_lazy_child(pm_state *st, pm_vec *kids, PyObject *source, int kind) {
+    pm_lazy *lazy = PyObject_GC_New(pm_lazy, st->lazy_type);
+    if (lazy == NULL) return -1;
+    lazy->source = Py_NewRef(source);
+    lazy->kind = (uint8_t)kind;
+    lazy->taken = 0;
+    PyObject_GC_Track(lazy);
+    kids->flags |= PM_ELEMENT_LAZY;
+    int r = vec_push(kids, (PyObject *)lazy);
+    Py_DECREF(lazy);
+    return r;
+}
+
 static PM_NOINLINE int add_child_rare(pm_tag *tag, pm_vec *kids, PyObject *child) {
     pm_state *st = tag->st;
     int raw = is_raw_kind(tag->kind);
@@ -668,6 +702,16 @@ static PM_NOINLINE int add_child_rare(pm_tag *tag, pm_vec *kids, PyObject *child
     int r = has_html(st, child);
     if (r < 0) return -1;
     if (r > 0) return vec_push(kids, child); /* raw text: checked when rendered */
+    /* Raw text is checked whole when the element is built: an iterator of
+       its pieces is taken now. */
+    if (!raw && Py_TYPE(child) != st->tag_type) {
+        int eager = pm_eager_children(st);
+        if (eager < 0) return -1;
+        int lazy = eager ? -1 : pm_lazy_kind(st, child);
+        if (lazy >= 0) return add_lazy_child(st, kids, child, lazy);
+        if (eager && !PyIter_Check(child) && pm_lazy_kind(st, child) >= 0)
+            return baked_lazy_error(tag, child);
+    }
     if (PyIter_Check(child)) return add_children_iter(tag, kids, child);
     return bad_child(tag, child);
 }
@@ -676,6 +720,8 @@ static PM_NOINLINE int add_child_rare(pm_tag *tag, pm_vec *kids, PyObject *child
    checked as children of an ordinary element when it was built. */
 static PM_NOINLINE int add_fragment_children(pm_vec *kids, pm_element *fragment) {
     PyObject *const *children = pm_element_children(fragment);
+    kids->nodes += fragment->nodes;
+    kids->flags |= fragment->flags & PM_ELEMENT_LAZY;
     for (Py_ssize_t i = 0; i < pm_element_nchildren(fragment); i++) {
         if (vec_push(kids, children[i]) < 0) return -1;
     }
@@ -691,8 +737,10 @@ static int add_child(pm_tag *tag, pm_vec *kids, PyObject *child) {
     }
     if (Py_TYPE(child) == tag->st->element_type) {
         if (is_raw_kind(tag->kind)) return raw_child_error(tag, child);
-        if (((pm_element *)child)->flags & PM_ELEMENT_FRAGMENT)
-            return add_fragment_children(kids, (pm_element *)child);
+        pm_element *el = (pm_element *)child;
+        if (el->flags & PM_ELEMENT_FRAGMENT) return add_fragment_children(kids, el);
+        kids->nodes += el->nodes + 1;
+        kids->flags |= el->flags & PM_ELEMENT_LAZY;
         return vec_push(kids, child);
     }
     if (child == Py_None) return 0;
@@ -800,8 +848,9 @@ static PyObject *tag_vectorcall(PyObject *callable, PyObject *const *args, size_
     if (el == NULL) goto error;
     el->tag = Py_NewRef(tag->name);
     el->nattrs = attrs.len / 2;
+    el->nodes = kids.nodes;
     el->kind = tag->kind;
-    el->flags = tag->flags;
+    el->flags = tag->flags | kids.flags;
     el->cls = tag->cls;
     /* The element takes over the vectors' references. */
     move_refs(el->items, attrs.items, attrs.len);
@@ -1004,7 +1053,9 @@ static PyGetSetDef element_getset[] = {
     {"attrs", (getter)element_get_attrs, NULL,
      "The attributes as a new dict, in insertion order, values as given.", NULL},
     {"children", (getter)element_get_children, NULL,
-     "The children as a tuple (lists flattened, None dropped).", NULL},
+     "The children as a tuple (lists flattened, None dropped; a generator, callable, awaitable "
+     "or async iterable child as a markup.Lazy).",
+     NULL},
     {"doctype", (getter)element_get_doctype, NULL,
      "True when <!doctype html> is written before the element.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
@@ -1014,18 +1065,27 @@ static PyObject *element_repr(pm_element *self) {
     Py_ssize_t nattrs = self->nattrs;
     Py_ssize_t nkids = pm_element_nchildren(self);
     const char *doc = (self->flags & PM_ELEMENT_DOCTYPE) ? " doctype" : "";
+    char lazy[48] = ""; /* " (2 lazy)": the children taken when rendered */
+    if (self->flags & PM_ELEMENT_LAZY) {
+        Py_ssize_t count = 0;
+        PyObject *const *children = pm_element_children(self);
+        pm_state *st = pm_state_from_type(Py_TYPE(self));
+        if (st == NULL) return NULL;
+        for (Py_ssize_t i = 0; i < nkids; i++) count += Py_TYPE(children[i]) == st->lazy_type;
+        if (count) snprintf(lazy, sizeof lazy, " (%zd lazy)", count);
+    }
     if (self->flags & PM_ELEMENT_FRAGMENT)
-        return PyUnicode_FromFormat("<Fragment children=%zd>", nkids);
+        return PyUnicode_FromFormat("<Fragment children=%zd%s>", nkids, lazy);
     if (nattrs == 0) {
-        return PyUnicode_FromFormat("<Element %U%s children=%zd>", self->tag, doc, nkids);
+        return PyUnicode_FromFormat("<Element %U%s children=%zd%s>", self->tag, doc, nkids, lazy);
     }
     int rc = Py_ReprEnter((PyObject *)self);
     if (rc != 0) return rc > 0 ? PyUnicode_FromString("<Element ...>") : NULL;
     PyObject *attrs = element_get_attrs(self, NULL);
     PyObject *r = NULL;
     if (attrs != NULL) {
-        r = PyUnicode_FromFormat("<Element %U%s attrs=%R children=%zd>", self->tag, doc, attrs,
-                                 nkids);
+        r = PyUnicode_FromFormat("<Element %U%s attrs=%R children=%zd%s>", self->tag, doc, attrs,
+                                 nkids, lazy);
         Py_DECREF(attrs);
     }
     Py_ReprLeave((PyObject *)self);
@@ -1077,6 +1137,117 @@ static PyType_Spec element_spec = {
 #endif
     ,
     .slots = element_slots,
+};
+
+/* ------------------------------------------------------------------------ */
+/* Lazy: a child taken when the element is rendered                          */
+/* ------------------------------------------------------------------------ */
+
+int pm_lazy_kind(pm_state *st, PyObject *obj) {
+    PyTypeObject *t = Py_TYPE(obj);
+    if (t->tp_as_async != NULL && t->tp_as_async->am_await != NULL) return PM_LAZY_AWAIT;
+    if (t->tp_as_async != NULL && t->tp_as_async->am_aiter != NULL) return PM_LAZY_AITER;
+    if (PyIter_Check(obj)) return PM_LAZY_ITER;
+    /* A class is callable too, but is no child anyone means to call. */
+    if (PyCallable_Check(obj) && !PyType_Check(obj) && t != st->tag_type) return PM_LAZY_CALL;
+    return -1;
+}
+
+static const char *const lazy_kind_names[] = {"iterator", "callable", "awaitable",
+                                              "async iterable"};
+
+int pm_lazy_take(pm_lazy *lazy, const markup_writer *w) {
+    if (lazy->kind == PM_LAZY_CALL) return 0; /* called by every render */
+    if (!lazy->taken) {
+        lazy->taken = 1;
+        return 0;
+    }
+    const markup_writer_frame *f = w && w->depth ? &w->frames[w->depth - 1] : NULL;
+    PyObject *tag = f ? PyUnicode_DecodeASCII(f->tag, (Py_ssize_t)f->tag_len, "replace")
+                      : PyUnicode_FromString("fragment");
+    if (tag == NULL) return -1;
+    PyErr_Format(PyExc_ValueError,
+                 "<%U>: a one-shot child (%s %R) was already taken by an earlier render, or is "
+                 "being rendered in another thread; an element holding a generator renders "
+                 "once: pass list(...) to render it again",
+                 tag, lazy_kind_names[lazy->kind], lazy->source);
+    Py_DECREF(tag);
+    return -1;
+}
+
+static int lazy_traverse(pm_lazy *self, visitproc visit, void *arg) {
+    Py_VISIT(Py_TYPE(self));
+    Py_VISIT(self->source);
+    return 0;
+}
+
+static int lazy_clear(pm_lazy *self) {
+    Py_CLEAR(self->source);
+    return 0;
+}
+
+static void lazy_dealloc(pm_lazy *self) {
+    PyTypeObject *tp = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    Py_CLEAR(self->source);
+    tp->tp_free(self);
+    Py_DECREF(tp);
+}
+
+static PyObject *lazy_repr(pm_lazy *self) {
+    const char *state = self->kind == PM_LAZY_CALL ? "" : self->taken ? ", taken" : ", unused";
+    return PyUnicode_FromFormat("Lazy(%s %R%s)", lazy_kind_names[self->kind],
+                                self->source ? self->source : Py_None, state);
+}
+
+static PyObject *lazy_get_source(pm_lazy *self, void *closure) {
+    (void)closure;
+    return Py_NewRef(self->source ? self->source : Py_None);
+}
+
+static PyObject *lazy_get_kind(pm_lazy *self, void *closure) {
+    (void)closure;
+    return PyUnicode_FromString(lazy_kind_names[self->kind]);
+}
+
+static PyObject *lazy_get_taken(pm_lazy *self, void *closure) {
+    (void)closure;
+    return PyBool_FromLong(self->taken);
+}
+
+static PyGetSetDef lazy_getset[] = {
+    {"source", (getter)lazy_get_source, NULL, "The object given as the child.", NULL},
+    {"kind", (getter)lazy_get_kind, NULL,
+     "\"iterator\", \"callable\", \"awaitable\" or \"async iterable\".", NULL},
+    {"taken", (getter)lazy_get_taken, NULL,
+     "True once a render took this one-shot child (never for a callable).", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+PyDoc_STRVAR(lazy_doc, "A child taken when its element is rendered (see Element.children).");
+
+static PyType_Slot lazy_slots[] = {
+    {Py_tp_dealloc, lazy_dealloc},
+    {Py_tp_traverse, lazy_traverse},
+    {Py_tp_clear, lazy_clear},
+    {Py_tp_repr, lazy_repr},
+    {Py_tp_getset, lazy_getset},
+    {Py_tp_doc, (void *)lazy_doc},
+    {0, NULL},
+};
+
+static PyType_Spec lazy_spec = {
+    .name = "markup.Lazy",
+    .basicsize = (int)sizeof(pm_lazy),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC
+#ifdef Py_TPFLAGS_IMMUTABLETYPE
+             | Py_TPFLAGS_IMMUTABLETYPE
+#endif
+#ifdef Py_TPFLAGS_DISALLOW_INSTANTIATION
+             | Py_TPFLAGS_DISALLOW_INSTANTIATION
+#endif
+    ,
+    .slots = lazy_slots,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -1447,10 +1618,12 @@ int pm_element_init(PyObject *module, pm_state *st) {
     if (add_type(module, &st->element_type, &element_spec, NULL) < 0) return -1;
     if (add_type(module, &st->tag_type, &tag_spec, NULL) < 0) return -1;
     if (add_type(module, &st->comment_type, &comment_spec, NULL) < 0) return -1;
+    if (add_type(module, &st->lazy_type, &lazy_spec, NULL) < 0) return -1;
     if (add_type(module, &st->namespace_type, &namespace_spec, NULL) < 0) return -1;
     /* 3.9 has no Py_TPFLAGS_DISALLOW_INSTANTIATION: elements come from
        factories only. */
     st->element_type->tp_new = NULL;
+    st->lazy_type->tp_new = NULL;
     st->namespace_type->tp_new = NULL;
 
     st->factories = PyDict_New();

@@ -45,7 +45,28 @@ static PyObject *set_attr_joiners(PyObject *module, PyObject *const *args, Py_ss
     Py_RETURN_NONE;
 }
 
+PyDoc_STRVAR(eager_children_doc,
+             "_eager_children(on, /)\n--\n\n"
+             "While on, elements built in this thread take an iterator child's items at\n"
+             "once (the stand-ins of a @baked builder must be iterated while it is\n"
+             "traced) and refuse callable and awaitable children. Returns the previous\n"
+             "setting.");
+
+static PyObject *eager_children(PyObject *module, PyObject *on) {
+    pm_state *st = pm_state_from_module(module);
+    PyObject *d = PyThreadState_GetDict();
+    if (d == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "_eager_children(): no thread state dict");
+        return NULL;
+    }
+    int was = pm_eager_children(st);
+    if (was < 0) return NULL;
+    if (PyDict_SetItem(d, st->str_eager, PyObject_IsTrue(on) ? Py_True : Py_False) < 0) return NULL;
+    return PyBool_FromLong(was);
+}
+
 static PyMethodDef module_methods[] = {
+    {"_eager_children", (PyCFunction)eager_children, METH_O, eager_children_doc},
     {"render", (PyCFunction)render, METH_O, render_doc},
     {"render_bytes", (PyCFunction)render_bytes, METH_O, render_bytes_doc},
     {"escape", (PyCFunction)pm_escape, METH_O, escape_doc},
@@ -63,6 +84,8 @@ static int module_exec(PyObject *module) {
     if (st->str_class == NULL) return -1;
     st->str_style = PyUnicode_InternFromString("style");
     if (st->str_style == NULL) return -1;
+    st->str_eager = PyUnicode_InternFromString("markup._core.eager_children");
+    if (st->str_eager == NULL) return -1;
     st->kwname_cache = PyDict_New();
     if (st->kwname_cache == NULL) return -1;
 
@@ -91,6 +114,7 @@ static int module_traverse(PyObject *module, visitproc visit, void *arg) {
     Py_VISIT(st->namespace_type);
     Py_VISIT(st->comment_type);
     Py_VISIT(st->safestring_type);
+    Py_VISIT(st->lazy_type);
     Py_VISIT(st->placeholder_type);
     Py_VISIT(st->baked_type);
     Py_VISIT(st->program_builder_type);
@@ -113,6 +137,7 @@ static int module_clear(PyObject *module) {
     Py_CLEAR(st->namespace_type);
     Py_CLEAR(st->comment_type);
     Py_CLEAR(st->safestring_type);
+    Py_CLEAR(st->lazy_type);
     Py_CLEAR(st->placeholder_type);
     Py_CLEAR(st->baked_type);
     Py_CLEAR(st->program_builder_type);
@@ -125,6 +150,7 @@ static int module_clear(PyObject *module) {
     Py_CLEAR(st->str_html);
     Py_CLEAR(st->str_class);
     Py_CLEAR(st->str_style);
+    Py_CLEAR(st->str_eager);
     Py_CLEAR(st->class_joiner);
     Py_CLEAR(st->style_joiner);
     for (size_t i = 0; i < PM_NAME_CACHE; i++) Py_CLEAR(st->valid_names[i]);

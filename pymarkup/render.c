@@ -329,6 +329,34 @@ static PM_NOINLINE int render_fragment(pm_render_ctx *ctx, pm_element *el, int d
     return 0;
 }
 
+int pm_render_start(pm_render_ctx *ctx, pm_element *el, int depth) {
+    if (depth >= MARKUP_MAX_DEPTH) return too_deep(el);
+    markup_writer *w = ctx->w;
+    markup_error err;
+    markup_status st;
+    Py_ssize_t tag_len;
+    const char *tag = pm_utf8(el->tag, &tag_len, NULL, "render()"); /* ASCII: no copy */
+    if (tag == NULL) return -1;
+    if ((el->flags & PM_ELEMENT_DOCTYPE) && (st = markup_writer_doctype(w, &err)) != MARKUP_OK)
+        return writer_error(ctx, st, &err, NULL, NULL, 0);
+    if ((st = markup_writer_open_class(w, tag, (size_t)tag_len, el->cls, &err)) != MARKUP_OK)
+        return open_error(ctx, el, st, &err);
+    ctx->attrs = el->nattrs ? markup_writer_attr_buf(w) : NULL;
+    for (Py_ssize_t i = 0; i < 2 * el->nattrs; i += 2) {
+        Py_ssize_t name_len;
+        const char *name = pm_utf8(el->items[i], &name_len, el->tag, NULL);
+        if (name == NULL || pm_render_attr_value(ctx, name, name_len, el->items[i + 1]) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int pm_render_end(pm_render_ctx *ctx) {
+    markup_error err;
+    markup_status st = markup_writer_close(ctx->w, &err);
+    return st == MARKUP_OK ? 0 : writer_error(ctx, st, &err, NULL, NULL, 0);
+}
+
 static int render_element(pm_render_ctx *ctx, pm_element *el, int depth) {
     if (depth >= MARKUP_MAX_DEPTH) return too_deep(el);
     /* The walker's own frames are small: the C stack is looked at every
@@ -338,32 +366,12 @@ static int render_element(pm_render_ctx *ctx, pm_element *el, int depth) {
     if (guarded && Py_EnterRecursiveCall(" while rendering markup")) return -1;
 
     markup_writer *w = ctx->w;
-    markup_error err;
-    markup_status st;
     int r = -1;
     if (el->flags & PM_ELEMENT_FRAGMENT) { /* only its children, where it stands */
         r = render_fragment(ctx, el, depth);
         goto done;
     }
-    Py_ssize_t tag_len;
-    const char *tag = pm_utf8(el->tag, &tag_len, NULL, "render()"); /* ASCII: no copy */
-    if (tag == NULL) goto done;
-    if ((el->flags & PM_ELEMENT_DOCTYPE) && (st = markup_writer_doctype(w, &err)) != MARKUP_OK) {
-        writer_error(ctx, st, &err, NULL, NULL, 0);
-        goto done;
-    }
-    if ((st = markup_writer_open_class(w, tag, (size_t)tag_len, el->cls, &err)) != MARKUP_OK) {
-        open_error(ctx, el, st, &err);
-        goto done;
-    }
-    ctx->attrs = el->nattrs ? markup_writer_attr_buf(w) : NULL;
-    for (Py_ssize_t i = 0; i < 2 * el->nattrs; i += 2) {
-        Py_ssize_t name_len;
-        const char *name = pm_utf8(el->items[i], &name_len, el->tag, NULL);
-        if (name == NULL || pm_render_attr_value(ctx, name, name_len, el->items[i + 1]) < 0) {
-            goto done;
-        }
-    }
+    if (pm_render_start(ctx, el, depth) < 0) goto done;
     PyObject *const *children = pm_element_children(el);
     Py_ssize_t n = pm_element_nchildren(el);
     if (n > 0 && ctx->on_children) {
@@ -384,11 +392,7 @@ static int render_element(pm_render_ctx *ctx, pm_element *el, int depth) {
         }
         ctx->plain = outer_plain;
     }
-    if ((st = markup_writer_close(w, &err)) != MARKUP_OK) {
-        writer_error(ctx, st, &err, NULL, NULL, 0);
-        goto done;
-    }
-    r = 0;
+    r = pm_render_end(ctx);
 
 done:
     if (guarded) Py_LeaveRecursiveCall();
@@ -460,10 +464,42 @@ static PM_NOINLINE int render_iterator(pm_render_ctx *ctx, PyObject *it, int dep
     return r;
 }
 
+int pm_async_child_error(PyObject *child, int close) {
+    /* A coroutine made at render time that nobody will await: closed, so
+       that Python does not also warn that it was never awaited. */
+    if (close && PyCoro_CheckExact(child)) {
+        PyObject *r = PyObject_CallMethod(child, "close", NULL);
+        if (r == NULL) return -1;
+        Py_DECREF(r);
+    }
+    PyTypeObject *t = Py_TYPE(child);
+    PyErr_Format(PyExc_TypeError,
+                 "render(): a child is %s (%.100s): render the tree with aiter_render(), "
+                 "which awaits it where it stands",
+                 t->tp_as_async && t->tp_as_async->am_await ? "awaitable" : "an async iterable",
+                 t->tp_name);
+    return -1;
+}
+
+/* A child taken now: an iterator's items or a callable's result, where the
+   child stands. Async ones need aiter_render. */
+static PM_NOINLINE int render_lazy(pm_render_ctx *ctx, pm_lazy *lazy, int depth) {
+    if (lazy->kind == PM_LAZY_AWAIT || lazy->kind == PM_LAZY_AITER)
+        return pm_async_child_error(lazy->source, 0); /* the element keeps it */
+    if (pm_lazy_take(lazy, ctx->w) < 0) return -1;
+    if (lazy->kind == PM_LAZY_ITER) return render_iterator(ctx, lazy->source, depth);
+    PyObject *value = PyObject_CallNoArgs(lazy->source);
+    if (value == NULL) return -1;
+    int r = pm_render_child(ctx, value, depth);
+    Py_DECREF(value);
+    return r;
+}
+
 static PM_NOINLINE int render_child_rare(pm_render_ctx *ctx, PyObject *child, int depth) {
     pm_state *st = ctx->st;
     if (child == Py_None) return 0;
     if (Py_TYPE(child) == st->safestring_type) return write_verbatim(ctx, child);
+    if (Py_TYPE(child) == st->lazy_type) return render_lazy(ctx, (pm_lazy *)child, depth);
     if (Py_TYPE(child) == st->comment_type) {
         Py_ssize_t n;
         const char *s = pm_utf8(((pm_comment *)child)->text, &n, NULL, "Comment");
@@ -505,11 +541,26 @@ static PM_NOINLINE int render_child_rare(pm_render_ctx *ctx, PyObject *child, in
         return pm_str_has_own_str(child) ? write_text_of_str(ctx, child) : write_text(ctx, child);
     /* int and float subclasses after the __html__ lookup, as markupsafe. */
     if (PyLong_Check(child) || PyFloat_Check(child)) return write_number(ctx, child);
-    if (PyIter_Check(child) && !PyDict_Check(child)) return render_iterator(ctx, child, depth);
     if (Py_TYPE(child) == st->tag_type) {
         PyErr_Format(PyExc_TypeError, "render(): got the factory %R, not an element; call it: %R()",
                      child, child);
         return -1;
+    }
+    if (!PyDict_Check(child)) {
+        /* Given to render() or met in a list at render time: taken now. */
+        switch (pm_lazy_kind(st, child)) {
+        case PM_LAZY_ITER: return render_iterator(ctx, child, depth);
+        case PM_LAZY_AWAIT:
+        case PM_LAZY_AITER: return pm_async_child_error(child, 1);
+        case PM_LAZY_CALL: {
+            PyObject *value = PyObject_CallNoArgs(child);
+            if (value == NULL) return -1;
+            int r = pm_render_child(ctx, value, depth);
+            Py_DECREF(value);
+            return r;
+        }
+        default: break;
+        }
     }
     PyErr_Format(PyExc_TypeError,
                  "render(): cannot render an object of type '%.100s'; pass an element, str, "

@@ -46,6 +46,7 @@ typedef struct pm_state {
     PyTypeObject *namespace_type;  /* markup.TagNamespace, the type of `h`     */
     PyTypeObject *comment_type;    /* markup.Comment                           */
     PyTypeObject *safestring_type; /* markup.SafeString (a str subclass)       */
+    PyTypeObject *lazy_type;       /* markup.Lazy: a child taken at render     */
 
     /* Owned by baked.c: pm_baked_init() may set these; they stay NULL
        otherwise. module.c visits and clears them with the rest of the
@@ -72,6 +73,7 @@ typedef struct pm_state {
     PyObject *str_html;     /* interned "__html__"                          */
     PyObject *str_class;    /* interned "class"                             */
     PyObject *str_style;    /* interned "style"                             */
+    PyObject *str_eager;    /* key in the thread state dict: pm_eager_children */
     /* markup's classes()/styles() rules for a list or mapping given as the
        value of class or style (set by the package's __init__; until then
        such values are refused as for any other attribute). */
@@ -108,6 +110,7 @@ static inline pm_state *pm_state_from_module(PyObject *module) {
 /* Element.flags */
 #define PM_ELEMENT_DOCTYPE  0x01 /* write "<!doctype html>" before the element */
 #define PM_ELEMENT_FRAGMENT 0x02 /* h.Fragment: no tag, only its children        */
+#define PM_ELEMENT_LAZY     0x04 /* a Lazy child in it or in an element below it  */
 
 /* An element: immutable once built, in one allocation. `tag` is a
    validated ASCII str. `items` holds 2 * nattrs attribute items, name,
@@ -115,11 +118,14 @@ static inline pm_state *pm_state_from_module(PyObject *module) {
    counts them all. Names are validated str, values are stored as given
    (str, SafeString, __html__ objects, int, float, True, False, None or a
    baked placeholder) and the rules are applied when rendering. Children are
-   already flattened: str, int, float, Element, Comment, __html__ objects or
-   placeholders (None and nested lists were removed at construction). */
+   already flattened: str, int, float, Element, Comment, __html__ objects,
+   placeholders or Lazy children (None and nested lists were removed at
+   construction). */
 typedef struct pm_element {
     PyObject_VAR_HEAD PyObject *tag;
     Py_ssize_t nattrs;    /* attribute pairs at the start of items */
+    Py_ssize_t nodes;     /* elements below it: how much a streaming walk
+                             finds in it without descending */
     uint8_t kind;         /* markup_tag_kind */
     uint8_t flags;        /* PM_ELEMENT_* */
     markup_tag_class cls; /* what the tag is to the HTML parser */
@@ -133,6 +139,32 @@ static inline Py_ssize_t pm_element_nchildren(const pm_element *el) {
 static inline PyObject *const *pm_element_children(const pm_element *el) {
     return el->items + 2 * el->nattrs;
 }
+
+/* A child taken when the element is rendered, not when it is built
+   (markup.Lazy): an iterator or an awaitable, used by the first render
+   only; a zero-argument callable, called by each render; an async
+   iterable, iterated by the first aiter_render. */
+enum { PM_LAZY_ITER, PM_LAZY_CALL, PM_LAZY_AWAIT, PM_LAZY_AITER };
+
+typedef struct pm_lazy {
+    PyObject_HEAD PyObject *source;
+    uint8_t kind;  /* PM_LAZY_* */
+    uint8_t taken; /* a one-shot source was handed to a render (with the
+                      GIL held: one thread sees 0 and sets it) */
+} pm_lazy;
+
+/* The kind of Lazy child `obj` would be, or -1 for none. */
+int pm_lazy_kind(pm_state *st, PyObject *obj);
+
+/* 1 while @baked traces a builder in this thread (markup._core.
+   _eager_children): an iterator child is taken when its element is built
+   and no child is lazy. 0 otherwise, -1 with an exception set. */
+int pm_eager_children(pm_state *st);
+
+/* Takes a one-shot Lazy child for a render: 0, or -1 with a ValueError
+   (naming the element `where`, a writer frame, when not NULL) when an
+   earlier (or another thread's) render took it. */
+int pm_lazy_take(pm_lazy *lazy, const markup_writer *w);
 
 /* A Comment: `text` is a str written escaped between "<!--" and "-->". */
 typedef struct pm_comment {
@@ -313,6 +345,16 @@ PyObject *pm_escape(PyObject *module, PyObject *obj);
    exception set (the buffer may hold a partial write: the caller discards
    it or truncates). */
 int pm_render_child(pm_render_ctx *ctx, PyObject *child, int depth);
+
+/* An element in two halves, for a walker that renders its children itself
+   (stream.c): the doctype, start tag and attributes (fragments have none),
+   then the end tag. Return 0, or -1 with an exception set. */
+int pm_render_start(pm_render_ctx *ctx, pm_element *el, int depth);
+int pm_render_end(pm_render_ctx *ctx);
+
+/* The TypeError for an awaitable or async iterable met by a synchronous
+   render; `close` closes a coroutine that nobody else holds. Returns -1. */
+int pm_async_child_error(PyObject *child, int close);
 
 /* Writes one attribute by the value rules: str -> ' name="escaped"',
    SafeString/__html__ -> ' name="verbatim"', int/float -> str() escaped,

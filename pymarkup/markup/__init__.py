@@ -16,6 +16,7 @@ from ._core import (
     MAX_DEPTH,
     Comment,
     Element,
+    Lazy,
     SafeString,
     Tag,
     escape,
@@ -27,15 +28,18 @@ from ._core import (
 
 from ._baked import baked
 from ._pretty import pretty
+from ._stream import aiter_render
 from ._template import LoopState, _find_stand, contains, looped, per_call, when
 
 __all__ = [
     "MAX_DEPTH",
     "Comment",
     "Element",
+    "Lazy",
     "LoopState",
     "SafeString",
     "Tag",
+    "aiter_render",
     "aria",
     "baked",
     "classes",

@@ -3,6 +3,8 @@
 import sys
 from typing import (
     Any,
+    AsyncIterable,
+    Awaitable,
     Callable,
     Dict,
     Iterable,
@@ -39,7 +41,21 @@ AttrValue = Union[
     Sequence[Union[str, None, bool, Mapping[str, Any]]],
     Mapping[str, Any],
 ]
-Child = Union[str, int, float, None, "Element", "Comment", _HasHTML, Iterable[Any]]
+# Iterators, no-argument callables, awaitables and async iterables are
+# taken when the element is rendered (the last two by aiter_render only).
+Child = Union[
+    str,
+    int,
+    float,
+    None,
+    "Element",
+    "Comment",
+    _HasHTML,
+    Iterable[Any],
+    Callable[[], Any],
+    Awaitable[Any],
+    AsyncIterable[Any],
+]
 
 # Like markupsafe.Markup: the str methods that build text return SafeString
 # (of the caller's class) and escape the plain-str arguments they insert.
@@ -109,6 +125,16 @@ class Element:
     def doctype(self) -> bool: ...
     def __html__(self) -> SafeString: ...
     def __str__(self) -> SafeString: ...
+
+# A child taken when its element is rendered, as Element.children shows it.
+@final
+class Lazy:
+    @property
+    def source(self) -> Any: ...
+    @property
+    def kind(self) -> str: ...  # "iterator", "callable", "awaitable", "async iterable"
+    @property
+    def taken(self) -> bool: ...
 
 @final
 class Comment:
@@ -342,7 +368,20 @@ h: TagNamespace
 
 def render(node: Child, /) -> SafeString: ...
 def render_bytes(node: Child, /) -> bytes: ...
-def iter_render(node: Child, /, chunk_size: int = 65536) -> Iterator[bytes]: ...
+def iter_render(node: Child, /, chunk_size: int = 65536) -> RenderChunks: ...
+
+# What iter_render returns; the underscored methods serve aiter_render.
+@final
+class RenderChunks(Iterator[bytes]):
+    def __next__(self) -> bytes: ...
+    def close(self) -> None: ...
+    def _step(self) -> Union[bytes, None, Tuple[int, Any]]: ...
+    def _give(self, value: Any, /) -> None: ...
+    def _give_end(self) -> None: ...
+    def _open_async_iterators(self) -> List[Any]: ...
+
+def _async_stream(node: Child, chunk_size: int, /) -> RenderChunks: ...
+def _eager_children(on: bool, /) -> bool: ...
 def escape(s: object, /) -> SafeString: ...
 def _set_attr_joiners(
     class_joiner: Callable[[Any], Any], style_joiner: Callable[[Any], Any], /

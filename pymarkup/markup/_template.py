@@ -1306,9 +1306,12 @@ def trace(func: Any, name: str, params: List[str]) -> Tuple[_Session, List[Stand
     session = _Session(name)
     stands = [_Param(session, p, i) for i, p in enumerate(params)]
     _sessions()[session.nonce] = session
+    # A generator over a stand-in must run while the builder is traced.
+    eager = _core._eager_children(True)
     try:
         tree = func(**dict(zip(params, stands)))
     finally:
+        _core._eager_children(eager)
         del _sessions()[session.nonce]
     return session, stands, tree
 

@@ -330,8 +330,9 @@ def test_exception_in_generator_propagates():
         yield h.Li("a")
         raise KeyError("boom")
 
+    ul = h.Ul(gen())  # taken when rendered, not when built
     with pytest.raises(KeyError, match="boom"):
-        h.Ul(gen())
+        render(ul)
 
 
 def test_elements_cannot_be_created_directly():

@@ -24,7 +24,8 @@ ITERATIONS = 1_000_000
 SCRIPT = textwrap.dedent(
     """
     import json, os, sys
-    from markup import Comment, SafeString, baked, h, looped, render, render_bytes, when
+    from markup import (Comment, SafeString, baked, h, iter_render, looped, render,
+                        render_bytes, when)
 
     PAGE = os.sysconf("SC_PAGE_SIZE")
 
@@ -73,7 +74,8 @@ SCRIPT = textwrap.dedent(
         for call in (
             lambda: render(["ok", "\\ud800"]),          # lone surrogate at render
             lambda: h.Div({"a b": i}),                  # refused attribute name
-            lambda: h.Div(raising_items()),             # generator raising while built
+            lambda: render(h.Div(raising_items())),     # generator raising while rendered
+            lambda: b"".join(iter_render(h.Div(raising_items()))),  # ... while streamed
             lambda: row("c", i, "\\udc00", None),       # bad value in a baked slot
             lambda: row("c", i, raising_items(), None), # generator raising in a slot
             lambda: render(h.P(object())),              # unrenderable child

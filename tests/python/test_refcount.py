@@ -52,7 +52,7 @@ def cases():
         ("raw breakout", [text + "</script>"], lambda a: h.Script(a[0]), ValueError),
         ("element in raw", [h.B("x")], lambda a: h.Style(a[0]), TypeError),
         ("surrogate", ["a\ud800" + text], lambda a: h.P(a[0]), ValueError),
-        ("generator fails", [h.Li("x")], lambda a: h.Ul(_gen_then_fail(a[0])), KeyError),
+        ("generator fails", [h.Li("x")], lambda a: render(h.Ul(_gen_then_fail(a[0]))), KeyError),
         ("bad kw name", [text], lambda a: h.P(**{"a=b": a[0]}), ValueError),
         ("html raises", [BadHtml()], lambda a: render(h.P(h.I("x"), a[0])), RuntimeError),
         ("render unknown", [Opaque()], lambda a: render([h.P("x"), a[0]]), TypeError),

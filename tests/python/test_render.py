@@ -97,13 +97,45 @@ def test_children_kinds():
 
 
 def test_children_flattened_at_construction():
+    el = h.P(["a"], ("b", [h.I("c"), ("d", None)]), (), [[[]]], [1, 2])
+    assert el.children == ("a", "b", el.children[2], "d", 1, 2)
+    assert render(el) == "<p>ab<i>c</i>d12</p>"
+
+
+def test_iterators_and_callables_are_taken_when_rendered():
+    taken = []
+
     def gen():
+        taken.append("gen")
         yield "b"
         yield [h.I("c"), ("d", None)]
 
-    el = h.P(["a"], gen(), (), [[[]]], map(str, [1, 2]))
-    assert el.children == ("a", "b", el.children[2], "d", "1", "2")
-    assert render(el) == "<p>ab<i>c</i>d12</p>"
+    def later():
+        taken.append("call")
+        return h.B(len(taken))
+
+    el = h.P("a", gen(), map(str, [1, 2]), later)
+    assert taken == []
+    lazy = el.children[1:]
+    assert [c.kind for c in lazy] == ["iterator", "iterator", "callable"]
+    assert [c.taken for c in lazy] == [False, False, False]
+    assert lazy[2].source is later
+    assert repr(el) == "<Element p children=4 (3 lazy)>"
+    assert render(el) == "<p>ab<i>c</i>d12<b>2</b></p>"
+    assert taken == ["gen", "call"]
+    assert [c.taken for c in lazy] == [True, True, False]
+    assert repr(lazy[0]).startswith("Lazy(iterator <generator object") and "taken" in repr(lazy[0])
+    # A second render would find the generator empty: refused, never empty.
+    with pytest.raises(ValueError, match=r"^<p>: a one-shot child \(iterator <generator"):
+        render(el)
+    # Lists and tuples are kept as they are, and render again.
+    again = h.P(list(x for x in "ab"))
+    assert render(again) == render(again) == "<p>ab</p>"
+    # A callable is called by each render, and may return anything a child can be.
+    counter = iter(range(10))
+    ticking = h.P(lambda: [next(counter), h.Br()])
+    assert render(ticking) == "<p>0<br></p>"
+    assert render(ticking) == "<p>1<br></p>"
 
 
 def test_int_subclass_and_float_formatting_follow_str():
@@ -468,7 +500,7 @@ def test_one_non_ascii_character_anywhere_in_a_page():
 
 
 def test_fragment_renders_its_children_and_gives_them_to_its_parent():
-    frag = h.Fragment(h.Li("a"), "b & c", [h.Li("d"), None], (x for x in ["e"]))
+    frag = h.Fragment(h.Li("a"), "b & c", [h.Li("d"), None], ["e"])
     assert frag.tag == "" and frag.attrs == {} and not frag.doctype
     assert repr(frag) == "<Fragment children=4>"
     assert render(frag) == "<li>a</li>b &amp; c<li>d</li>e"

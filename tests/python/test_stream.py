@@ -119,15 +119,22 @@ def test_positional_chunk_size_and_iterator_protocol():
         next(it)
 
 
-def test_rendering_happens_at_the_call():
-    # The tree is read when iter_render() is called: later changes to what
-    # it referenced do not show, and a generator is consumed right away.
-    items = [h.Li("a")]
-    gen = (x for x in items)
-    it = iter_render(h.Ul(gen))
-    assert list(gen) == []
-    items.append(h.Li("b"))
-    assert b"".join(it) == b"<ul><li>a</li></ul>"
+def test_rendering_happens_as_chunks_are_asked_for():
+    # A generator child is taken item by item, as the walk reaches it.
+    taken = []
+
+    def rows():
+        for i in range(100):
+            taken.append(i)
+            yield h.Li("é" * 10, i)
+
+    it = iter_render(h.Ul(rows()), chunk_size=64)
+    assert taken == []
+    first = next(it)
+    assert first.startswith(b"<ul><li>") and 0 < len(taken) < 10
+    rest = b"".join(it)
+    assert taken == list(range(100))
+    assert first + rest == render_bytes(h.Ul([h.Li("é" * 10, i) for i in range(100)]))
 
 
 @pytest.mark.parametrize("value", HOSTILE_VALUES, ids=value_id)
@@ -203,9 +210,12 @@ class Opaque:
         (True, TypeError, "bool"),
     ],
 )
-def test_render_errors_are_raised_by_the_call(node, exc, message):
+def test_render_errors_are_raised_by_next(node, exc, message):
+    it = iter_render(node)
     with pytest.raises(exc, match=message):
-        iter_render(node)
+        next(it)
+    with pytest.raises(StopIteration):  # then it stops
+        next(it)
 
 
 def test_render_errors_match_render_bytes():
@@ -213,8 +223,23 @@ def test_render_errors_match_render_bytes():
     with pytest.raises(TypeError) as from_bytes:
         render_bytes(bad)
     with pytest.raises(TypeError) as from_iter:
-        iter_render(bad)
+        list(iter_render(bad))
     assert str(from_iter.value) == str(from_bytes.value)
+
+
+def test_error_midway_comes_after_the_chunks_before_it():
+    def rows():
+        yield h.Li("a" * 30)
+        yield h.Li("b" * 30)
+        raise LookupError("gone")
+
+    got = []
+    with pytest.raises(LookupError, match="gone"):
+        for chunk in iter_render(h.Ul(rows()), chunk_size=16):
+            got.append(chunk)
+    # Every whole chunk rendered before the error went out.
+    rendered = b"<ul><li>" + b"a" * 30 + b"</li><li>" + b"b" * 30 + b"</li>"
+    assert b"".join(got) == rendered[: len(rendered) // 16 * 16]
 
 
 def test_the_iterator_type_is_not_constructible():
@@ -225,17 +250,18 @@ def test_the_iterator_type_is_not_constructible():
 # --- references and memory ---------------------------------------------------
 
 
-def test_iterator_holds_no_reference_to_the_tree():
+def test_iterator_holds_the_tree_until_it_ends():
     text = "shared text é " * 10
     child = h.P(text)
     node = h.Div(child, [child])
     before = (sys.getrefcount(text), sys.getrefcount(child), sys.getrefcount(node))
     it = iter_render(node, chunk_size=5)
-    assert (sys.getrefcount(text), sys.getrefcount(child), sys.getrefcount(node)) == before
+    assert sys.getrefcount(node) == before[2] + 1  # the walk starts from it
     next(it)
-    del it
+    del it  # abandoned halfway
     assert (sys.getrefcount(text), sys.getrefcount(child), sys.getrefcount(node)) == before
-    b"".join(iter_render(node, chunk_size=5))
+    it = iter_render(node, chunk_size=5)
+    b"".join(it)  # exhausted: released before the iterator is dropped
     assert (sys.getrefcount(text), sys.getrefcount(child), sys.getrefcount(node)) == before
 
 
@@ -245,7 +271,7 @@ def test_failed_calls_drop_their_references():
     before = (sys.getrefcount(bad), sys.getrefcount(size))
     for _ in range(100):
         with pytest.raises(TypeError):
-            iter_render([h.P("x"), bad], chunk_size=size)
+            list(iter_render([h.P("x"), bad], chunk_size=size))
         with pytest.raises(ValueError):
             iter_render(bad, chunk_size=0)
     assert (sys.getrefcount(bad), sys.getrefcount(size)) == before
@@ -285,13 +311,15 @@ def test_buffer_is_released_when_the_last_chunk_is_out():
     tracemalloc.start()
     try:
         it = iter_render(node, chunk_size=500_000)
+        first = next(it)  # the text is one child: rendered whole
         held = tracemalloc.get_traced_memory()[0]
         for _ in it:
             pass
         after = tracemalloc.get_traced_memory()[0]
+        del first
     finally:
         tracemalloc.stop()
-    assert held >= 1_000_000  # the rendered page
+    assert held >= 1_000_000  # the rendered text
     assert after < held - 900_000  # freed before the iterator itself is dropped
     del it
 

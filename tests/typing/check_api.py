@@ -99,7 +99,7 @@ def build_page(products: Mapping[str, str]) -> Element:
     field: Element = form_field("email", "a@example.com", "Required")
     return h.Div(
         {"id": "page"},
-        h.Nav(h.Ul(h.Li(link) for link in menu)),
+        h.Nav(h.Ul([h.Li(link) for link in menu])),
         card("Products", [h.Ul(rows)], footer="Prices include tax"),
         field,
         h.Script(tojson({"products": list(products)})),
