@@ -1,0 +1,309 @@
+"""Lazy children, the streaming walker and aiter_render(): document
+order, one-shot children, errors mid-stream, threads, memory."""
+
+import asyncio
+import gc
+import threading
+import tracemalloc
+
+import pytest
+
+from markup import Lazy, aiter_render, h, iter_render, render, render_bytes
+
+anyio = pytest.importorskip("anyio")
+
+
+async def collect(node, chunk_size=65536):
+    return b"".join([chunk async for chunk in aiter_render(node, chunk_size=chunk_size)])
+
+
+def run_on(backend, coro_fn, *args):
+    return anyio.run(coro_fn, *args, backend=backend)
+
+
+BACKENDS = ["asyncio", "trio"]  # trio is in the dev requirements
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("chunk_size", [1, 7, 64, 65536])
+def test_async_children_in_document_order(backend, chunk_size):
+    order = []
+
+    async def value(name):
+        order.append(name)
+        await anyio.sleep(0)
+        return h.B(name)
+
+    async def items(prefix):
+        for i in range(3):
+            order.append(f"{prefix}{i}")
+            await anyio.sleep(0)
+            yield h.I(f"{prefix}{i} é")
+
+    def sync_rows():
+        for i in range(2):
+            order.append(f"row{i}")
+            yield h.Tr(h.Td(i))
+
+    async def main():
+        tree = h.Div(
+            value("first"),
+            h.Ul(items("a")),
+            lambda: value("called"),  # an async function result, awaited in place
+            h.Table(sync_rows()),
+            [value("in-list"), h.P(items("b"))],
+            "tail <",
+        )
+        return await collect(tree, chunk_size)
+
+    out = run_on(backend, main)
+    expected = render_bytes(
+        h.Div(
+            h.B("first"),
+            h.Ul([h.I(f"a{i} é") for i in range(3)]),
+            h.B("called"),
+            h.Table([h.Tr(h.Td(i)) for i in range(2)]),
+            [h.B("in-list"), h.P([h.I(f"b{i} é") for i in range(3)])],
+            "tail <",
+        )
+    )
+    assert out == expected
+    assert order == ["first", "a0", "a1", "a2", "called", "row0", "row1", "in-list"] + [
+        "b0",
+        "b1",
+        "b2",
+    ]
+
+
+def test_async_function_child_is_called_each_render():
+    calls = []
+
+    async def now():
+        calls.append(1)
+        return len(calls)
+
+    el = h.P(now)
+    assert asyncio.run(collect(el)) == b"<p>1</p>"
+    assert asyncio.run(collect(el)) == b"<p>2</p>"
+    with pytest.raises(TypeError, match="aiter_render"):
+        render(el)  # the coroutine it made is closed: no "never awaited" warning
+    assert calls == [1, 1]
+
+
+def test_awaitable_and_async_iterable_are_one_shot():
+    async def one():
+        return "x"
+
+    async def gen():
+        yield "y"
+
+    el = h.P(one(), gen())
+    assert [c.kind for c in el.children] == ["awaitable", "async iterable"]
+    assert asyncio.run(collect(el)) == b"<p>xy</p>"
+    with pytest.raises(ValueError, match="already taken"):
+        asyncio.run(collect(el))
+
+
+def test_sync_renders_refuse_async_children_and_keep_them():
+    async def agen():
+        yield "a"
+
+    el = h.Div(agen())
+    with pytest.raises(TypeError, match=r"an async iterable \(async_generator\).*aiter_render"):
+        render(el)
+    with pytest.raises(TypeError, match="aiter_render"):
+        list(iter_render(el))
+    assert asyncio.run(collect(el)) == b"<div>a</div>"  # still there for aiter_render
+
+
+def test_error_from_an_async_child_propagates_and_closes_the_rest():
+    closed = []
+
+    async def outer():
+        try:
+            for i in range(10):
+                yield h.Li(i)
+        finally:
+            closed.append("outer")
+
+    async def failing():
+        raise LookupError("backend down")
+
+    async def main():
+        got = []
+        with pytest.raises(LookupError, match="backend down"):
+            async for chunk in aiter_render(h.Ul(outer(), h.Li(failing())), chunk_size=4):
+                got.append(chunk)
+        return got
+
+    got = asyncio.run(main())
+    assert closed == ["outer"]
+    assert b"".join(got).startswith(b"<ul><li>0</li>")
+
+
+def test_consumer_stopping_early_closes_async_generators():
+    closed = []
+
+    async def endless():
+        try:
+            i = 0
+            while True:
+                yield h.Li(i)
+                i += 1
+        finally:
+            closed.append(True)
+
+    async def main():
+        stream = aiter_render(h.Ul(h.Li("x"), h.Div(endless())), chunk_size=32)
+        first = await stream.__anext__()
+        await stream.aclose()
+        return first
+
+    # The generator was started (two items taken) and suspended when the
+    # consumer stopped.
+    assert asyncio.run(main()) == b"<ul><li>x</li><div><li>0</li><li>1</li>"[:32]
+    assert closed == [True]
+
+
+def test_render_errors_inside_aiter_render_are_the_same():
+    async def main():
+        return await collect([h.P("x"), object()])
+
+    with pytest.raises(TypeError, match="cannot render an object of type 'object'"):
+        asyncio.run(main())
+    with pytest.raises(ValueError, match="chunk_size must be a positive"):
+        aiter_render(h.P(), chunk_size=0)
+
+
+# --- lazy children and threads -----------------------------------------------
+
+
+def test_two_threads_rendering_one_generator_child():
+    started = threading.Event()
+    release = threading.Event()
+
+    def slow_rows():
+        started.set()
+        release.wait(10)
+        for i in range(3):
+            yield h.Li(i)
+
+    el = h.Ul(slow_rows())
+    results = {}
+
+    def first():
+        results["first"] = render(el)
+
+    t = threading.Thread(target=first)
+    t.start()
+    assert started.wait(10)
+    # The first thread holds the generator: the second gets the error at once.
+    with pytest.raises(ValueError, match=r"^<ul>: a one-shot child .* another thread"):
+        render(el)
+    release.set()
+    t.join()
+    assert results["first"] == "<ul><li>0</li><li>1</li><li>2</li></ul>"
+
+
+def test_many_threads_race_for_one_generator():
+    for _ in range(50):
+        el = h.Ul(h.Li(i) for i in range(200))
+        outcomes = []
+        barrier = threading.Barrier(4)
+
+        def race():
+            barrier.wait()
+            try:
+                outcomes.append(render(el))
+            except ValueError as exc:
+                outcomes.append(type(exc))
+
+        threads = [threading.Thread(target=race) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert sorted(map(str, outcomes)).count(str(ValueError)) == 3
+        assert render(h.Ul([h.Li(i) for i in range(200)])) in outcomes
+
+
+def test_lazy_type_is_not_constructible():
+    with pytest.raises(TypeError):
+        Lazy()
+
+
+# --- memory ------------------------------------------------------------------
+
+
+def test_a_generator_table_streams_in_bounded_memory():
+    def rows(n):
+        for i in range(n):
+            yield h.Tr(h.Td(i), h.Td("row & more"))
+
+    gc.collect()
+    tracemalloc.start()
+    try:
+        total = 0
+        for chunk in iter_render(h.Table(rows(200_000)), chunk_size=16384):
+            total += len(chunk)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert total > 7_000_000
+    assert peak < 2_000_000  # about one chunk and a row, not the table
+
+
+def test_abandoned_streams_do_not_leak():
+    def rows():
+        for i in range(100):
+            yield h.Tr(h.Td(i))
+
+    def abandon():
+        it = iter_render(h.Table(rows()), chunk_size=32)
+        next(it)
+
+    for _ in range(1000):
+        abandon()  # warm-up
+    gc.collect()
+    tracemalloc.start()
+    try:
+        for _ in range(1000):
+            abandon()
+        gc.collect()
+        small = tracemalloc.get_traced_memory()[0]
+        for _ in range(100_000):
+            abandon()
+        gc.collect()
+        large = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert large - small < 64 * 1024
+
+
+def test_abandoned_async_streams_do_not_leak():
+    async def items():
+        for i in range(100):
+            yield h.Li(i)
+
+    async def abandon():
+        stream = aiter_render(h.Ul(items()), chunk_size=16)
+        await stream.__anext__()
+        await stream.aclose()
+
+    async def many(n):
+        for _ in range(n):
+            await abandon()
+
+    asyncio.run(many(500))
+    gc.collect()
+    tracemalloc.start()
+    try:
+        asyncio.run(many(500))
+        gc.collect()
+        small = tracemalloc.get_traced_memory()[0]
+        asyncio.run(many(10_000))
+        gc.collect()
+        large = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert large - small < 64 * 1024

@@ -1,0 +1,314 @@
+"""The framework glue, each tested with the framework's own test client:
+markup.starlette, markup.fastapi, markup.flask and markup.django."""
+
+import asyncio
+import sys
+import types
+
+import pytest
+
+from markup import Comment, SafeString, baked, h, render, render_bytes
+
+TEA = "Tea & <cake> é"
+
+
+def rows(n, log=None):
+    for i in range(n):
+        if log is not None:
+            log.append(i)
+        yield h.Tr(h.Td(i), h.Td(TEA))
+
+
+def table_bytes(n):
+    return render_bytes(h.Table(list(rows(n))))
+
+
+@baked
+def layout(title, content):
+    return h.HtmlDocument(h.Head(h.Title(title)), h.Body(content))
+
+
+# --- Starlette ---------------------------------------------------------------
+
+
+def test_starlette_responses():
+    from starlette.applications import Starlette
+    from starlette.routing import Route
+    from starlette.testclient import TestClient
+
+    from markup.starlette import MarkupResponse, MarkupStreamingResponse
+
+    async def fetch_name():
+        await asyncio.sleep(0)
+        return h.B(TEA)
+
+    async def items():
+        for i in range(3):
+            await asyncio.sleep(0)
+            yield h.Li(i)
+
+    async def page(request):
+        return MarkupResponse(h.P(TEA), status_code=201)
+
+    async def baked_page(request):
+        return MarkupResponse(layout("T", h.P(TEA)))
+
+    async def streamed(request):
+        return MarkupStreamingResponse(h.Table(rows(2000)), chunk_size=1024)
+
+    async def awaited(request):
+        return MarkupStreamingResponse(h.Div(fetch_name, h.Ul(items())))
+
+    app = Starlette(
+        routes=[
+            Route("/page", page),
+            Route("/baked", baked_page),
+            Route("/streamed", streamed),
+            Route("/awaited", awaited),
+        ]
+    )
+    client = TestClient(app)
+    r = client.get("/page")
+    assert r.status_code == 201
+    assert r.headers["content-type"] == "text/html; charset=utf-8"
+    assert r.content == render_bytes(h.P(TEA))
+    assert client.get("/baked").content == render_bytes(layout("T", h.P(TEA)))
+    r = client.get("/streamed")
+    assert r.headers["content-type"] == "text/html; charset=utf-8"
+    assert "content-length" not in r.headers
+    assert r.content == table_bytes(2000)
+    r = client.get("/awaited")
+    assert r.text == render(h.Div(h.B(TEA), h.Ul([h.Li(i) for i in range(3)])))
+
+
+# --- FastAPI -----------------------------------------------------------------
+
+
+def test_fastapi_routes_return_elements():
+    from fastapi import FastAPI
+    from fastapi.testclient import TestClient
+
+    from markup import Element
+    from markup.fastapi import MarkupResponse, MarkupStreamingResponse
+
+    app = FastAPI()
+
+    @app.get("/item/{name}", response_class=MarkupResponse)
+    def item(name: str):
+        return h.Article(h.H1(name), Comment("id"))
+
+    @app.get("/annotated", response_class=MarkupResponse, response_model=None)
+    async def annotated() -> Element:
+        return h.P(TEA)
+
+    @app.get("/baked", response_class=MarkupResponse)
+    def baked_page():
+        return layout("T", h.P(TEA))
+
+    @app.get("/stream")
+    async def stream():
+        return MarkupStreamingResponse(h.Table(rows(500)), chunk_size=100)
+
+    client = TestClient(app)
+    r = client.get("/item/<script>")
+    assert r.headers["content-type"] == "text/html; charset=utf-8"
+    assert r.text == "<article><h1>&lt;script&gt;</h1><!--id--></article>"
+    assert client.get("/annotated").content == render_bytes(h.P(TEA))
+    assert client.get("/baked").content == render_bytes(layout("T", h.P(TEA)))
+    assert client.get("/stream").content == table_bytes(500)
+
+
+# --- Flask ---------------------------------------------------------------------
+
+
+def test_flask_views_return_elements_and_stream():
+    from flask import Flask, g, request
+
+    from markup.flask import init_app, stream
+
+    app = init_app(Flask(__name__))
+    log = []
+
+    @app.get("/")
+    def index():
+        return h.P(TEA)
+
+    @app.get("/missing")
+    def missing():
+        return h.P("no such page"), 404, {"X-Kind": "markup"}
+
+    @app.get("/text")
+    def text():
+        return "plain <str>"  # left to Flask
+
+    @app.get("/stream")
+    def streamed():
+        g.greeting = "hi"
+
+        def from_request():
+            # Runs while the response is sent, inside the request context.
+            return h.P(request.args["q"], " ", g.greeting)
+
+        return stream(h.Div(from_request, h.Table(rows(300, log))), chunk_size=256)
+
+    client = app.test_client()
+    r = client.get("/")
+    assert r.status_code == 200 and r.mimetype == "text/html"
+    assert r.content_type == "text/html; charset=utf-8"
+    assert r.data == render_bytes(h.P(TEA))
+    r = client.get("/missing")
+    assert (r.status_code, r.headers["X-Kind"], r.data) == (404, "markup", b"<p>no such page</p>")
+    assert client.get("/text").data == b"plain <str>"
+    r = client.get("/stream?q=<tea>")
+    # The test client takes the first chunk at once; the rest is rendered
+    # as the body is read.
+    assert r.is_streamed and len(log) < 50
+    body = r.get_data()
+    assert log == list(range(300))
+    assert body == b"<div><p>&lt;tea&gt; hi</p>" + table_bytes(300) + b"</div>"
+
+
+# --- Django --------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def django_site():
+    import django
+    from django.conf import settings
+
+    pages = types.ModuleType("markup_test_pages")
+
+    def product(name, price, request=None, csrf_input=None):
+        return layout(
+            name,
+            h.Form({"method": "post"}, csrf_input, h.P(f"{price:.2f}"), h.P(request.path)),
+        )
+
+    def listing(**context):
+        return h.Ul([h.Li(k, "=", v) for k, v in sorted(context.items()) if k == "items"])
+
+    pages.product = product
+    pages.listing = listing
+    pages.not_a_template = 3
+    sys.modules["markup_test_pages"] = pages
+
+    urls = types.ModuleType("markup_test_urls")
+    sys.modules["markup_test_urls"] = urls
+    if not settings.configured:
+        settings.configure(
+            DEBUG=False,
+            SECRET_KEY="test",
+            ROOT_URLCONF="markup_test_urls",
+            ALLOWED_HOSTS=["testserver"],
+            MIDDLEWARE=["django.middleware.csrf.CsrfViewMiddleware"],
+            INSTALLED_APPS=[],
+            TEMPLATES=[
+                {
+                    "NAME": "markup",
+                    "BACKEND": "markup.django.MarkupTemplates",
+                    "OPTIONS": {"packages": ["markup_test_pages"]},
+                },
+                # Django's own, beside it: the names must differ.
+                {"BACKEND": "django.template.backends.django.DjangoTemplates"},
+            ],
+        )
+        django.setup()
+
+    from django.http import HttpResponse
+    from django.shortcuts import render as django_render
+    from django.urls import path
+
+    from markup.django import astream, stream
+
+    def product_view(request):
+        return django_render(request, "markup_test_pages.product", {"name": TEA, "price": 4.5})
+
+    def listing_view(request):
+        return django_render(request, "markup_test_pages:listing", {"items": "<x>"})
+
+    def stream_view(request):
+        return stream(h.Table(rows(400)), chunk_size=512)
+
+    async def astream_view(request):
+        async def late():
+            await asyncio.sleep(0)
+            return h.B(TEA)
+
+        return astream(h.Div(late, h.Table(rows(10))))
+
+    def element_view(request):
+        return HttpResponse(render_bytes(h.P(TEA)))
+
+    urls.urlpatterns = [
+        path("product", product_view),
+        path("listing", listing_view),
+        path("stream", stream_view),
+        path("astream", astream_view),
+        path("element", element_view),
+    ]
+    return settings
+
+
+def test_django_template_backend(django_site):
+    from django.template import TemplateDoesNotExist, engines
+    from django.test import Client
+
+    r = Client().get("/product")
+    assert r.status_code == 200 and r["Content-Type"] == "text/html; charset=utf-8"
+    html = r.content.decode()
+    assert html.startswith("<!doctype html><html><head><title>Tea &amp; &lt;cake&gt; é</title>")
+    assert '<input type="hidden" name="csrfmiddlewaretoken" value="' in html
+    assert "<p>4.50</p><p>/product</p>" in html
+    assert Client().get("/listing").content == b"<ul><li>items=&lt;x&gt;</li></ul>"
+
+    engine = engines["markup"]
+    for name in ["markup_test_pages.nothing", "markup_test_pages.not_a_template", "os.getcwd"]:
+        with pytest.raises(TemplateDoesNotExist):
+            engine.get_template(name)
+    with pytest.raises(TemplateDoesNotExist, match="dotted path"):
+        engine.from_string("<p>{{ x }}</p>")
+
+
+def test_django_streaming(django_site):
+    from django.test import AsyncClient, Client
+
+    r = Client().get("/stream")
+    assert r.streaming and r["Content-Type"] == "text/html; charset=utf-8"
+    assert b"".join(r.streaming_content) == table_bytes(400)
+
+    async def fetch():
+        response = await AsyncClient().get("/astream")
+        return b"".join([chunk async for chunk in response.streaming_content])
+
+    assert asyncio.run(fetch()) == render_bytes(h.Div(h.B(TEA), h.Table(list(rows(10)))))
+
+
+def test_django_backend_refuses_unknown_options():
+    from markup.django import MarkupTemplates
+
+    with pytest.raises(ValueError, match="unknown OPTIONS"):
+        MarkupTemplates({"NAME": "m", "OPTIONS": {"dirs": []}})
+
+
+def test_glue_modules_are_not_imported_by_markup():
+    import subprocess
+
+    code = (
+        "import sys, markup; "
+        "print(sorted(m for m in ('flask', 'django', 'starlette', 'fastapi') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_safestring_passes_through_responses():
+    from starlette.testclient import TestClient
+    from starlette.applications import Starlette
+    from starlette.routing import Route
+
+    from markup.starlette import MarkupResponse
+
+    async def page(request):
+        return MarkupResponse(SafeString("<hr>"))
+
+    assert TestClient(Starlette(routes=[Route("/", page)])).get("/").text == "<hr>"
