@@ -2,16 +2,20 @@
 
 Run it with:  flask --app examples/flask_app.py run --debug
 
-render_bytes() gives the page as UTF-8 bytes, which go into the Response
-as they are: no template files, no str round trip.
+markup.flask's init_app() lets views return elements and @baked pages:
+they go out as UTF-8 bytes, text/html, with no template files. The notes
+feed is streamed with markup.flask.stream().
 """
 
 from dataclasses import dataclass
 from typing import List, Optional, Union
 
+from typing import Iterator, Tuple
+
 from flask import Flask, Response, request
 
-from markup import Element, SafeString, baked, h, render_bytes
+from markup import Element, SafeString, baked, h
+from markup.flask import init_app, stream
 
 
 @dataclass(frozen=True)
@@ -26,7 +30,7 @@ NOTES = [
     Note(2, "Ideas", "A page built with h.*, not a template"),
 ]
 
-app = Flask(__name__)
+app = init_app(Flask(__name__))
 
 
 # The layout is baked: its static HTML is built once, a call only fills the
@@ -61,21 +65,29 @@ def find_note(note_id: int) -> Optional[Note]:
     return next((n for n in NOTES if n.id == note_id), None)
 
 
-def html(page: SafeString, status: int = 200) -> Response:
-    return Response(render_bytes(page), status=status, mimetype="text/html")
-
-
 @app.get("/")
-def index() -> Response:
+def index() -> SafeString:
     query = request.args.get("q", "")
     notes = matching(query)
     results = h.Ul([note_link(n) for n in notes]) if notes else h.P("No notes match.")
-    return html(layout("Notes", h.Section(search_form(query), results)))
+    return layout("Notes", h.Section(search_form(query), results))
 
 
 @app.get("/notes/<int:note_id>")
-def note_detail(note_id: int) -> Response:
+def note_detail(note_id: int) -> Union[SafeString, Tuple[SafeString, int]]:
     note = find_note(note_id)
     if note is None:
-        return html(layout("Not found", h.P(f"There is no note {note_id}.")), status=404)
-    return html(layout(note.title, h.Article(h.H2(note.title), h.P(note.body))))
+        return layout("Not found", h.P(f"There is no note {note_id}.")), 404
+    return layout(note.title, h.Article(h.H2(note.title), h.P(note.body)))
+
+
+def all_notes(copies: int) -> Iterator[Element]:
+    for i in range(copies):
+        note = NOTES[i % len(NOTES)]
+        yield h.Article(h.H2(note.title), h.P(note.body))
+
+
+@app.get("/feed")
+def feed() -> Response:
+    # Taken note by note while the response is sent.
+    return stream(h.Main(all_notes(int(request.args.get("n", "1000")))))

@@ -2,9 +2,10 @@
 
 Run it with:  uvicorn examples.starlette_app:app --reload
 
-Pages go out as render_bytes(): UTF-8 bytes straight into the response,
-with no str round trip. The long catalog page is streamed with iter_render(),
-which renders once and hands the bytes to the server in chunks.
+Pages go out through markup.starlette's MarkupResponse: rendered once, as
+UTF-8 bytes straight into the response. The long catalog page goes out
+with MarkupStreamingResponse: its rows come from a generator, each chunk is
+sent as soon as it is rendered, and the rows are never all in memory.
 """
 
 from dataclasses import dataclass
@@ -12,10 +13,11 @@ from typing import Iterable, Optional, Union
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, StreamingResponse
+from starlette.responses import Response
 from starlette.routing import Route
 
-from markup import Element, SafeString, baked, classes, h, iter_render, render_bytes
+from markup import Element, SafeString, baked, classes, h
+from markup.starlette import MarkupResponse, MarkupStreamingResponse
 
 
 @dataclass(frozen=True)
@@ -78,27 +80,30 @@ def not_found_page(product_id: int) -> SafeString:
     return layout("Not found", h.P(f"There is no product {product_id}."))
 
 
-def catalog_page(copies: int = 2000) -> SafeString:
+def catalog_page(copies: int = 2000) -> Element:
+    # A tree, not a @baked call (which renders at once): its generator child
+    # is taken row by row while the response streams.
     rows = (product_card(PRODUCTS[i % len(PRODUCTS)]) for i in range(copies))
-    return layout("Catalog", h.Ul({"class": "products"}, rows))
+    return h.HtmlDocument(
+        h.Head(h.Meta(charset="utf-8"), h.Title("Catalog")),
+        h.Body(h.Main(h.Ul({"class": "products"}, rows))),
+    )
 
 
-async def index(request: Request) -> HTMLResponse:
-    return HTMLResponse(render_bytes(index_page()))
+async def index(request: Request) -> Response:
+    return MarkupResponse(index_page())
 
 
-async def product_detail(request: Request) -> HTMLResponse:
+async def product_detail(request: Request) -> Response:
     product_id: int = request.path_params["product_id"]
     product = find_product(product_id)
     if product is None:
-        return HTMLResponse(render_bytes(not_found_page(product_id)), status_code=404)
-    return HTMLResponse(render_bytes(product_page(product)))
+        return MarkupResponse(not_found_page(product_id), status_code=404)
+    return MarkupResponse(product_page(product))
 
 
-async def catalog(request: Request) -> StreamingResponse:
-    # Render errors surface here, before the status line is sent.
-    chunks = iter_render(catalog_page(), chunk_size=16 * 1024)
-    return StreamingResponse(chunks, media_type="text/html; charset=utf-8")
+async def catalog(request: Request) -> Response:
+    return MarkupStreamingResponse(catalog_page(), chunk_size=16 * 1024)
 
 
 app = Starlette(

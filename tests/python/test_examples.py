@@ -199,3 +199,100 @@ def test_flask_note_and_not_found(flask_example):
     assert missing.status_code == 404
     assert missing.content_type == "text/html; charset=utf-8"
     assert texts(parse(missing.data), "p") == ["There is no note 42."]
+
+
+def test_flask_feed_streams(flask_example):
+    example, client = flask_example
+    response = client.get("/feed", query_string={"n": "300"})
+    assert response.is_streamed
+    assert response.content_type == "text/html; charset=utf-8"
+    expected = render_bytes(h.Main(list(example.all_notes(300))))
+    assert response.get_data() == expected
+    assert len(list(parse(response.data).iter("article"))) == 300
+
+
+# --- FastAPI -------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def fastapi_example():
+    pytest.importorskip("fastapi", reason="FastAPI is not installed (requirements-dev.txt)")
+    from fastapi.testclient import TestClient
+
+    example = load_example("fastapi_app")
+    with TestClient(example.app) as client:
+        yield example, client
+
+
+def test_fastapi_pages(fastapi_example):
+    example, client = fastapi_example
+    response = client.get("/")
+    assert response.headers["content-type"] == "text/html; charset=utf-8"
+    assert response.content == render_bytes(example.index())
+    assert texts(parse(response.content), "a") == list(example.STOCK)
+    response = client.get("/items/crème-brûlée")
+    assert texts(parse(response.content), "p") == ["3 in stock"]
+    response = client.get("/items/<b>")
+    assert b"<b>" not in response.content
+    assert texts(parse(response.content), "p") == ["No item <b>."]
+
+
+def test_fastapi_live_page_awaits_in_place(fastapi_example):
+    from markup import aiter_render
+
+    example, client = fastapi_example
+    response = client.get("/live")
+    assert response.headers["content-type"] == "text/html; charset=utf-8"
+
+    async def expected():
+        return b"".join([c async for c in aiter_render(example.live_page())])
+
+    assert response.content == asyncio.run(expected())
+    doc = parse(response.content)
+    assert texts(doc, "li") == [f"{k}: {v}" for k, v in example.STOCK.items()]
+    assert texts(doc, "p") == ["Stock levels, as they come in:"]
+
+
+# --- Django (in a process of its own: Django's settings are global) -----------
+
+_DJANGO_CHECK = """
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("django_app", sys.argv[1])
+app = importlib.util.module_from_spec(spec)
+sys.modules["django_app"] = app
+spec.loader.exec_module(app)
+import django
+django.setup()
+from django.test import Client
+from markup import h, render_bytes
+import html5lib
+
+client = Client()
+r = client.get("/")
+assert r.status_code == 200 and r["Content-Type"] == "text/html; charset=utf-8", r
+doc = html5lib.parse(r.content, namespaceHTMLElements=False)
+assert ["".join(li.itertext()) for li in doc.iter("li")] == [
+    "Tea & <Sympathy> (1953)", "The Book of Tea (1906)"]
+(token,) = [i for i in doc.iter("input") if i.get("name") == "csrfmiddlewaretoken"]
+assert len(token.get("value")) > 20
+
+r = client.get("/report?n=250")
+assert r.streaming
+body = b"".join(r.streaming_content)
+header = h.Tr(h.Th("#"), h.Th("Title"), h.Th("Year"))
+assert body == render_bytes(h.Table(header, list(app.report_rows(250))))
+print("ok")
+"""
+
+
+def test_django_example():
+    pytest.importorskip("django", reason="Django is not installed (requirements-dev.txt)")
+    import subprocess
+
+    proc = subprocess.run(
+        [sys.executable, "-c", _DJANGO_CHECK, str(EXAMPLES / "django_app.py")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-3000:]
