@@ -16,6 +16,7 @@ all: test
 ## Stario (CPython >= 3.12) gets its own .venv-stario, made by compare.py.
 bench: install bench-deps
 	$(PY) bench/compare.py --json $(BUILD)/bench.json --plot $(BUILD)/bench.png --markdown $(BUILD)/bench.md
+	$(PY) bench/stream.py --json $(BUILD)/bench-stream.json
 
 ## bench/compare.py on Debian's CPython 3.14 (PYVER=3.15 for the other),
 ## with the peers that publish a wheel for it; BENCH_ARGS pass through.

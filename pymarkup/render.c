@@ -329,8 +329,8 @@ static PM_NOINLINE int render_fragment(pm_render_ctx *ctx, pm_element *el, int d
     return 0;
 }
 
-int pm_render_start(pm_render_ctx *ctx, pm_element *el, int depth) {
-    if (depth >= MARKUP_MAX_DEPTH) return too_deep(el);
+/* The doctype, start tag and attributes of `el` (not a fragment). */
+static inline int render_start(pm_render_ctx *ctx, pm_element *el) {
     markup_writer *w = ctx->w;
     markup_error err;
     markup_status st;
@@ -351,11 +351,17 @@ int pm_render_start(pm_render_ctx *ctx, pm_element *el, int depth) {
     return 0;
 }
 
-int pm_render_end(pm_render_ctx *ctx) {
+static inline int render_end(pm_render_ctx *ctx) {
     markup_error err;
     markup_status st = markup_writer_close(ctx->w, &err);
     return st == MARKUP_OK ? 0 : writer_error(ctx, st, &err, NULL, NULL, 0);
 }
+
+int pm_render_start(pm_render_ctx *ctx, pm_element *el, int depth) {
+    return depth >= MARKUP_MAX_DEPTH ? too_deep(el) : render_start(ctx, el);
+}
+
+int pm_render_end(pm_render_ctx *ctx) { return render_end(ctx); }
 
 static int render_element(pm_render_ctx *ctx, pm_element *el, int depth) {
     if (depth >= MARKUP_MAX_DEPTH) return too_deep(el);
@@ -371,7 +377,7 @@ static int render_element(pm_render_ctx *ctx, pm_element *el, int depth) {
         r = render_fragment(ctx, el, depth);
         goto done;
     }
-    if (pm_render_start(ctx, el, depth) < 0) goto done;
+    if (render_start(ctx, el) < 0) goto done;
     PyObject *const *children = pm_element_children(el);
     Py_ssize_t n = pm_element_nchildren(el);
     if (n > 0 && ctx->on_children) {
@@ -392,7 +398,7 @@ static int render_element(pm_render_ctx *ctx, pm_element *el, int depth) {
         }
         ctx->plain = outer_plain;
     }
-    r = pm_render_end(ctx);
+    r = render_end(ctx);
 
 done:
     if (guarded) Py_LeaveRecursiveCall();

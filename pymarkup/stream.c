@@ -22,6 +22,10 @@
 /* An element with more elements below it than this is walked child by
    child; a smaller one is rendered whole, which is faster. */
 #define PM_STREAM_DESCEND     64
+/* The first chunk goes out once this much is ready (when chunk_size is
+   larger): the head of a page reaches the browser, which starts loading
+   its styles and scripts, before the body is rendered. */
+#define PM_STREAM_FIRST_CHUNK 4096
 
 enum { FRAME_ELEMENT, FRAME_SEQ, FRAME_ITER, FRAME_AITER };
 
@@ -52,6 +56,7 @@ typedef struct pm_chunks {
     uint8_t is_async;  /* stop at awaitables instead of refusing them */
     uint8_t busy;      /* a step is running: no other may start */
     uint8_t awaiting;  /* async: STEP_AWAIT or STEP_ANEXT until _give answers */
+    uint8_t sent;      /* a chunk went out: later ones are chunk bytes */
 } pm_chunks;
 
 static inline int is_continuation(unsigned char c) { return (c & 0xC0) == 0x80; }
@@ -247,11 +252,16 @@ static int step(pm_chunks *self) {
     return r;
 }
 
+/* The size of the next chunk: chunk_size, or less for the first. */
+static size_t next_size(const pm_chunks *self) {
+    return self->sent || self->chunk < PM_STREAM_FIRST_CHUNK ? self->chunk : PM_STREAM_FIRST_CHUNK;
+}
+
 /* Walks until the buffer holds a whole chunk, the walk ends, or the
    driver must await something. Returns STEP_*, or -1. */
 static int advance(pm_chunks *self) {
     if (self->state != STREAM_RUNNING) return STEP_END;
-    while (self->buf.len - self->pos < self->chunk) {
+    while (self->buf.len - self->pos < next_size(self)) {
         int r = step(self);
         if (r == 0) continue;
         if (r < 0) {
@@ -272,7 +282,8 @@ static int advance(pm_chunks *self) {
    compacted once half of it was handed out. */
 static PyObject *cut_chunk(pm_chunks *self) {
     const unsigned char *data = (const unsigned char *)self->buf.data;
-    size_t end = chunk_end(data, self->buf.len, self->pos, self->chunk);
+    size_t end = chunk_end(data, self->buf.len, self->pos, next_size(self));
+    self->sent = 1;
     PyObject *bytes =
         PyBytes_FromStringAndSize(self->buf.data + self->pos, (Py_ssize_t)(end - self->pos));
     if (bytes == NULL) return NULL;
@@ -513,6 +524,7 @@ static PyObject *new_stream(PyObject *module, PyObject *node, PyObject *chunk_ob
     self->is_async = (uint8_t)is_async;
     self->busy = 0;
     self->awaiting = 0;
+    self->sent = 0;
     PyObject_GC_Track(self);
     markup_status status = markup_buf_reserve(&self->buf, PM_STREAM_INITIAL_CAP);
     if (status != MARKUP_OK) {

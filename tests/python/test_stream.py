@@ -99,11 +99,15 @@ def test_chunks_are_as_full_as_the_boundaries_allow(chunk_size):
     assert b"".join(chunks) == render_bytes(page)
 
 
-def test_default_chunk_size_is_64_kib():
+def test_default_chunk_size_is_64_kib_after_a_first_chunk_of_4_kib():
     page = h.Div("x" * 200_000)
     chunks = list(iter_render(page))
-    assert [len(c) for c in chunks[:-1]] == [65536] * (len(chunks) - 1)
+    assert [len(c) for c in chunks[:-1]] == [4096] + [65536] * (len(chunks) - 2)
     assert b"".join(chunks) == render_bytes(page)
+    # A chunk_size below 4 KiB applies from the first chunk on.
+    assert {len(c) for c in list(iter_render(page, chunk_size=1000))[:-1]} == {1000}
+    chunks = list(iter_render(page, chunk_size=10_000))
+    assert [len(c) for c in chunks[:3]] == [4096, 10_000, 10_000]
 
 
 def test_positional_chunk_size_and_iterator_protocol():
