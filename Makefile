@@ -163,7 +163,7 @@ asan: venv
 ## The C tests and the C example under valgrind (memcheck): any memory
 ## error or leak fails.
 valgrind: cbuild
-	@set -e; for t in $(BUILD)/c/tests/test_* $(BUILD)/c/tests/example_page; do \
+	@set -e; for t in $(BUILD)/c/tests/test_* $(BUILD)/c/tests/example_*; do \
 	  [ -x "$$t" ] && [ ! -d "$$t" ] || continue; \
 	  echo "valgrind $$(basename $$t)"; \
 	  valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect \

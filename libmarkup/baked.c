@@ -21,6 +21,7 @@
 #include "escape_impl.h"
 #include "error_impl.h"
 #include "markup/markup.h"
+#include "output_impl.h"
 
 typedef struct baked_slot {
     size_t at;       /* offset in the static text where the slot is written */
@@ -474,4 +475,36 @@ markup_status markup_baked_render_with(const markup_baked *tpl, markup_slot_writ
 fail:
     markup_buf_truncate(out, start);
     return st;
+}
+
+markup_status markup_baked_render_to(const markup_baked *tpl, const markup_value *values,
+                                     size_t nvalues, markup_sink sink, void *ctx,
+                                     markup_error *err) {
+    if (sink == NULL) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
+    /* A filled template is one page or fragment: rendered whole, then
+       handed over in one call. */
+    markup_buf buf;
+    markup_buf_init(&buf, NULL);
+    markup_status st = markup_baked_render(tpl, values, nvalues, &buf, err);
+    if (st == MARKUP_OK && buf.len && (st = sink(ctx, buf.data, buf.len)) != MARKUP_OK)
+        markup_fail_(err, st, 0, "the sink stopped the writer");
+    markup_buf_free(&buf);
+    return st;
+}
+
+markup_status markup_baked_render_file(const markup_baked *tpl, const markup_value *values,
+                                       size_t nvalues, FILE *f, markup_error *err) {
+    if (f == NULL) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
+    return markup_baked_render_to(tpl, values, nvalues, markup_file_sink_, f, err);
+}
+
+char *markup_baked_render_string(const markup_baked *tpl, const markup_value *values,
+                                 size_t nvalues, size_t *len, markup_error *err) {
+    markup_buf buf;
+    markup_buf_init(&buf, NULL);
+    if (markup_baked_render(tpl, values, nvalues, &buf, err) != MARKUP_OK) {
+        markup_buf_free(&buf);
+        return NULL;
+    }
+    return markup_buf_to_string_(&buf, len, err);
 }

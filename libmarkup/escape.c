@@ -15,8 +15,10 @@
 #endif
 
 #include "copy_impl.h"
+#include "error_impl.h"
 #include "escape_impl.h"
 #include "markup/markup.h"
+#include "output_impl.h"
 
 /* ---- entity table ------------------------------------------------------ */
 
@@ -361,4 +363,17 @@ markup_status markup_escape(markup_buf *buf, const char *s, size_t n) {
         return markup_escape_short_dirty_(buf, s, n);
     }
     return escape_run(buf, s, n, best_kernels());
+}
+
+char *markup_escape_string(const char *s, size_t n, size_t *len, markup_error *err) {
+    if (markup_utf8_validate(s, n, err) != MARKUP_OK) return NULL;
+    markup_buf buf;
+    markup_buf_init(&buf, NULL);
+    markup_status st = markup_escape(&buf, s, n);
+    if (st != MARKUP_OK) {
+        markup_buf_free(&buf);
+        markup_fail_status_(err, st);
+        return NULL;
+    }
+    return markup_buf_to_string_(&buf, len, err);
 }

@@ -197,6 +197,45 @@ markup_status markup_html_check_text_inside(const char *s, size_t n, markup_erro
     return MARKUP_OK;
 }
 
+markup_status markup_html_json_for_script(markup_buf *out, const char *json, size_t n,
+                                          markup_error *err) {
+    if (out == NULL) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
+    markup_status st = markup_utf8_validate(json, n, err);
+    if (st != MARKUP_OK) return st;
+    size_t start = out->len;
+    const char *run = json; /* bytes not yet appended */
+    for (size_t i = 0; i < n && st == MARKUP_OK; i++) {
+        unsigned char c = (unsigned char)json[i];
+        const char *code = NULL;
+        size_t skip = 1;
+        switch (c) {
+        case '<': code = "\\u003c"; break;
+        case '>': code = "\\u003e"; break;
+        case '&': code = "\\u0026"; break;
+        case '\'': code = "\\u0027"; break;
+        case 0xE2: /* U+2028 and U+2029 are E2 80 A8 and E2 80 A9 */
+            if (i + 2 < n && (unsigned char)json[i + 1] == 0x80 &&
+                ((unsigned char)json[i + 2] & 0xFE) == 0xA8) {
+                code = (unsigned char)json[i + 2] == 0xA8 ? "\\u2028" : "\\u2029";
+                skip = 3;
+            }
+            break;
+        default: break;
+        }
+        if (code == NULL) continue;
+        st = markup_buf_append(out, run, (size_t)(json + i - run));
+        if (st == MARKUP_OK) st = markup_buf_append(out, code, 6);
+        run = json + i + skip;
+        i += skip - 1;
+    }
+    if (st == MARKUP_OK) st = markup_buf_append(out, run, (size_t)(json + n - run));
+    if (st != MARKUP_OK) {
+        markup_buf_truncate(out, start);
+        return markup_fail_status_(err, st);
+    }
+    return MARKUP_OK;
+}
+
 /* ---- writers ----------------------------------------------------------- */
 
 markup_status markup_html_write_doctype(markup_buf *buf) {

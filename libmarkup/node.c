@@ -18,6 +18,7 @@
 #include "alloc_impl.h"
 #include "error_impl.h"
 #include "markup/markup.h"
+#include "output_impl.h"
 
 typedef enum attr_kind {
     ATTR_TEXT, /* value escaped when rendered */
@@ -453,33 +454,73 @@ markup_status markup_node_render(const markup_node *node, markup_buf *out, marku
     return markup_node_render_in(node, out, MARKUP_CONTEXT_HTML, err);
 }
 
-markup_status markup_node_render_in(const markup_node *node, markup_buf *out, markup_context where,
-                                    markup_error *err) {
-    if (node == NULL || out == NULL) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
-    size_t start = out->len;
+/* Writes the tree through `w` (whose buffer, or sink, takes the output). */
+static markup_status render_tree(const markup_node *node, markup_writer *w, markup_error *err) {
     render_frame inline_frames[32];
     render_stack stack = {inline_frames, 0, sizeof inline_frames / sizeof inline_frames[0],
-                          out->alc, false};
-    markup_writer w;
-    markup_writer_init(&w, out, where);
-    markup_writer_skip_name_checks(&w); /* checked by the attribute setters */
-    markup_status st = enter_node(&stack, &w, node, err);
+                          w->out->alc, false};
+    markup_writer_skip_name_checks(w); /* checked by the attribute setters */
+    markup_status st = enter_node(&stack, w, node, err);
     while (st == MARKUP_OK && stack.len > 0) {
         render_frame *top = &stack.frames[stack.len - 1];
         const markup_node *parent = top->node;
         if (top->next_child == parent->nchildren) {
-            if (parent->is_element) st = markup_writer_close(&w, err);
+            if (parent->is_element) st = markup_writer_close(w, err);
             stack.len--;
             continue;
         }
         const node_child *c = &parent->children[top->next_child++];
         if (c->kind == CHILD_NODE)
-            st = enter_node(&stack, &w, c->u.node, err);
+            st = enter_node(&stack, w, c->u.node, err);
         else
-            st = write_string_child(&w, parent, c, err);
+            st = write_string_child(w, parent, c, err);
     }
-    markup_writer_dispose(&w);
     if (stack.on_heap) markup_alc_free(stack.alc, stack.frames, stack.cap * sizeof(render_frame));
+    return st;
+}
+
+markup_status markup_node_render_in(const markup_node *node, markup_buf *out, markup_context where,
+                                    markup_error *err) {
+    if (node == NULL || out == NULL) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
+    size_t start = out->len;
+    markup_writer w;
+    markup_writer_init(&w, out, where);
+    markup_status st = render_tree(node, &w, err);
+    markup_writer_dispose(&w);
     if (st != MARKUP_OK) markup_buf_truncate(out, start);
     return st;
+}
+
+markup_status markup_node_render_to(const markup_node *node, markup_sink sink, void *ctx,
+                                    markup_error *err) {
+    if (node == NULL || sink == NULL) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
+    markup_buf buf;
+    markup_buf_init(&buf, node->alc);
+    markup_writer w;
+    markup_writer_init(&w, &buf, MARKUP_CONTEXT_HTML);
+    markup_writer_set_sink(&w, sink, ctx, MARKUP_SINK_CHUNK);
+    markup_status st = render_tree(node, &w, err);
+    if (st == MARKUP_OK) st = markup_writer_flush(&w, err); /* the rest */
+    markup_writer_dispose(&w);
+    markup_buf_free(&buf);
+    return st;
+}
+
+markup_status markup_node_render_file(const markup_node *node, FILE *f, markup_error *err) {
+    if (f == NULL) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
+    return markup_node_render_to(node, markup_file_sink_, f, err);
+}
+
+char *markup_node_render_string(const markup_node *node, size_t *len, markup_error *err) {
+    if (node == NULL) {
+        markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
+        return NULL;
+    }
+    markup_buf buf;
+    markup_buf_init(&buf, node->alc);
+    if (markup_node_render(node, &buf, err) != MARKUP_OK) {
+        markup_buf_free(&buf);
+        return NULL;
+    }
+    return markup_buf_to_string_(&buf, len, err);
 }

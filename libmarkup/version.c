@@ -5,6 +5,8 @@
 
 const char *markup_version(void) { return MARKUP_VERSION_STRING; }
 
+unsigned long markup_version_number(void) { return MARKUP_VERSION_NUMBER; }
+
 const char *markup_status_str(markup_status status) {
     switch (status) {
     case MARKUP_OK: return "ok";
@@ -21,6 +23,7 @@ const char *markup_status_str(markup_status status) {
     case MARKUP_ERR_SLOT_COUNT: return "wrong number of slot values";
     case MARKUP_ERR_SLOT_VALUE: return "slot value not allowed in this slot";
     case MARKUP_ERR_CONTEXT: return "the HTML parser would read this otherwise where it stands";
+    case MARKUP_ERR_IO: return "writing the output failed";
     }
     return "unknown status";
 }

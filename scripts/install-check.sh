@@ -73,6 +73,10 @@ PKG_CONFIG_PATH=$moved_libdir/pkgconfig pkg-config --cflags markup | grep -qF --
 "$cc" -std=c11 -Wall -Wextra -Werror tests/install/main.c -o "$work/page_moved" \
   $(PKG_CONFIG_PATH=$moved_libdir/pkgconfig pkg-config --cflags --libs markup) -Wl,-rpath,"$moved_libdir"
 run moved "$work/page_moved"
+# The public header does not include utf8proc.h: no utf8proc compile flags.
+cflags=$(pkg-config --cflags markup)
+[[ $cflags != *utf8proc* && $cflags != *UTF8PROC* ]] || {
+  echo "install-check: pkg-config --cflags markup carries utf8proc flags: $cflags" >&2; exit 1; }
 # The static library needs utf8proc: `--static` must say so.
 static_libs=$(pkg-config --static --libs markup)
 [[ $static_libs == *-lutf8proc* ]] || {
@@ -100,4 +104,18 @@ run cmake-static "$work/cmake/page_static"
 for out in "${outputs[@]:1}"; do
   cmp -s "${outputs[0]}" "$out" || { echo "install-check: $out differs from ${outputs[0]}" >&2; exit 1; }
 done
-echo "install-check: OK (3 consumers, $((SECONDS - start))s)"
+
+echo "== the examples of docs/c-api.md, against the installed library (pkg-config)"
+for example in page tree_to_file baked_rows escape; do
+  # shellcheck disable=SC2046  # pkg-config flags are words
+  "$cc" -std=c11 -Wall -Wextra -Werror "examples/c/$example.c" -o "$work/example_$example" \
+    $(pkg-config --cflags --libs markup) -Wl,-rpath,"$(pkg-config --variable=libdir markup)"
+  "$work/example_$example" >"$work/example_$example.html" ||
+    { echo "install-check: example $example failed" >&2; exit 1; }
+  cmp -s "examples/c/$example.expected.html" "$work/example_$example.html" || {
+    echo "install-check: example $example printed something else than its .expected.html" >&2
+    exit 1
+  }
+  echo "-- example $example: $(wc -c <"$work/example_$example.html") bytes as expected"
+done
+echo "install-check: OK (3 consumers, 4 examples, $((SECONDS - start))s)"

@@ -41,6 +41,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "markup/export.h"
@@ -70,9 +71,11 @@ typedef enum markup_status {
     MARKUP_ERR_TOO_DEEP,          /* tree nested deeper than MARKUP_MAX_DEPTH */
     MARKUP_ERR_SLOT_COUNT,        /* wrong number of baked slot values        */
     MARKUP_ERR_SLOT_VALUE,        /* slot value kind not allowed in that slot */
-    MARKUP_ERR_CONTEXT            /* an element, text or attribute the HTML
+    MARKUP_ERR_CONTEXT,           /* an element, text or attribute the HTML
                                     parser would read otherwise where it
                                     stands (see markup_writer)               */
+    MARKUP_ERR_IO                 /* writing to a FILE* failed (errno says
+                                    why, as fwrite left it)                 */
 } markup_status;
 
 /* Details of a failure. `msg` points to a static string (never freed);
@@ -89,6 +92,9 @@ typedef struct markup_error {
     const char *refused;
 } markup_error;
 
+/* A markup_error with nothing in it: markup_error err = MARKUP_ERROR_INIT; */
+#define MARKUP_ERROR_INIT {MARKUP_OK, 0, NULL, NULL}
+
 /* A static, human-readable name for a status ("out of memory", ...).
    Never NULL; unknown values give "unknown status". Thread-safe. */
 MARKUP_API const char *markup_status_str(markup_status status);
@@ -96,6 +102,10 @@ MARKUP_API const char *markup_status_str(markup_status status);
 /* Runtime version: the same numbers as the MARKUP_VERSION_* macros of the
    library that is actually linked. Returns a static string "MAJOR.MINOR.PATCH". */
 MARKUP_API const char *markup_version(void);
+
+/* The same as one number, MARKUP_VERSION_NUMBER of the linked library
+   (0xMMmmpp), for comparisons: markup_version_number() >= 0x000300. */
+MARKUP_API unsigned long markup_version_number(void);
 
 /* ------------------------------------------------------------------------ */
 /* Allocator                                                                  */
@@ -259,6 +269,13 @@ MARKUP_API size_t markup_escape_span(const char *s, size_t n);
    never five times the input (markup_escape_room says how much). */
 MARKUP_API markup_status markup_escape(markup_buf *buf, const char *s, size_t n);
 
+/* s[0..n) escaped into a new NUL-terminated string, for C callers that do
+   not keep a markup_buf: allocated with malloc, released with free(); its
+   length in *len when len is not NULL. The bytes must be valid UTF-8.
+   NULL on failure, with err set: INVALID_UTF8 (err->pos at the first bad
+   byte), INVALID_ARG, NOMEM, TOO_LARGE. */
+MARKUP_API char *markup_escape_string(const char *s, size_t n, size_t *len, markup_error *err);
+
 /* As markup_escape, with one allocation sized by what the escaped text
    can need: it counts the bytes to escape first (a second pass over the
    text), then reserves at most n + 4 * count + 128 bytes past buf->len
@@ -410,6 +427,17 @@ MARKUP_API bool markup_html_reads_as_text(const char *tag, size_t n);
    "</noframes", ASCII case-insensitive, any of which would end that
    element early. Errors: MARKUP_ERR_RAW_TEXT with err->pos at the '<'. */
 MARKUP_API markup_status markup_html_check_text_inside(const char *s, size_t n, markup_error *err);
+
+/* JSON text (serialized by the caller; not parsed here) made safe as the
+   raw text of a <script>, appended to `out`: '<', '>', '&' and '\'' become
+   \u003c \u003e \u0026 \u0027, and U+2028 and U+2029 \u2028 \u2029 (line
+   ends to older JavaScript), the rules of the Python binding's tojson().
+   No string in it can then end the script or open a comment, and the
+   JSON means the same. Not for attribute values: '"' stays. The text must
+   be valid UTF-8 (checked). Errors: INVALID_UTF8 (err->pos), INVALID_ARG,
+   NOMEM, TOO_LARGE; the buffer is then as it was. */
+MARKUP_API markup_status markup_html_json_for_script(markup_buf *out, const char *json, size_t n,
+                                                     markup_error *err);
 
 /* Low-level writers. They append HTML syntax to `buf` and do not validate:
    names must already have passed the checks above, and raw text must have
@@ -936,6 +964,40 @@ MARKUP_API markup_status markup_baked_render_with(const markup_baked *tpl,
 MARKUP_API markup_status markup_baked_write_value(markup_slot_kind kind, const char *name,
                                                   size_t name_len, const markup_value *value,
                                                   markup_buf *out);
+
+/* ------------------------------------------------------------------------ */
+/* Output to a callback, a FILE* or a new string                              */
+/* ------------------------------------------------------------------------ */
+
+/* Besides a markup_buf, a tree or a filled template can go to a callback
+   (markup_sink: return MARKUP_OK to go on, any other status to stop, which
+   the render then returns), to a FILE*, or into a new NUL-terminated
+   string allocated with malloc that the caller releases with free().
+
+   markup_node_render_to hands the tree's HTML over as it is written, in
+   pieces of about 16 KiB cut at element boundaries (never inside a UTF-8
+   character), so a large page never sits whole in memory. What was handed
+   over cannot be taken back: after an error the output is incomplete and
+   the caller drops it. A template is filled whole, then handed over in
+   one call. Errors: as markup_node_render / markup_baked_render,
+   INVALID_ARG for a NULL sink or FILE*, MARKUP_ERR_IO when fwrite writes
+   less than it was given (errno as fwrite left it), the sink's status. */
+MARKUP_API markup_status markup_node_render_to(const markup_node *node, markup_sink sink, void *ctx,
+                                               markup_error *err);
+MARKUP_API markup_status markup_node_render_file(const markup_node *node, FILE *f,
+                                                 markup_error *err);
+/* NULL on failure, with err set; the length (without the NUL) in *len
+   when len is not NULL. */
+MARKUP_API char *markup_node_render_string(const markup_node *node, size_t *len, markup_error *err);
+
+MARKUP_API markup_status markup_baked_render_to(const markup_baked *tpl, const markup_value *values,
+                                                size_t nvalues, markup_sink sink, void *ctx,
+                                                markup_error *err);
+MARKUP_API markup_status markup_baked_render_file(const markup_baked *tpl,
+                                                  const markup_value *values, size_t nvalues,
+                                                  FILE *f, markup_error *err);
+MARKUP_API char *markup_baked_render_string(const markup_baked *tpl, const markup_value *values,
+                                            size_t nvalues, size_t *len, markup_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Template programs                                                          */

@@ -245,8 +245,9 @@ def _aria_value(value: Any) -> Any:
 def tojson(obj: Any, **dumps_kwargs: Any) -> SafeString:
     """Serialize ``obj`` to JSON that is safe as ``<script>`` content, the
     same bytes as Jinja2's ``|tojson`` filter: ``< > & '`` become
-    ``\\u003c \\u003e \\u0026 \\u0027``. Keys are sorted by default, as
-    Jinja2 does.
+    ``\\u003c \\u003e \\u0026 \\u0027``, and U+2028 and U+2029 (line ends
+    to older JavaScript, written raw only with ``ensure_ascii=False``)
+    ``\\u2028 \\u2029``. Keys are sorted by default, as Jinja2 does.
 
     Not for attribute values: ``"`` stays (JSON needs it) and would end the
     double-quoted value. Pass the plain ``json.dumps(obj)`` str there; it is
@@ -259,5 +260,8 @@ def tojson(obj: Any, **dumps_kwargs: Any) -> SafeString:
         .replace(">", "\\u003e")
         .replace("&", "\\u0026")
         .replace("'", "\\u0027")
+        # Line ends to older JavaScript (raw only with ensure_ascii=False).
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
     )
     return SafeString(text)

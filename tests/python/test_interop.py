@@ -309,6 +309,11 @@ def test_tojson_keeps_dumps_options():
     assert tojson({"b": 1, "a": 2}, sort_keys=False) == '{"b": 1, "a": 2}'
     assert tojson([1, 2], separators=(",", ":")) == "[1,2]"
     assert tojson("é", ensure_ascii=False) == '"é"'
+    # Line ends to older JavaScript never go out raw (json.dumps writes them
+    # raw only with ensure_ascii=False); the JSON means the same.
+    line_ends = "a\u2028b\u2029c"
+    assert tojson(line_ends, ensure_ascii=False) == '"a\\u2028b\\u2029c"'
+    assert json.loads(tojson(line_ends, ensure_ascii=False)) == line_ends
     with pytest.raises(TypeError):
         tojson({"s": {1, 2}})
 
