@@ -307,3 +307,71 @@ def test_abandoned_async_streams_do_not_leak():
     finally:
         tracemalloc.stop()
     assert large - small < 64 * 1024
+
+
+# --- the streaming walker against render_bytes, on random trees ---------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+LEAVES = st.sampled_from(["a", "é & <b>", "", 7, 2.5, None, "🍵" * 3])
+TAGS = st.sampled_from(["div", "p", "ul", "li", "span", "br", "title", "svg", "table", "td"])
+# How a list of children is given: as it is, as a generator, as a callable
+# returning it, as an awaitable or an async generator (aiter_render only).
+WRAPS = st.sampled_from(["list", "gen", "call", "await", "agen"])
+MODELS = st.recursive(
+    LEAVES,
+    lambda inner: st.tuples(TAGS, WRAPS, st.lists(inner, max_size=4)),
+    max_leaves=25,
+)
+
+
+def build(model, lazy, async_ok):
+    """The tree for a model: with lazy children when `lazy`, else plain
+    lists (the reference)."""
+    if not isinstance(model, tuple):
+        return model
+    tag, wrap, kids = model
+    if tag == "br":  # void: its children are never made (nor awaited)
+        return h.Br()
+    children = [build(k, lazy, async_ok) for k in kids]
+    factory = getattr(h, tag.capitalize())
+    if not lazy or wrap == "list":
+        return factory(children)
+    if wrap == "gen" or (not async_ok and wrap in ("await", "agen")):
+        return factory(c for c in children)
+    if wrap == "call":
+        return factory(lambda: children)
+    if wrap == "await":
+
+        async def later():
+            await asyncio.sleep(0)
+            return children
+
+        return factory(later())
+
+    async def items():
+        for c in children:
+            await asyncio.sleep(0)
+            yield c
+
+    return factory(items())
+
+
+@settings(max_examples=300, deadline=None)
+@given(model=MODELS, chunk_size=st.integers(1, 300))
+def test_streams_join_into_render_bytes(model, chunk_size):
+    try:
+        expected = render_bytes(build(model, lazy=False, async_ok=False))
+    except ValueError:  # a tree the writer refuses (a title in a title...)
+        with pytest.raises(ValueError):
+            render_bytes(build(model, lazy=True, async_ok=False))
+        return
+    assert render_bytes(build(model, lazy=True, async_ok=False)) == expected
+    chunks = list(iter_render(build(model, lazy=True, async_ok=False), chunk_size=chunk_size))
+    assert b"".join(chunks) == expected
+    assert all(0 < len(c) <= max(chunk_size, 4) for c in chunks)
+    for c in chunks:
+        c.decode("utf-8")
+    got = asyncio.run(collect(build(model, lazy=True, async_ok=True), chunk_size))
+    assert got == expected
