@@ -674,6 +674,17 @@ static PM_NOINLINE int add_lazy_child(pm_state *st, pm_vec *kids, PyObject *sour
     return r;
 }
 
+/* A Lazy from another element's .children (h.Div(*el.children), pretty()):
+   shared, so a one-shot source is still taken once. */
+static PM_NOINLINE int add_taken_lazy(pm_tag *tag, pm_vec *kids, pm_lazy *lazy) {
+    if (is_raw_kind(tag->kind)) return raw_child_error(tag, (PyObject *)lazy);
+    int eager = pm_eager_children(tag->st);
+    if (eager < 0) return -1;
+    if (eager) return baked_lazy_error(tag, lazy->source);
+    kids->flags |= PM_ELEMENT_LAZY;
+    return vec_push(kids, (PyObject *)lazy);
+}
+
 static PM_NOINLINE int add_child_rare(pm_tag *tag, pm_vec *kids, PyObject *child) {
     pm_state *st = tag->st;
     int raw = is_raw_kind(tag->kind);
@@ -685,6 +696,7 @@ static PM_NOINLINE int add_child_rare(pm_tag *tag, pm_vec *kids, PyObject *child
     }
     if (PyBool_Check(child)) return bad_child(tag, child);
     if (PyLong_Check(child) || PyFloat_Check(child)) return vec_push(kids, child);
+    if (Py_TYPE(child) == st->lazy_type) return add_taken_lazy(tag, kids, (pm_lazy *)child);
     if (Py_TYPE(child) == st->comment_type) {
         if (raw) return raw_child_error(tag, child);
         return vec_push(kids, child);

@@ -358,7 +358,8 @@ static inline int render_end(pm_render_ctx *ctx) {
 }
 
 int pm_render_start(pm_render_ctx *ctx, pm_element *el, int depth) {
-    return depth >= MARKUP_MAX_DEPTH ? too_deep(el) : render_start(ctx, el);
+    if (depth >= MARKUP_MAX_DEPTH) return too_deep(el);
+    return (el->flags & PM_ELEMENT_FRAGMENT) ? 0 : render_start(ctx, el);
 }
 
 int pm_render_end(pm_render_ctx *ctx) { return render_end(ctx); }
@@ -455,17 +456,23 @@ static PM_NOINLINE int render_sequence(pm_render_ctx *ctx, PyObject *seq, int de
     return r;
 }
 
-static PM_NOINLINE int render_iterator(pm_render_ctx *ctx, PyObject *it, int depth) {
-    if (pm_stack_check("while rendering markup") < 0 ||
-        Py_EnterRecursiveCall(" while rendering markup"))
-        return -1;
+static int render_items(pm_render_ctx *ctx, PyObject *it, int depth) {
     int r = 0;
     PyObject *item;
     while (r == 0 && (item = PyIter_Next(it)) != NULL) {
         r = pm_render_child(ctx, item, depth);
         Py_DECREF(item);
     }
-    if (r == 0 && PyErr_Occurred()) r = -1;
+    return r == 0 && PyErr_Occurred() ? -1 : r;
+}
+
+/* An iterator met as a value (given to render, in a list, yielded): each
+   level counts against the recursion limit, as a list does. */
+static PM_NOINLINE int render_iterator(pm_render_ctx *ctx, PyObject *it, int depth) {
+    if (pm_stack_check("while rendering markup") < 0 ||
+        Py_EnterRecursiveCall(" while rendering markup"))
+        return -1;
+    int r = render_items(ctx, it, depth);
     Py_LeaveRecursiveCall();
     return r;
 }
@@ -492,8 +499,19 @@ int pm_async_child_error(PyObject *child, int close) {
 static PM_NOINLINE int render_lazy(pm_render_ctx *ctx, pm_lazy *lazy, int depth) {
     if (lazy->kind == PM_LAZY_AWAIT || lazy->kind == PM_LAZY_AITER)
         return pm_async_child_error(lazy->source, 0); /* the element keeps it */
+    if (ctx->on_placeholder != NULL) {                /* @baked is baking: once would be for good */
+        PyErr_Format(PyExc_TypeError,
+                     "@baked: an element built outside the builder holds a %s child (%R), "
+                     "which would be taken once, when baking, and fixed in the template; "
+                     "make it a parameter, or build that element inside the builder",
+                     lazy->kind == PM_LAZY_ITER ? "generator or iterator" : "callable",
+                     lazy->source);
+        return -1;
+    }
     if (pm_lazy_take(lazy, ctx->w) < 0) return -1;
-    if (lazy->kind == PM_LAZY_ITER) return render_iterator(ctx, lazy->source, depth);
+    /* A Lazy is an element's child: the element depth bounds its nesting,
+       so its items are not counted against the recursion limit as well. */
+    if (lazy->kind == PM_LAZY_ITER) return render_items(ctx, lazy->source, depth);
     PyObject *value = PyObject_CallNoArgs(lazy->source);
     if (value == NULL) return -1;
     int r = pm_render_child(ctx, value, depth);

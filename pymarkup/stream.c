@@ -57,6 +57,8 @@ typedef struct pm_chunks {
     uint8_t busy;      /* a step is running: no other may start */
     uint8_t awaiting;  /* async: STEP_AWAIT or STEP_ANEXT until _give answers */
     uint8_t sent;      /* a chunk went out: later ones are chunk bytes */
+    int nested;        /* frames of lists, iterators and async iterators  */
+    int calls;         /* callables in a row, each returning the next one */
 } pm_chunks;
 
 static inline int is_continuation(unsigned char c) { return (c & 0xC0) == 0x80; }
@@ -76,7 +78,21 @@ static size_t chunk_end(const unsigned char *data, size_t len, size_t pos, size_
 
 /* ---- frames ------------------------------------------------------------- */
 
+/* Lists in lists, iterators yielding iterators, callables returning
+   callables: render() recurses for each and ends in a RecursionError; the
+   walker, which does not recurse, ends there too instead of growing (a
+   list that holds itself) or looping (f = lambda: f) without end. */
+static int too_nested(const char *what) {
+    PyErr_Format(PyExc_RecursionError,
+                 "iter_render(): %s nested deeper than %d levels (a list that holds itself, "
+                 "a callable that returns itself?)",
+                 what, MARKUP_MAX_DEPTH);
+    return -1;
+}
+
 static int push(pm_chunks *self, PyObject *owner, int kind, int depth, int end_tag) {
+    if (kind != FRAME_ELEMENT && self->nested >= MARKUP_MAX_DEPTH)
+        return too_nested("lists, iterators and async iterables");
     if (self->nframes == self->cap) {
         Py_ssize_t cap = self->cap ? 2 * self->cap : 16;
         stream_frame *frames = PyMem_Realloc(self->frames, (size_t)cap * sizeof *frames);
@@ -89,12 +105,14 @@ static int push(pm_chunks *self, PyObject *owner, int kind, int depth, int end_t
     }
     self->frames[self->nframes++] =
         (stream_frame){Py_NewRef(owner), 0, depth, (uint8_t)kind, (uint8_t)end_tag};
+    if (kind != FRAME_ELEMENT) self->nested++;
     return 0;
 }
 
 static void pop(pm_chunks *self) {
-    PyObject *owner = self->frames[--self->nframes].owner;
-    Py_DECREF(owner);
+    stream_frame *f = &self->frames[--self->nframes];
+    if (f->kind != FRAME_ELEMENT) self->nested--;
+    Py_DECREF(f->owner);
 }
 
 /* Drops everything the walk holds: after the end, an error, or when the
@@ -121,6 +139,7 @@ static int wait_for(pm_chunks *self, PyObject *awaitable, int depth) {
 /* The result of calling `callable` is taken next, as a child of its own:
    no C recursion however many callables return callables. */
 static int call_later(pm_chunks *self, PyObject *callable, int depth) {
+    if (++self->calls > MARKUP_MAX_DEPTH) return too_nested("callables returning callables");
     PyObject *value = PyObject_CallNoArgs(callable);
     if (value == NULL) return -1;
     Py_XSETREF(self->pending, value);
@@ -170,9 +189,8 @@ static int take(pm_chunks *self, PyObject *child, int depth) {
         pm_element *el = (pm_element *)child;
         if (!(el->flags & PM_ELEMENT_LAZY) && el->nodes <= PM_STREAM_DESCEND)
             return pm_render_child(ctx, child, depth);
-        int fragment = (el->flags & PM_ELEMENT_FRAGMENT) != 0;
-        if (!fragment && pm_render_start(ctx, el, depth) < 0) return -1;
-        return push(self, child, FRAME_ELEMENT, depth + 1, !fragment);
+        if (pm_render_start(ctx, el, depth) < 0) return -1; /* nothing for a fragment */
+        return push(self, child, FRAME_ELEMENT, depth + 1, !(el->flags & PM_ELEMENT_FRAGMENT));
     }
     if (type == st->lazy_type) {
         pm_lazy *lazy = (pm_lazy *)child;
@@ -206,6 +224,7 @@ static int step(pm_chunks *self) {
         self->pending = NULL;
         int r = take(self, child, self->pending_depth);
         Py_DECREF(child);
+        if (self->pending == NULL) self->calls = 0; /* the chain ended */
         return r;
     }
     if (self->nframes == 0) return STEP_END;
@@ -220,9 +239,11 @@ static int step(pm_chunks *self) {
             child = Py_NewRef(pm_element_children(el)[f->next++]);
             break;
         }
-        int end_tag = f->end_tag;
+        /* The writer's frame points into the element's tag: the end tag is
+           written while the frame still holds the element. */
+        int r = f->end_tag ? pm_render_end(&self->ctx) : 0;
         pop(self);
-        return end_tag ? pm_render_end(&self->ctx) : 0;
+        return r;
     }
     case FRAME_SEQ:
         /* Re-read the size: taking an item may run code that changes a list. */
@@ -266,7 +287,9 @@ static int advance(pm_chunks *self) {
         if (r == 0) continue;
         if (r < 0) {
             self->state = STREAM_FAILED;
-            release(self);
+            /* aiter_render's driver closes the async iterators still open
+               (_open_async_iterators), then calls close(). */
+            if (!self->is_async) release(self);
             markup_buf_free(&self->buf);
             self->pos = 0;
         } else if (r == STEP_END) {
@@ -525,6 +548,8 @@ static PyObject *new_stream(PyObject *module, PyObject *node, PyObject *chunk_ob
     self->busy = 0;
     self->awaiting = 0;
     self->sent = 0;
+    self->nested = 0;
+    self->calls = 0;
     PyObject_GC_Track(self);
     markup_status status = markup_buf_reserve(&self->buf, PM_STREAM_INITIAL_CAP);
     if (status != MARKUP_OK) {

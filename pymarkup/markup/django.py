@@ -12,8 +12,11 @@
 A "template" is a function that returns a tree, named by its dotted path
 (``"shop.pages.product"``, or ``"shop.pages:product"``). render(request,
 "shop.pages.product", {"item": item}) calls it with the context as keyword
-arguments, plus ``request``, ``csrf_input`` and ``csrf_token`` when it takes
-them (or takes ``**kwargs``), and renders what it returns.
+arguments, plus ``request``, ``csrf_input`` (the hidden input, as HTML) and
+``csrf_token`` (the token, as text) when it takes them, and renders what it
+returns. A function with ``**kwargs`` receives the whole context and
+``request`` and ``csrf_input``; the token is made (and its cookie set) only
+for a function that names ``csrf_token``.
 
     from markup.django import stream, astream
 
@@ -30,6 +33,7 @@ import inspect
 from typing import Any, Callable, Dict, Optional, Sequence
 
 # Django ships no type information.
+from asgiref.sync import sync_to_async
 from django.http import StreamingHttpResponse  # type: ignore[import-untyped]
 from django.template import TemplateDoesNotExist  # type: ignore[import-untyped]
 from django.template.backends.base import BaseEngine  # type: ignore[import-untyped]
@@ -63,8 +67,9 @@ class Template:
         values = dict(context or {})
         if request is not None:
             values.setdefault("request", request)
-            values.setdefault("csrf_input", csrf_input_lazy(request))
-            values.setdefault("csrf_token", csrf_token_lazy(request))
+            values.setdefault("csrf_input", csrf_input_lazy(request))  # has __html__
+            if "csrf_token" in self._names:
+                values.setdefault("csrf_token", str(csrf_token_lazy(request)))
         if not self._takes_all:
             values = {k: v for k, v in values.items() if k in self._names}
         return render(self.func(**values))
@@ -120,11 +125,19 @@ def stream(node: Any, *, chunk_size: int = 65536, status: int = 200) -> Streamin
     )
 
 
+def _in_sync_context(step: Any) -> Any:
+    # Generators and callables in the tree may use the ORM, which Django
+    # refuses in async code: they run where sync_to_async runs sync code.
+    return sync_to_async(step, thread_sensitive=True)()
+
+
 def astream(node: Any, *, chunk_size: int = 65536, status: int = 200) -> StreamingHttpResponse:
     """The same for async views, with aiter_render(node): awaitable and
-    async-iterable children are awaited where they stand."""
+    async-iterable children are awaited where they stand, and the rendering
+    between them (with the generators and callables it takes, which may use
+    the ORM) runs through sync_to_async, as Django runs sync code."""
     return StreamingHttpResponse(
-        aiter_render(node, chunk_size=chunk_size),
+        aiter_render(node, chunk_size=chunk_size, run_sync=_in_sync_context),
         status=status,
         content_type="text/html; charset=utf-8",
     )

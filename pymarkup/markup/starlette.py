@@ -15,6 +15,7 @@ The same classes serve FastAPI (see markup.fastapi).
 from typing import Any, Mapping, Optional
 
 from starlette.background import BackgroundTask
+from starlette.concurrency import run_in_threadpool
 from starlette.responses import HTMLResponse, StreamingResponse
 
 from ._core import render_bytes
@@ -39,7 +40,10 @@ class MarkupResponse(HTMLResponse):
 class MarkupStreamingResponse(StreamingResponse):
     """Streams a tree with aiter_render(): each chunk goes out as soon as it
     is rendered, generator children are taken item by item, and awaitable
-    and async-iterable children are awaited where they stand."""
+    and async-iterable children are awaited where they stand. The rendering
+    itself, with the generators and callables it takes, runs in Starlette's
+    threadpool, as Starlette runs a synchronous iterator, so a slow query in
+    a generator does not hold up the event loop."""
 
     def __init__(
         self,
@@ -52,7 +56,7 @@ class MarkupStreamingResponse(StreamingResponse):
         chunk_size: int = 65536,
     ) -> None:
         super().__init__(
-            aiter_render(content, chunk_size=chunk_size),
+            aiter_render(content, chunk_size=chunk_size, run_sync=run_in_threadpool),
             status_code=status_code,
             headers=headers,
             media_type=media_type,

@@ -375,3 +375,119 @@ def test_streams_join_into_render_bytes(model, chunk_size):
         c.decode("utf-8")
     got = asyncio.run(collect(build(model, lazy=True, async_ok=True), chunk_size))
     assert got == expected
+
+
+# --- found in review: each of these once went wrong -----------------------------
+
+
+def test_end_tag_of_an_element_only_the_stream_holds():
+    from markup import Tag
+
+    def gen():
+        # A tag name made at run time: the stream holds the element's only
+        # reference when it writes the end tag.
+        yield Tag("".join(["my-", "elem"]))(iter(["y"]))
+
+    assert b"".join(iter_render(h.Div(gen()), chunk_size=3)) == b"<div><my-elem>y</my-elem></div>"
+
+
+def test_endless_nesting_ends_in_an_error_not_a_hang():
+    f = lambda: f  # noqa: E731 - a callable that returns itself
+    with pytest.raises(RecursionError, match="callables returning callables"):
+        next(iter_render(f))
+    with pytest.raises(RecursionError):
+        render(f)
+    loop = ["x"]
+    loop.append(loop)
+    with pytest.raises(RecursionError, match="lists, iterators"):
+        list(iter_render(loop))
+    with pytest.raises(RecursionError):
+        render(loop)
+
+
+def test_fragments_count_toward_the_depth_limit_when_streamed():
+    node = "x"
+    for _ in range(1100):
+        node = h.Fragment(lambda node=node: node)
+    with pytest.raises(ValueError, match="nested deeper than 1024"):
+        render_bytes(node)
+    with pytest.raises(ValueError, match="nested deeper than 1024"):
+        list(iter_render(node))
+
+
+def test_lazy_children_as_deep_as_elements_may_go():
+    node = "leaf"
+    for _ in range(1000):
+        node = h.Div(iter([node]))
+    expected = b"<div>" * 1000 + b"leaf" + b"</div>" * 1000
+    assert render_bytes(node) == expected  # not a RecursionError below MAX_DEPTH
+
+
+def test_lazy_children_can_be_given_again():
+    from markup import pretty
+
+    el = h.Ul(h.Li(i) for i in range(2))
+    again = h.Div(*el.children)  # the same Lazy: still taken once
+    assert render(again) == "<div><li>0</li><li>1</li></div>"
+    with pytest.raises(ValueError, match="already taken"):
+        render(el)
+    # pretty() keeps a lazy child as it is (taken once, when rendered).
+    assert pretty(h.Main(h.P("a"), (h.P(x) for x in "b"))) == "<main><p>a</p><p>b</p></main>"
+    with pytest.raises(TypeError, match="holds raw text only"):
+        h.Script(*h.P(iter(["x"])).children)
+
+
+def test_a_lazy_element_built_outside_a_baked_builder_is_refused():
+    from markup import baked
+
+    calls = []
+    nav = h.Nav(lambda: calls.append(1) or h.B(len(calls)))
+
+    with pytest.raises(TypeError, match="built outside the builder holds a callable"):
+
+        @baked
+        def page(title):
+            return h.Div(nav, h.H1(title))
+
+    assert calls == []
+    assert render(nav) == "<nav><b>1</b></nav>"  # untouched by the attempt
+
+
+def test_async_generators_are_closed_before_an_error_reaches_the_consumer():
+    log = []
+
+    async def rows():
+        try:
+            yield h.Li(1)
+            yield True  # a bool child: refused by the C walker
+        finally:
+            log.append("rows closed")
+
+    async def main():
+        try:
+            async for _ in aiter_render(h.Ul(rows()), chunk_size=1):
+                pass
+        except TypeError as exc:
+            log.append(f"error {type(exc).__name__}")
+        log.append("after")
+
+    asyncio.run(main())
+    assert log == ["rows closed", "error TypeError", "after"]
+
+
+def test_run_sync_moves_the_rendering_off_the_event_loop():
+    ran_in = []
+
+    def rows():
+        for i in range(3):
+            ran_in.append(threading.get_ident())
+            yield h.Li(i)
+
+    async def main():
+        loop_thread = threading.get_ident()
+        chunks = [c async for c in aiter_render(h.Ul(rows()), run_sync=asyncio.to_thread)]
+        return loop_thread, b"".join(chunks)
+
+    loop_thread, body = asyncio.run(main())
+    assert body == b"<ul><li>0</li><li>1</li><li>2</li></ul>"
+    assert ran_in and loop_thread not in ran_in

@@ -5,6 +5,7 @@ pydantic-core has no pure-Python form), where its tests skip."""
 
 import asyncio
 import sys
+import threading
 import types
 
 import pytest
@@ -55,8 +56,18 @@ def test_starlette_responses():
     async def baked_page(request):
         return MarkupResponse(layout("T", h.P(TEA)))
 
+    threads = []
+
+    def threaded_rows(n):
+        for row in rows(n):
+            threads.append(threading.get_ident())
+            yield row
+
+    loop_threads = []
+
     async def streamed(request):
-        return MarkupStreamingResponse(h.Table(rows(2000)), chunk_size=1024)
+        loop_threads.append(threading.get_ident())
+        return MarkupStreamingResponse(h.Table(threaded_rows(2000)), chunk_size=1024)
 
     async def awaited(request):
         return MarkupStreamingResponse(h.Div(fetch_name, h.Ul(items())))
@@ -77,6 +88,8 @@ def test_starlette_responses():
     assert client.get("/baked").content == render_bytes(layout("T", h.P(TEA)))
     r = client.get("/streamed")
     assert r.headers["content-type"] == "text/html; charset=utf-8"
+    # The rows were made in Starlette's threadpool, not on the event loop.
+    assert threads and loop_threads and loop_threads[0] not in threads
     assert "content-length" not in r.headers
     assert r.content == table_bytes(2000)
     r = client.get("/awaited")
@@ -187,10 +200,14 @@ def django_site():
             h.Form({"method": "post"}, csrf_input, h.P(f"{price:.2f}"), h.P(request.path)),
         )
 
+    def token_form(csrf_token):
+        return h.Form(h.Input(type="hidden", name="csrfmiddlewaretoken", value=csrf_token))
+
     def listing(**context):
         return h.Ul([h.Li(k, "=", v) for k, v in sorted(context.items()) if k == "items"])
 
     pages.product = product
+    pages.token_form = token_form
     pages.listing = listing
     pages.not_a_template = 3
     sys.modules["markup_test_pages"] = pages
@@ -226,6 +243,9 @@ def django_site():
     def product_view(request):
         return django_render(request, "markup_test_pages.product", {"name": TEA, "price": 4.5})
 
+    def token_view(request):
+        return django_render(request, "markup_test_pages.token_form", {})
+
     def listing_view(request):
         return django_render(request, "markup_test_pages:listing", {"items": "<x>"})
 
@@ -245,6 +265,7 @@ def django_site():
     urls.urlpatterns = [
         path("product", product_view),
         path("listing", listing_view),
+        path("token", token_view),
         path("stream", stream_view),
         path("astream", astream_view),
         path("element", element_view),
@@ -263,6 +284,11 @@ def test_django_template_backend(django_site):
     assert '<input type="hidden" name="csrfmiddlewaretoken" value="' in html
     assert "<p>4.50</p><p>/product</p>" in html
     assert Client().get("/listing").content == b"<ul><li>items=&lt;x&gt;</li></ul>"
+    # csrf_token is the token's text, usable as an attribute value.
+    r = Client().get("/token")
+    html = r.content.decode()
+    assert html.startswith('<form><input type="hidden" name="csrfmiddlewaretoken" value="')
+    assert len(html) > 80 and "csrftoken" in r.cookies
 
     engine = engines["markup"]
     for name in ["markup_test_pages.nothing", "markup_test_pages.not_a_template", "os.getcwd"]:
