@@ -175,6 +175,15 @@ def test_example_passes_mypy_strict(target):
 
 
 @needs_mypy
+@pytest.mark.parametrize("framework", ["starlette", "fastapi", "flask", "django"])
+def test_framework_module_passes_mypy_strict(framework):
+    if importlib.util.find_spec(framework) is None:
+        pytest.skip(f"{framework} is not installed here")
+    code, output = run_mypy("-m", f"markup.{framework}")
+    assert code == 0, f"mypy --strict -m markup.{framework} failed:\n{output}"
+
+
+@needs_mypy
 def test_stubs_match_the_extension(tmp_path):
     """mypy.stubtest: every name, signature and class flag in the stubs as
     the imported extension has it (typing-only names are allowlisted)."""
