@@ -931,10 +931,11 @@ static PyObject *call_program(pm_baked *self, PyObject **values) {
         hint += hint / 8;
         (void)markup_buf_reserve(&buf, hint < MAX_RESERVE ? hint : MAX_RESERVE);
     }
-    program_call c = {{self->st, &buf, program_on_placeholder, NULL, NULL, NULL, NULL},
-                      self,
-                      self->static_ascii,
-                      0};
+    program_call c = {
+        {.st = self->st, .buf = &buf, .on_placeholder = program_on_placeholder},
+        self,
+        self->static_ascii,
+        0};
     markup_program_fault fault;
     PyObject *result = NULL;
     markup_status st = markup_program_run(self->prog, &program_data, &c, (void *const *)values,
@@ -1020,7 +1021,8 @@ static PyObject *baked_vectorcall(PyObject *callable, PyObject *const *args, siz
     markup_status st = MARKUP_ERR_SLOT_VALUE;
     int ascii = 0;
     if (self->nslots <= FAST_SLOTS) st = render_fast(self, values, &buf, &ascii);
-    call_ctx c = {{self->st, &buf, call_on_placeholder, NULL, NULL, NULL}, self, values, 0, 0};
+    call_ctx c = {
+        {.st = self->st, .buf = &buf, .on_placeholder = call_on_placeholder}, self, values, 0, 0};
     if (st == MARKUP_ERR_SLOT_VALUE && any_stand_in(self, values)) {
         result = inline_call(self, values);
         markup_buf_free(&buf);
@@ -1364,6 +1366,7 @@ static int flatten(pm_state *st, pm_baked *self, PyObject *tree, PyObject *place
     f.rctx.st = st;
     f.rctx.buf = &buf;
     f.rctx.on_placeholder = flatten_on_placeholder;
+    f.rctx.baking = 1;
     f.placeholders = placeholders;
     f.func_name = self->func_name;
     f.names_ascii = 1;

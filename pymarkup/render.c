@@ -499,7 +499,7 @@ int pm_async_child_error(PyObject *child, int close) {
 static PM_NOINLINE int render_lazy(pm_render_ctx *ctx, pm_lazy *lazy, int depth) {
     if (lazy->kind == PM_LAZY_AWAIT || lazy->kind == PM_LAZY_AITER)
         return pm_async_child_error(lazy->source, 0); /* the element keeps it */
-    if (ctx->on_placeholder != NULL) {                /* @baked is baking: once would be for good */
+    if (ctx->baking) { /* taken once now, it would be fixed in the template */
         PyErr_Format(PyExc_TypeError,
                      "@baked: an element built outside the builder holds a %s child (%R), "
                      "which would be taken once, when baking, and fixed in the template; "
@@ -579,7 +579,7 @@ static PM_NOINLINE int render_child_rare(pm_render_ctx *ctx, PyObject *child, in
         case PM_LAZY_CALL: {
             PyObject *value = PyObject_CallNoArgs(child);
             if (value == NULL) return -1;
-            int r = pm_render_child(ctx, value, depth);
+            r = pm_render_child(ctx, value, depth);
             Py_DECREF(value);
             return r;
         }

@@ -201,6 +201,9 @@ typedef struct pm_render_ctx {
     /* With w NULL (a baked attribute slot): where the slot's start tag
        stands, for markup_context_check_attr_html on trusted values. */
     markup_context attrs_at;
+    /* Set while @baked bakes a template (not while a call fills one): a
+       Lazy child met then would be taken once and fixed in the template. */
+    int baking;
     /* Set only while @baked compiles a template program: called with the
        children of each element (and the items of each list) in place of
        rendering them; `raw` when they are the text of script or style.

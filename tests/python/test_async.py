@@ -491,3 +491,20 @@ def test_run_sync_moves_the_rendering_off_the_event_loop():
     loop_thread, body = asyncio.run(main())
     assert body == b"<ul><li>0</li><li>1</li><li>2</li></ul>"
     assert ran_in and loop_thread not in ran_in
+
+
+def test_baked_calls_take_lazy_children_of_their_values():
+    from markup import baked
+
+    @baked
+    def page(title, rows):  # a template program (a loop)
+        return h.Main(h.H1(title), h.Table([h.Tr(h.Td(r)) for r in rows]))
+
+    @baked
+    def frame(content):  # a per-fragment template
+        return h.Div({"class": "frame"}, content)
+
+    lazy = h.P(x for x in "ab")
+    assert str(frame(lazy)) == '<div class="frame"><p>ab</p></div>'
+    cells = [h.B(lambda: "c")]
+    assert str(page("T", cells)) == "<main><h1>T</h1><table><tr><td><b>c</b></td></tr></table></main>"
