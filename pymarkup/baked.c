@@ -931,11 +931,10 @@ static PyObject *call_program(pm_baked *self, PyObject **values) {
         hint += hint / 8;
         (void)markup_buf_reserve(&buf, hint < MAX_RESERVE ? hint : MAX_RESERVE);
     }
-    program_call c = {
-        {.st = self->st, .buf = &buf, .on_placeholder = program_on_placeholder},
-        self,
-        self->static_ascii,
-        0};
+    program_call c = {{.st = self->st, .buf = &buf, .on_placeholder = program_on_placeholder},
+                      self,
+                      self->static_ascii,
+                      0};
     markup_program_fault fault;
     PyObject *result = NULL;
     markup_status st = markup_program_run(self->prog, &program_data, &c, (void *const *)values,
