@@ -507,4 +507,6 @@ def test_baked_calls_take_lazy_children_of_their_values():
     lazy = h.P(x for x in "ab")
     assert str(frame(lazy)) == '<div class="frame"><p>ab</p></div>'
     cells = [h.B(lambda: "c")]
-    assert str(page("T", cells)) == "<main><h1>T</h1><table><tr><td><b>c</b></td></tr></table></main>"
+    assert (
+        str(page("T", cells)) == "<main><h1>T</h1><table><tr><td><b>c</b></td></tr></table></main>"
+    )
