@@ -35,7 +35,7 @@ dir=$(cd "$dir" && pwd)
 # C speedups are optional: where it has no wheel for this version, its
 # Python files come from .venv. mypy is left out (the stub checks skip
 # without it and run on the other versions).
-with_deps=(pytest hypothesis html5lib starlette httpx2 itsdangerous click blinker)
+with_deps=(pytest hypothesis html5lib starlette httpx2 itsdangerous click blinker trio django)
 without_deps=(jinja2 flask werkzeug)
 host_versions() {
   "$venv_python" -c 'import importlib.metadata as m, sys
@@ -134,7 +134,7 @@ fi
 # Every standard module with a library of its own, and the test packages.
 PYTHONPATH="$dir/site" "$dir/python" -c "
 import sys, ssl, hashlib, sqlite3, uuid, lzma, bz2, zlib, ctypes, pyexpat, decimal
-import jinja2, markupsafe, hypothesis, pytest, html5lib, starlette, httpx2, flask
+import jinja2, markupsafe, hypothesis, pytest, html5lib, starlette, httpx2, flask, trio, django
 print('debian-python.sh:', sys.version.split()[0], 'from Debian sid')"
 echo "$fingerprint" > "$dir/.complete"
 install_bench

@@ -15,6 +15,7 @@ from pathlib import Path
 import html5lib
 import pytest
 
+import conftest
 from markup import h, render_bytes
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -290,9 +291,9 @@ def test_django_example():
     import subprocess
 
     proc = subprocess.run(
-        [sys.executable, "-c", _DJANGO_CHECK, str(EXAMPLES / "django_app.py")],
+        [*conftest.PYTHON, "-c", _DJANGO_CHECK, str(EXAMPLES / "django_app.py")],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=120 * conftest.TIME_SCALE,
     )
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-3000:]

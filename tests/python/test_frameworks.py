@@ -10,6 +10,7 @@ import types
 
 import pytest
 
+import conftest
 from markup import Comment, SafeString, baked, h, render, render_bytes
 
 TEA = "Tea & <cake> é"
@@ -326,7 +327,13 @@ def test_glue_modules_are_not_imported_by_markup():
         "import sys, markup; "
         "print(sorted(m for m in ('flask', 'django', 'starlette', 'fastapi') if m in sys.modules))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [*conftest.PYTHON, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60 * conftest.TIME_SCALE,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "[]"
 
 
