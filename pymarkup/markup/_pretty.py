@@ -96,7 +96,10 @@ def _mark(node: Any, depth: int, nonce: str) -> Any:
             inner.append(_mark(child, depth + 1, nonce))
         inner.append(Comment(f"{nonce}:{depth}"))
     else:
-        inner = [_mark(c, depth + 1, nonce) if isinstance(c, Element) else c for c in children]
+        # Only a child the parser keeps where it stands is broken into lines
+        # in turn: a <tbody> in a <div> is dropped, and whitespace inside it
+        # would become the div's text.
+        inner = [_mark(c, depth + 1, nonce) if _is_block(c, blocks) else c for c in children]
     return _factory(node)(node.attrs, inner)
 
 

@@ -8,7 +8,7 @@ import re
 
 import html5lib
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from markup import Comment, SafeString, h, pretty, render
@@ -146,6 +146,9 @@ def trees():
 
 @settings(max_examples=300, deadline=None)
 @given(trees())
+# Found by a CI run: a <tbody> in a <div> is dropped by the parser, so the
+# line breaks once put inside it became the div's text.
+@example(h.Div("<", h.Tbody(h.Tr()), "<"))
 def test_pretty_never_changes_the_tree(tree):
     try:
         compact = render(h.Body(tree))
