@@ -42,26 +42,32 @@ if python3 -c 'import ctypes; ctypes.CDLL("libutf8proc.so.2")' 2>/dev/null ||
   exit 1
 fi
 
-results=()
-status=0
-for wheel in "${wheels[@]}"; do
-  wheel=$(realpath "$wheel")
+# The pyenv CPython a wheel is for: cp311 -> .../versions/3.11.x/bin/python3.
+python_for_wheel() {  # wheel
+  local tag interpreters
+  tag=$(basename "$1" | cut -d- -f3)
+  interpreters=("$pyenv_root"/versions/3."${tag#cp3}".*/bin/python3)
+  echo "${interpreters[-1]}"
+}
+
+# One wheel: its virtualenv, the smoke test and the suite; the summary line
+# goes to stdout and to $dir/result.txt, the exit status is the verdict.
+test_wheel() {  # wheel
+  local wheel python ver dir venv log start
+  local passed=0 failed=0 skipped=0 rc=1 step=setup verdict line
+  wheel=$(realpath "$1")
   start=$SECONDS
-  # cp311 -> the pyenv CPython 3.11.x.
-  tag=$(basename "$wheel" | cut -d- -f3)
-  minor=${tag#cp3}
-  interpreters=("$pyenv_root"/versions/3."$minor".*/bin/python3)
-  python=${interpreters[-1]}
+  python=$(python_for_wheel "$wheel")
   ver=$(basename "$(dirname "$(dirname "$python")")")
   dir=$root/build/wheel-test/$ver
   venv=$dir/venv
   log=$dir/log.txt
   mkdir -p "$dir"
+  rm -f "$dir/result.txt"
   echo "== ${wheel#$root/} on Python $ver (log: ${log#$root/})"
-  passed=0 failed=0 skipped=0 rc=1 step=setup
   rm -rf "$venv"
   if [ ! -x "$python" ]; then
-    echo "no CPython 3.$minor under $pyenv_root/versions" >"$log"
+    echo "no CPython for $(basename "$wheel") under $pyenv_root/versions" >"$log"
   elif "$python" -m venv "$venv" >"$log" 2>&1 &&
        "$venv/bin/python" -m pip install -q --no-index --no-deps "$wheel" >>"$log" 2>&1; then
     step=smoke
@@ -89,13 +95,36 @@ for wheel in "${wheels[@]}"; do
     verdict=PASS
   else
     verdict="FAIL ($step)"
-    status=1
     tail -n 30 "$log" | sed "s/^/  [$ver] /"
   fi
   line=$(printf 'Python %-8s %4d passed %3d failed %3d skipped %4ds  %s  %s' "$ver" \
          "$passed" "$failed" "$skipped" "$((SECONDS - start))" "$(basename "$wheel")" "$verdict")
   echo "$line"
-  results+=("$line")
+  echo "$line" >"$dir/result.txt"
+  [ $rc -eq 0 ]
+}
+
+# Two wheels at a time (MARKUP_WHEEL_TEST_JOBS): each suite runs on one
+# core, and the machine has two.
+jobs=${MARKUP_WHEEL_TEST_JOBS:-2}
+status=0
+running=0
+for wheel in "${wheels[@]}"; do
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || status=1
+    running=$((running - 1))
+  fi
+  test_wheel "$wheel" &
+  running=$((running + 1))
+done
+while [ "$running" -gt 0 ]; do
+  wait -n || status=1
+  running=$((running - 1))
+done
+results=()
+for wheel in "${wheels[@]}"; do
+  ver=$(basename "$(dirname "$(dirname "$(python_for_wheel "$wheel")")")")
+  results+=("$(cat "$root/build/wheel-test/$ver/result.txt" 2>/dev/null || echo "Python $ver: no result")")
 done
 
 echo
