@@ -9,7 +9,7 @@
  *            stores 8 bytes from the table and advances by the entity length.
  *            It costs the same at every density, which makes it the floor a
  *            real escaper must never drop below.
- *   scalar, sse2, avx2   markup_escape_with() with that implementation (those
+ *   scalar, sse2, avx2   markup_escape_using() with that implementation (those
  *            the CPU lacks are skipped)
  *
  * Method. Every contender's output is compared with the table escaper's
@@ -33,7 +33,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "markup/markup.h"
+#include "markup/binding.h"
 
 /* ------------------------------------------------------------------------ */
 /* Settings                                                                   */
@@ -279,7 +279,7 @@ NOINLINE static size_t run_one(const contender *c, const char *in, size_t n) {
     case C_TABLE: return table_escape(out_buf.data, (const unsigned char *)in, n);
     case C_MARKUP:
         markup_buf_clear(&out_buf);
-        if (markup_escape_with(&out_buf, in, n, c->impl) != MARKUP_OK) die("escape failed");
+        if (markup_escape_using(&out_buf, in, n, c->impl) != MARKUP_OK) die("escape failed");
         return out_buf.len;
     }
     return 0;
@@ -360,7 +360,8 @@ static markup_baked *bake_rows(void) {
     if (st == MARKUP_OK) st = markup_baked_builder_add_static(b, "</tbody>", 8);
     if (st != MARKUP_OK) die("building the template failed");
     markup_baked *tpl = NULL;
-    if (markup_baked_builder_finish(b, &tpl) != MARKUP_OK) die("finishing the template failed");
+    if (markup_baked_builder_finish(b, &tpl, NULL) != MARKUP_OK)
+        die("finishing the template failed");
     return tpl;
 }
 

@@ -17,7 +17,7 @@
  *   2. a markup_node tree with every value put in its place directly;
  *   3. the expected bytes, written by the harness with the reference
  *      escaper.
- * All three must agree byte for byte. markup_baked_render_with, driven by
+ * All three must agree byte for byte. markup_baked_render_slots, driven by
  * markup_baked_write_value, must agree too; a writer that fails stops it
  * and rolls the buffer back. Also checked: the slot count, kinds and
  * static size, the errors for a wrong number of values, TRUE in a child
@@ -30,7 +30,7 @@ typedef struct baked_options {
     uint8_t flags;   /* bit 0: make one allocation fail; bit 1: flush static HTML at every step */
     uint8_t fail_at; /* which allocation fails, counted from 1 */
     uint8_t prefix;  /* bytes (prefix % 32) already in the output buffers */
-    uint8_t stop_at; /* render_with: the writer of slot stop_at fails (when < slot count) */
+    uint8_t stop_at; /* render_slots: the writer of slot stop_at fails (when < slot count) */
 } baked_options;
 
 enum {
@@ -458,7 +458,7 @@ static markup_baked *build_template(const program *p, fuzz_alloc *alc, bool flus
             ok = flush_static(b, &pending, alc);
             if (!ok) break;
             failures = alc->failures;
-            markup_error err = {MARKUP_OK, 0, NULL, NULL};
+            markup_error err = MARKUP_ERROR_INIT;
             markup_status st = markup_baked_builder_add_attr_slot(b, s->name, s->name_len, &err);
             if (s->kind == STEP_ATTR_SLOT) {
                 ok = build_ok(st, alc, failures);
@@ -483,7 +483,7 @@ static markup_baked *build_template(const program *p, fuzz_alloc *alc, bool flus
     }
     markup_baked *tpl = NULL;
     failures = alc->failures;
-    if (!build_ok(markup_baked_builder_finish(b, &tpl), alc, failures)) return NULL;
+    if (!build_ok(markup_baked_builder_finish(b, &tpl, NULL), alc, failures)) return NULL;
     FUZZ_CHECK(tpl != NULL);
     return tpl;
 }
@@ -498,10 +498,10 @@ static markup_status tree_step(markup_node *node, const step *s) {
     case STEP_HTML: return markup_node_append_html(node, s->s, s->n, NULL);
     case STEP_COMMENT: return markup_node_append_comment(node, s->s, s->n, NULL);
     case STEP_DOCTYPE: return markup_node_append_doctype(node, NULL);
-    case STEP_ATTR: return markup_node_set_attr(node, s->name, s->name_len, s->s, s->n, NULL);
+    case STEP_ATTR: return markup_node_add_attr(node, s->name, s->name_len, s->s, s->n, NULL);
     case STEP_ATTR_HTML:
-        return markup_node_set_attr_html(node, s->name, s->name_len, s->s, s->n, NULL);
-    case STEP_ATTR_BARE: return markup_node_set_attr_bool(node, s->name, s->name_len, true, NULL);
+        return markup_node_add_attr_html(node, s->name, s->name_len, s->s, s->n, NULL);
+    case STEP_ATTR_BARE: return markup_node_add_attr_bool(node, s->name, s->name_len, true, NULL);
     case STEP_CHILD_SLOT:
         if (s->value.kind == MARKUP_VALUE_TEXT)
             return markup_node_append_text(node, s->s, s->n, NULL);
@@ -511,11 +511,11 @@ static markup_status tree_step(markup_node *node, const step *s) {
     case STEP_ATTR_SLOT:
         switch (s->value.kind) {
         case MARKUP_VALUE_TEXT:
-            return markup_node_set_attr(node, s->name, s->name_len, s->s, s->n, NULL);
+            return markup_node_add_attr(node, s->name, s->name_len, s->s, s->n, NULL);
         case MARKUP_VALUE_HTML:
-            return markup_node_set_attr_html(node, s->name, s->name_len, s->s, s->n, NULL);
+            return markup_node_add_attr_html(node, s->name, s->name_len, s->s, s->n, NULL);
         default:
-            return markup_node_set_attr_bool(node, s->name, s->name_len,
+            return markup_node_add_attr_bool(node, s->name, s->name_len,
                                              s->value.kind == MARKUP_VALUE_TRUE, NULL);
         }
     default: return MARKUP_OK;
@@ -628,14 +628,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         for (size_t i = 0; i < prog.nslots; i++) {
             const markup_slot_kind kind =
                 prog.slot_steps[i]->kind == STEP_CHILD_SLOT ? MARKUP_SLOT_CHILD : MARKUP_SLOT_ATTR;
-            FUZZ_CHECK(markup_baked_slot_kind(tpl, i) == kind);
+            markup_slot_kind got = MARKUP_SLOT_CHILD;
+            FUZZ_CHECK(markup_baked_slot_kind(tpl, i, &got) == MARKUP_OK && got == kind);
         }
 
         /* 1 against 3. */
         markup_buf out;
         start_out(&out, &alc, prefix_len);
         size_t failures = alc.failures;
-        markup_error err = {MARKUP_OK, 0, NULL, NULL};
+        markup_error err = MARKUP_ERROR_INIT;
         markup_status st = markup_baked_render(tpl, prog.values, prog.nslots, &out, &err);
         check_prefix(&out, prefix_len);
         if (st == MARKUP_OK) {
@@ -675,7 +676,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             writer_ctx w = {&prog, 0, opt.stop_at};
             start_out(&out, &alc, prefix_len);
             failures = alc.failures;
-            st = markup_baked_render_with(tpl, write_slot, &w, &out);
+            st = markup_baked_render_slots(tpl, write_slot, &w, &out);
             check_prefix(&out, prefix_len);
             if (st == MARKUP_OK) {
                 FUZZ_CHECK(opt.stop_at >= prog.nslots && w.next_slot == prog.nslots);

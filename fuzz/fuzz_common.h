@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "markup/markup.h"
+#include "markup/binding.h"
 
 #if defined(__has_feature)
 #  if __has_feature(address_sanitizer)
@@ -416,7 +416,7 @@ static inline FUZZ_NO_COVERAGE bool fuzz_ascii_iequal(const char *a, size_t na, 
 /* Offset of the first byte a tag name may not have there, or n when the
    name is valid (the empty name is invalid at 0). */
 static inline FUZZ_NO_COVERAGE size_t fuzz_ref_tag_error(const char *s, size_t n) {
-    if (n == 0) return 0;
+    if (n == 0) return MARKUP_POS_NONE; /* nothing to point at */
     if (!fuzz_ascii_alpha((unsigned char)s[0])) return 0;
     for (size_t i = 1; i < n; i++) {
         unsigned char c = (unsigned char)s[i];

@@ -18,7 +18,7 @@
  *     markup_escape_span the offset of the first, and after reserving
  *     markup_escape_room for the count (or for n, uncounted) no
  *     implementation allocates;
- *   - markup_escape_exact writes the same text with at most one
+ *   - markup_escape_counted writes the same text with at most one
  *     allocation of no more than n + 4 * count + 128 bytes;
  *   - an implementation the CPU lacks is refused with INVALID_ARG.
  */
@@ -140,7 +140,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         markup_buf buf;
         start_buffer(&buf, &alc, prefix_len);
         if (!markup_escape_impl_available(impl)) {
-            FUZZ_CHECK(markup_escape_with(&buf, input, n, impl) == MARKUP_ERR_INVALID_ARG);
+            FUZZ_CHECK(markup_escape_using(&buf, input, n, impl) == MARKUP_ERR_INVALID_ARG);
             FUZZ_CHECK(buf.len == prefix_len);
             markup_buf_free(&buf);
             continue;
@@ -148,7 +148,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         size_t failures = alc.failures;
         fuzz_alloc_fail_in(&alc, opt.fail_at);
         markup_status st =
-            via_default ? markup_escape(&buf, input, n) : markup_escape_with(&buf, input, n, impl);
+            via_default ? markup_escape(&buf, input, n) : markup_escape_using(&buf, input, n, impl);
         fuzz_alloc_fail_in(&alc, 0);
         check_buffer(&buf, st, failures, &alc, prefix_len, &expected);
         if (st == MARKUP_OK) {
@@ -164,12 +164,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             FUZZ_CHECK(room != SIZE_MAX && markup_buf_reserve(&buf, room) == MARKUP_OK);
             size_t calls = alc.calls;
             st = via_default ? markup_escape(&buf, input, n)
-                             : markup_escape_with(&buf, input, n, impl);
+                             : markup_escape_using(&buf, input, n, impl);
             FUZZ_CHECK(st == MARKUP_OK && alc.calls == calls);
             markup_buf_free(&buf);
         }
     }
-    /* markup_escape_exact: the same text, at most one allocation, and a
+    /* markup_escape_counted: the same text, at most one allocation, and a
        capacity of no more than n + 4 * count + SLACK past the prefix (or
        the buffer's own growth step, or its smallest capacity); rolled back
        when that allocation fails. */
@@ -179,7 +179,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         size_t cap = buf.cap, calls = alc.calls, failures = alc.failures;
         size_t count = fuzz_ref_escape_count(input, n);
         fuzz_alloc_fail_in(&alc, opt.fail_at);
-        markup_status st = markup_escape_exact(&buf, input, n);
+        markup_status st = markup_escape_counted(&buf, input, n);
         fuzz_alloc_fail_in(&alc, 0);
         check_buffer(&buf, st, failures, &alc, prefix_len, &expected);
         FUZZ_CHECK(alc.calls - calls <= 1);
@@ -203,7 +203,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         markup_status st = markup_escape(&buf, input, cut);
         fuzz_alloc_fail_in(&alc, 0);
         if (st == MARKUP_OK) {
-            st = markup_escape_with(&buf, input + cut, n - cut, MARKUP_ESCAPE_SCALAR);
+            st = markup_escape_using(&buf, input + cut, n - cut, MARKUP_ESCAPE_SCALAR);
             FUZZ_CHECK(st == MARKUP_OK);
         }
         check_buffer(&buf, st, failures, &alc, prefix_len, &expected);

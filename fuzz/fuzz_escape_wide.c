@@ -81,8 +81,8 @@ static void check_units(const void *units, size_t n, size_t w, const void *expec
             void *out = cap ? malloc(cap * w) : NULL;
             FUZZ_CHECK(cap == 0 || out != NULL);
             size_t written = 7;
-            markup_status st = w == 2 ? markup_escape_u16_with(out, cap, units, n, &written, impl)
-                                      : markup_escape_u32_with(out, cap, units, n, &written, impl);
+            markup_status st = w == 2 ? markup_escape_u16_using(out, cap, units, n, &written, impl)
+                                      : markup_escape_u32_using(out, cap, units, n, &written, impl);
             if (less || !markup_escape_impl_available(impl)) {
                 FUZZ_CHECK(st == MARKUP_ERR_INVALID_ARG);
                 FUZZ_CHECK(written == 0);

@@ -221,7 +221,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
     }
     markup_program *prog = NULL;
-    markup_error err = {MARKUP_OK, 0, NULL, NULL};
+    markup_error err = MARKUP_ERROR_INIT;
     if (!building) {
         FUZZ_CHECK(alc.failures > 0);
         markup_program_builder_free(b);
@@ -230,7 +230,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     st = markup_program_builder_finish(b, &prog, &err);
     if (getenv("FUZZ_PROGRAM_TRACE"))
-        fprintf(stderr, "finish: %s%s at %zu\n", markup_status_str(st),
+        fprintf(stderr, "finish: %s%s at %zu\n", markup_status_message(st),
                 st == MARKUP_OK ? "" : err.msg, err.pos);
     if (st != MARKUP_OK) {
         FUZZ_CHECK(prog == NULL && err.code == st && err.msg != NULL);
@@ -253,7 +253,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         markup_program_fault fault;
         st = markup_program_run(prog, &data_ops, &c, (void *const *)params, nparams, &out, &fault);
         if (getenv("FUZZ_PROGRAM_TRACE"))
-            fprintf(stderr, "run %d: %s, %.*s\n", run, markup_status_str(st), (int)out.len,
+            fprintf(stderr, "run %d: %s, %.*s\n", run, markup_status_message(st), (int)out.len,
                     out.data);
         FUZZ_CHECK(c.iterating == 0);
         FUZZ_CHECK(c.live == live_before);

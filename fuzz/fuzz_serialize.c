@@ -221,7 +221,7 @@ static void render_and_compare(harness *h, const model *m, size_t fail_at) {
 
     size_t failures = h->alc.failures;
     if (fail_at) fuzz_alloc_fail_in(&h->alc, fail_at);
-    markup_error err = {MARKUP_OK, 0, NULL, NULL};
+    markup_error err = MARKUP_ERROR_INIT;
     markup_status st = markup_node_render(m->node, &out, &err);
     h->alc.fail_call = armed;
 
@@ -277,7 +277,7 @@ static void op_open(harness *h, const char *tag, size_t tag_len) {
     if (h->depth == STACK_MAX) return;
     const bool valid = fuzz_ref_tag_error(tag, tag_len) == tag_len && tag_len > 0;
     markup_node *node = NULL;
-    markup_error err = {MARKUP_OK, 0, NULL, NULL};
+    markup_error err = MARKUP_ERROR_INIT;
     size_t failures = h->alc.failures;
     markup_status st = markup_node_new_element(tag, tag_len, &h->alc.hooks, &node, &err);
     if (!outcome(h, st, must(valid ? 0 : BIT(MARKUP_ERR_INVALID_TAG)), failures)) {
@@ -335,7 +335,7 @@ static bool append_child(harness *h, markup_node *child, const model *c, const f
     }
     expect e = must(errs);
     e.ok = e.ok || ok_in_raw;
-    markup_error err = {MARKUP_OK, 0, NULL, NULL};
+    markup_error err = MARKUP_ERROR_INIT;
     size_t failures = h->alc.failures;
     markup_status st = markup_node_append_child(p->node, child, &err);
     if (!outcome(h, st, e, failures)) {
@@ -406,7 +406,7 @@ static void op_content(harness *h, int op, const char *s, size_t n) {
     const bool valid_utf8 = fuzz_ref_utf8_valid(s, n);
     bool ok_in_raw = false;
     markup_status st;
-    markup_error err = {MARKUP_OK, 0, NULL, NULL};
+    markup_error err = MARKUP_ERROR_INIT;
     size_t failures = h->alc.failures;
     switch (op) {
     case OP_TEXT:
@@ -491,15 +491,15 @@ static void op_attr(harness *h, int op, const char *name, size_t name_len, const
         errs |= BIT(MARKUP_ERR_INVALID_UTF8);
     }
     const bool present = value_len % 2 == 1;
-    markup_error err = {MARKUP_OK, 0, NULL, NULL};
+    markup_error err = MARKUP_ERROR_INIT;
     size_t failures = h->alc.failures;
     markup_status st;
     if (op == OP_ATTR) {
-        st = markup_node_set_attr(m->node, name, name_len, value, value_len, &err);
+        st = markup_node_add_attr(m->node, name, name_len, value, value_len, &err);
     } else if (op == OP_ATTR_HTML) {
-        st = markup_node_set_attr_html(m->node, name, name_len, value, value_len, &err);
+        st = markup_node_add_attr_html(m->node, name, name_len, value, value_len, &err);
     } else {
-        st = markup_node_set_attr_bool(m->node, name, name_len, present, &err);
+        st = markup_node_add_attr_bool(m->node, name, name_len, present, &err);
     }
     if (!outcome(h, st, must(errs), failures)) {
         if (st != MARKUP_ERR_NOMEM) FUZZ_CHECK(err.code == st && err.msg != NULL);
@@ -539,8 +539,8 @@ static void op_mutate_frozen(harness *h) {
     outcome(h, markup_node_append_html(m->node, "<b>", 3, NULL), must(errs), failures);
     outcome(h, markup_node_append_comment(m->node, "x", 1, NULL), must(errs), failures);
     outcome(h, markup_node_append_doctype(m->node, NULL), must(errs), failures);
-    outcome(h, markup_node_set_attr(m->node, "id", 2, "x", 1, NULL), must(attr_errs), failures);
-    outcome(h, markup_node_set_attr_bool(m->node, "id", 2, false, NULL), must(attr_errs), failures);
+    outcome(h, markup_node_add_attr(m->node, "id", 2, "x", 1, NULL), must(attr_errs), failures);
+    outcome(h, markup_node_add_attr_bool(m->node, "id", 2, false, NULL), must(attr_errs), failures);
     markup_node *child = NULL;
     if (markup_node_new_fragment(&h->alc.hooks, &child) == MARKUP_OK) {
         markup_status st = markup_node_append_child(m->node, child, NULL);

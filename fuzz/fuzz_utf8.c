@@ -39,7 +39,7 @@ static void check_utf8(const char *s, size_t n) {
     const size_t ref = utf8proc_first_error(s, n);
     FUZZ_CHECK(ref == fuzz_ref_utf8_error(s, n)); /* the two references disagree */
 
-    markup_error err = {MARKUP_OK, 0, NULL, NULL};
+    markup_error err = MARKUP_ERROR_INIT;
     markup_status st = markup_utf8_validate(s, n, &err);
     FUZZ_CHECK(markup_utf8_validate(s, n, NULL) == st);
     if (ref == n) {
@@ -54,7 +54,7 @@ static void check_utf8(const char *s, size_t n) {
 
 static void check_tag(const char *s, size_t n) {
     const size_t bad = fuzz_ref_tag_error(s, n);
-    markup_error err = {MARKUP_OK, 0, NULL, NULL};
+    markup_error err = MARKUP_ERROR_INIT;
     markup_tag_kind kind = (markup_tag_kind)-1;
     markup_status st = markup_html_check_tag(s, n, &kind, &err);
     if (bad == n && n > 0) {
@@ -66,11 +66,12 @@ static void check_tag(const char *s, size_t n) {
     FUZZ_CHECK(st == MARKUP_ERR_INVALID_TAG);
     FUZZ_CHECK(err.code == MARKUP_ERR_INVALID_TAG && err.msg != NULL);
     FUZZ_CHECK(err.pos == bad);
+    FUZZ_CHECK(bad == MARKUP_POS_NONE ? err.arg == NULL : strcmp(err.arg, "tag") == 0);
 }
 
 static void check_attr_name(const char *s, size_t n) {
     const fuzz_attr_verdict v = fuzz_ref_attr_name(s, n);
-    markup_error err = {MARKUP_OK, 0, NULL, NULL};
+    markup_error err = MARKUP_ERROR_INIT;
     markup_status st = markup_html_check_attr_name(s, n, &err);
     FUZZ_CHECK(markup_html_check_attr_name(s, n, NULL) == st);
     if (v.bad_char == SIZE_MAX && v.bad_utf8 == SIZE_MAX) {
@@ -78,6 +79,11 @@ static void check_attr_name(const char *s, size_t n) {
         return;
     }
     FUZZ_CHECK(err.code == st && err.msg != NULL);
+    if (n == 0) { /* the empty name: no byte to point at */
+        FUZZ_CHECK(st == MARKUP_ERR_INVALID_ATTR_NAME && err.pos == MARKUP_POS_NONE);
+        return;
+    }
+    FUZZ_CHECK(strcmp(err.arg, "name") == 0);
     /* A scan may meet the bad character first; a validate-first check
        reports the UTF-8 error. Both are fine, anything else is not. */
     const bool at_char =
@@ -89,7 +95,7 @@ static void check_attr_name(const char *s, size_t n) {
 
 static void check_raw_text(markup_tag_kind kind, const char *s, size_t n) {
     const size_t bad = fuzz_ref_raw_text_error(kind, s, n);
-    markup_error err = {MARKUP_OK, 0, NULL, NULL};
+    markup_error err = MARKUP_ERROR_INIT;
     markup_status st = markup_html_check_raw_text(kind, s, n, &err);
     if (bad == n) {
         FUZZ_CHECK(st == MARKUP_OK);

@@ -223,7 +223,7 @@ static void note_content_start(harness *h, const markup_writer *w, bool pending,
 }
 
 static void op_open(harness *h, markup_writer *w, char *tag, size_t n) {
-    markup_error err = {MARKUP_OK, 0, NULL, NULL};
+    markup_error err = MARKUP_ERROR_INIT;
     size_t failures = h->alc.failures, before = w->depth, len = h->out.len;
     bool pending = w->in_start_tag;
     markup_status st = markup_writer_open(w, tag, n, &err);
@@ -268,7 +268,7 @@ static void op_close(harness *h, markup_writer *w) {
         return;
     }
     open_el *el = &h->stack[h->depth - 1];
-    markup_error err = {MARKUP_OK, 0, NULL, NULL};
+    markup_error err = MARKUP_ERROR_INIT;
     size_t failures = h->alc.failures;
     if (w->in_start_tag) el->content_start = h->out.len + 1; /* '>' comes now */
     size_t end = h->out.len;
@@ -314,7 +314,7 @@ static void op_slot(harness *h, markup_writer *w) {
 }
 
 static void run_op(harness *h, markup_writer *w, int op) {
-    markup_error err = {MARKUP_OK, 0, NULL, NULL};
+    markup_error err = MARKUP_ERROR_INIT;
     size_t failures = h->alc.failures, before = w->depth, n = 0, m = 0, at = h->out.len;
     bool pending = w->in_start_tag;
     char *s = NULL, *v = NULL;
@@ -334,7 +334,7 @@ static void run_op(harness *h, markup_writer *w, int op) {
         if (!fuzz_ref_utf8_valid(v, m)) break;
         st = op == OP_ATTR        ? markup_writer_attr(w, s, n, v, m, &err)
              : op == OP_ATTR_HTML ? markup_writer_attr_html(w, s, n, v, m, &err)
-                                  : markup_writer_attr_bare(w, s, n, &err);
+                                  : markup_writer_attr_bool(w, s, n, true, &err);
         break;
     case OP_TEXT:
     case OP_HTML:

@@ -7,7 +7,7 @@
 #ifndef MARKUP_ALLOC_IMPL_H
 #define MARKUP_ALLOC_IMPL_H
 
-#include "markup/markup.h"
+#include "markup/binding.h"
 
 static inline const markup_alloc *markup_alc_or_default(const markup_alloc *alc) {
     return alc ? alc : markup_alloc_default();

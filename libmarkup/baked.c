@@ -20,7 +20,7 @@
 #include "copy_impl.h"
 #include "escape_impl.h"
 #include "error_impl.h"
-#include "markup/markup.h"
+#include "markup/binding.h"
 #include "output_impl.h"
 
 typedef struct baked_slot {
@@ -28,8 +28,13 @@ typedef struct baked_slot {
     size_t name_off; /* ATTR: ' name="' in the names area (name at +1)    */
     size_t name_len;
     markup_slot_kind kind;
+    bool in_text;         /* inside a title, textarea...: HTML values checked */
+    markup_context where; /* CHILD: where it stands; ATTR: its start tag's */
 } baked_slot;
 
+/* Static HTML goes straight into `statics`, either through the writer (the
+   public calls, checked where they stand) or verbatim (add_static, for
+   bindings that run their own writer). */
 struct markup_baked_builder {
     const markup_alloc *alc;
     markup_buf statics;
@@ -38,6 +43,7 @@ struct markup_baked_builder {
     size_t nslots;
     size_t slots_cap;
     size_t attr_room; /* ' name=""' of every attribute slot */
+    markup_writer w;  /* writes into statics */
 };
 
 struct markup_baked {
@@ -71,12 +77,14 @@ markup_status markup_baked_builder_new(const markup_alloc *alc, markup_baked_bui
     b->nslots = 0;
     b->slots_cap = 0;
     b->attr_room = 0;
+    markup_writer_init(&b->w, &b->statics, MARKUP_CONTEXT_HTML);
     *out = b;
     return MARKUP_OK;
 }
 
 void markup_baked_builder_free(markup_baked_builder *b) {
     if (!b) return;
+    markup_writer_dispose(&b->w);
     markup_buf_free(&b->statics);
     markup_buf_free(&b->names);
     markup_alc_free(b->alc, b->slots, b->slots_cap * sizeof *b->slots);
@@ -91,7 +99,7 @@ markup_status markup_baked_builder_add_static(markup_baked_builder *b, const cha
 /* Appends a slot at the current end of the static text. On failure the
    builder is unchanged. */
 static markup_status push_slot(markup_baked_builder *b, markup_slot_kind kind, size_t name_off,
-                               size_t name_len) {
+                               size_t name_len, markup_context where, bool in_text) {
     if (b->nslots == b->slots_cap) {
         size_t cap = markup_grow_capacity(b->slots_cap, b->nslots + 1, 8, sizeof *b->slots);
         if (cap == 0) return MARKUP_ERR_TOO_LARGE;
@@ -106,12 +114,14 @@ static markup_status push_slot(markup_baked_builder *b, markup_slot_kind kind, s
     slot->name_off = name_off;
     slot->name_len = name_len;
     slot->kind = kind;
+    slot->where = where;
+    slot->in_text = in_text;
     return MARKUP_OK;
 }
 
 markup_status markup_baked_builder_add_child_slot(markup_baked_builder *b) {
     if (!b) return MARKUP_ERR_INVALID_ARG;
-    return push_slot(b, MARKUP_SLOT_CHILD, 0, 0);
+    return push_slot(b, MARKUP_SLOT_CHILD, 0, 0, MARKUP_CONTEXT_HTML, false);
 }
 
 /* Adds `n` to *total, reporting overflow. */
@@ -121,10 +131,10 @@ static bool add_size(size_t *total, size_t n) {
     return true;
 }
 
-markup_status markup_baked_builder_add_attr_slot(markup_baked_builder *b, const char *name,
-                                                 size_t name_len, markup_error *err) {
-    if (!b || (!name && name_len > 0))
-        return markup_fail_(err, MARKUP_ERR_INVALID_ARG, 0, "invalid argument");
+/* An attribute slot for `name` at the end of the static text, its start
+   tag standing at `where`. */
+static markup_status push_attr_slot(markup_baked_builder *b, const char *name, size_t name_len,
+                                    markup_context where, bool in_text, markup_error *err) {
     markup_status st = markup_html_check_attr_name(name, name_len, err);
     if (st != MARKUP_OK) return st;
     size_t name_off = b->names.len;
@@ -134,21 +144,135 @@ markup_status markup_baked_builder_add_attr_slot(markup_baked_builder *b, const 
     size_t attr_room = b->attr_room;
     if (st == MARKUP_OK && !add_size(&attr_room, name_len + ATTR_OVERHEAD))
         st = MARKUP_ERR_TOO_LARGE;
-    if (st == MARKUP_OK) st = push_slot(b, MARKUP_SLOT_ATTR, name_off, name_len);
+    if (st == MARKUP_OK) st = push_slot(b, MARKUP_SLOT_ATTR, name_off, name_len, where, in_text);
     if (st == MARKUP_OK) b->attr_room = attr_room;
     if (st != MARKUP_OK) {
         markup_buf_truncate(&b->names, name_off);
-        return markup_fail_(err, st, 0, markup_status_str(st));
+        return markup_fail_(err, st, markup_status_message(st));
     }
     return MARKUP_OK;
 }
 
-markup_status markup_baked_builder_finish(markup_baked_builder *b, markup_baked **out) {
+markup_status markup_baked_builder_add_attr_slot(markup_baked_builder *b, const char *name,
+                                                 size_t name_len, markup_error *err) {
+    markup_clear_(err);
+    if (!b || (!name && name_len > 0))
+        return markup_fail_(err, MARKUP_ERR_INVALID_ARG, "NULL builder or name");
+    return push_attr_slot(b, name, name_len, MARKUP_CONTEXT_HTML, false, err);
+}
+
+/* ---- building through the writer --------------------------------------- */
+
+/* The builder's own checks before a writer call: a builder, and a string
+   of valid UTF-8 (the writer takes it as given). */
+static markup_status check_string(const markup_baked_builder *b, const char *s, size_t n,
+                                  const char *arg, markup_error *err) {
+    if (!b) return markup_fail_(err, MARKUP_ERR_INVALID_ARG, "NULL builder");
+    return markup_error_in_(err, markup_utf8_validate(s, n, err), arg);
+}
+
+markup_status markup_baked_builder_open(markup_baked_builder *b, const char *tag, size_t n,
+                                        markup_error *err) {
+    markup_clear_(err);
+    if (!b) return markup_fail_(err, MARKUP_ERR_INVALID_ARG, "NULL builder");
+    return markup_writer_open(&b->w, tag, n, err);
+}
+
+markup_status markup_baked_builder_attr(markup_baked_builder *b, const char *name, size_t name_len,
+                                        const char *value, size_t value_len, markup_error *err) {
+    markup_clear_(err);
+    markup_status st = check_string(b, value, value_len, "value", err);
+    return st != MARKUP_OK ? st : markup_writer_attr(&b->w, name, name_len, value, value_len, err);
+}
+
+markup_status markup_baked_builder_attr_html(markup_baked_builder *b, const char *name,
+                                             size_t name_len, const char *value, size_t value_len,
+                                             markup_error *err) {
+    markup_clear_(err);
+    markup_status st = check_string(b, value, value_len, "value", err);
+    if (st != MARKUP_OK) return st;
+    return markup_writer_attr_html(&b->w, name, name_len, value, value_len, err);
+}
+
+markup_status markup_baked_builder_attr_bool(markup_baked_builder *b, const char *name,
+                                             size_t name_len, bool present, markup_error *err) {
+    markup_clear_(err);
+    if (!b) return markup_fail_(err, MARKUP_ERR_INVALID_ARG, "NULL builder");
+    return markup_writer_attr_bool(&b->w, name, name_len, present, err);
+}
+
+markup_status markup_baked_builder_text(markup_baked_builder *b, const char *s, size_t n,
+                                        markup_error *err) {
+    markup_clear_(err);
+    markup_status st = check_string(b, s, n, "s", err);
+    return st != MARKUP_OK ? st : markup_writer_text(&b->w, s, n, err);
+}
+
+markup_status markup_baked_builder_html(markup_baked_builder *b, const char *s, size_t n,
+                                        markup_error *err) {
+    markup_clear_(err);
+    markup_status st = check_string(b, s, n, "s", err);
+    return st != MARKUP_OK ? st : markup_writer_html(&b->w, s, n, err);
+}
+
+markup_status markup_baked_builder_comment(markup_baked_builder *b, const char *s, size_t n,
+                                           markup_error *err) {
+    markup_clear_(err);
+    markup_status st = check_string(b, s, n, "s", err);
+    return st != MARKUP_OK ? st : markup_writer_comment(&b->w, s, n, err);
+}
+
+markup_status markup_baked_builder_doctype(markup_baked_builder *b, markup_error *err) {
+    markup_clear_(err);
+    if (!b) return markup_fail_(err, MARKUP_ERR_INVALID_ARG, "NULL builder");
+    return markup_writer_doctype(&b->w, err);
+}
+
+markup_status markup_baked_builder_close(markup_baked_builder *b, markup_error *err) {
+    markup_clear_(err);
+    if (!b) return markup_fail_(err, MARKUP_ERR_INVALID_ARG, "NULL builder");
+    return markup_writer_close(&b->w, err);
+}
+
+markup_status markup_baked_builder_child_slot(markup_baked_builder *b, markup_error *err) {
+    markup_clear_(err);
+    if (!b) return markup_fail_(err, MARKUP_ERR_INVALID_ARG, "NULL builder");
+    markup_status st = markup_writer_check_child_slot(&b->w, err);
+    if (st != MARKUP_OK) return st;
+    markup_context where = markup_writer_context(&b->w);
+    st = push_slot(b, MARKUP_SLOT_CHILD, 0, 0, where, !markup_context_is_plain(where));
+    return st == MARKUP_OK ? st : markup_fail_status_(err, st);
+}
+
+markup_status markup_baked_builder_attr_slot(markup_baked_builder *b, const char *name,
+                                             size_t name_len, markup_error *err) {
+    markup_clear_(err);
+    if (!b) return markup_fail_(err, MARKUP_ERR_INVALID_ARG, "NULL builder");
+    if (!b->w.in_start_tag)
+        return markup_fail_(err, MARKUP_ERR_CONTEXT,
+                            "an attribute slot belongs in a start tag: right after open or "
+                            "another attribute");
+    markup_status st = markup_writer_check_attr_slot(&b->w, name, name_len, err);
+    if (st != MARKUP_OK) return st;
+    markup_context where = markup_writer_start_tag_context(&b->w);
+    /* Only a trusted value inside a text element needs a look when filled
+       (markup_context_check_attr_html); elsewhere anything goes. */
+    return push_attr_slot(b, name, name_len, where, !markup_context_is_plain(where), err);
+}
+
+markup_status markup_baked_builder_finish(markup_baked_builder *b, markup_baked **out,
+                                          markup_error *err) {
+    markup_clear_(err);
     if (out) *out = NULL;
-    if (!b) return MARKUP_ERR_INVALID_ARG;
+    if (!b) return markup_fail_(err, MARKUP_ERR_INVALID_ARG, "NULL builder");
     if (!out) {
         markup_baked_builder_free(b);
-        return MARKUP_ERR_INVALID_ARG;
+        return markup_fail_(err, MARKUP_ERR_INVALID_ARG, "NULL output pointer");
+    }
+    if (markup_writer_depth(&b->w) != 0) {
+        markup_baked_builder_free(b);
+        return markup_fail_(err, MARKUP_ERR_INVALID_ARG,
+                            "an element is still open: every open needs its close");
     }
 
     /* One block: the header, the slot table, the static text, the names. */
@@ -163,14 +287,14 @@ markup_status markup_baked_builder_finish(markup_baked_builder *b, markup_baked 
     fits = fits && add_size(&total, b->names.len);
     if (!fits) {
         markup_baked_builder_free(b);
-        return MARKUP_ERR_TOO_LARGE;
+        return markup_fail_status_(err, MARKUP_ERR_TOO_LARGE);
     }
 
     const markup_alloc *alc = b->alc;
     char *block = markup_alc_malloc(alc, total);
     if (!block) {
         markup_baked_builder_free(b);
-        return MARKUP_ERR_NOMEM;
+        return markup_fail_status_(err, MARKUP_ERR_NOMEM);
     }
     markup_baked *tpl = (markup_baked *)block;
     baked_slot *slots = (baked_slot *)(block + slots_off);
@@ -202,9 +326,10 @@ void markup_baked_free(markup_baked *tpl) {
 
 size_t markup_baked_slot_count(const markup_baked *tpl) { return tpl ? tpl->nslots : 0; }
 
-markup_slot_kind markup_baked_slot_kind(const markup_baked *tpl, size_t slot) {
-    if (!tpl || slot >= tpl->nslots) return MARKUP_SLOT_CHILD;
-    return tpl->slots[slot].kind;
+markup_status markup_baked_slot_kind(const markup_baked *tpl, size_t slot, markup_slot_kind *kind) {
+    if (!tpl || !kind || slot >= tpl->nslots) return MARKUP_ERR_INVALID_ARG;
+    *kind = tpl->slots[slot].kind;
+    return MARKUP_OK;
 }
 
 size_t markup_baked_static_size(const markup_baked *tpl) { return tpl ? tpl->static_len : 0; }
@@ -357,10 +482,11 @@ static inline char *open_attr(char *d, const markup_baked *tpl, const baked_slot
 
 markup_status markup_baked_render(const markup_baked *tpl, const markup_value *values,
                                   size_t nvalues, markup_buf *out, markup_error *err) {
+    markup_clear_(err);
     if (!tpl || !out || (!values && nvalues > 0))
-        return markup_fail_(err, MARKUP_ERR_INVALID_ARG, 0, "invalid argument");
+        return markup_fail_(err, MARKUP_ERR_INVALID_ARG, "invalid argument");
     if (nvalues != tpl->nslots)
-        return markup_fail_(err, MARKUP_ERR_SLOT_COUNT, 0,
+        return markup_fail_(err, MARKUP_ERR_SLOT_COUNT,
                             "number of values differs from the template's slot count");
     /* One pass: each value is checked where it is written, and a failure
        rolls the whole render back. Room for all but long and non-ASCII
@@ -376,7 +502,7 @@ markup_status markup_baked_render(const markup_baked *tpl, const markup_value *v
         !add_size(&room, values_room ? MARKUP_ESCAPE_SLACK : 1)) /* 1: a cursor to write at */
         st = MARKUP_ERR_TOO_LARGE;
     if (st == MARKUP_OK) st = markup_buf_reserve(out, room);
-    if (st != MARKUP_OK) return markup_fail_(err, st, 0, markup_status_str(st));
+    if (st != MARKUP_OK) return markup_fail_(err, st, markup_status_message(st));
     markup_escape_short_fn escape_short = markup_escape_short_best_();
 
     const char *why = NULL;
@@ -407,6 +533,15 @@ markup_status markup_baked_render(const markup_baked *tpl, const markup_value *v
                 why = "slot value has a NULL string with a non-zero length";
                 goto fail;
             }
+            if (v->kind == MARKUP_VALUE_HTML && slot->in_text) {
+                /* Inside a title, textarea...: no end tag that ends it. */
+                st = attr ? markup_context_check_attr_html(slot->where, v->s, v->n, err)
+                          : markup_html_check_text_inside(v->s, v->n, err);
+                if (st != MARKUP_OK) {
+                    markup_buf_truncate(out, start);
+                    return markup_error_in_(err, st, "values");
+                }
+            }
             if (v->n <= CLASSIFY_MAX) {
                 char *value_at = attr ? open_attr(d, tpl, slot) : d;
                 value_class cls = copy_classify(value_at, v->s, v->n);
@@ -423,7 +558,7 @@ markup_status markup_baked_render(const markup_baked *tpl, const markup_value *v
                the rest (what the whole render asked for: more than is left,
                never more than that). */
             out->len = (size_t)(d - out->data);
-            st = markup_utf8_validate(v->s, v->n, err); /* err->pos is in the value */
+            st = markup_error_in_(err, markup_utf8_validate(v->s, v->n, err), "values");
             if (st != MARKUP_OK) {
                 markup_buf_truncate(out, start);
                 return st;
@@ -448,11 +583,11 @@ markup_status markup_baked_render(const markup_baked *tpl, const markup_value *v
 
 fail:
     markup_buf_truncate(out, start);
-    return markup_fail_(err, st, 0, why ? why : markup_status_str(st));
+    return markup_fail_(err, st, why ? why : markup_status_message(st));
 }
 
-markup_status markup_baked_render_with(const markup_baked *tpl, markup_slot_writer write_slot,
-                                       void *ctx, markup_buf *out) {
+markup_status markup_baked_render_slots(const markup_baked *tpl, markup_slot_writer write_slot,
+                                        void *ctx, markup_buf *out) {
     if (!tpl || !write_slot || !out) return MARKUP_ERR_INVALID_ARG;
     size_t start = out->len;
     markup_status st = markup_buf_reserve(out, tpl->static_len);
@@ -480,6 +615,7 @@ fail:
 markup_status markup_baked_render_to(const markup_baked *tpl, const markup_value *values,
                                      size_t nvalues, markup_sink sink, void *ctx,
                                      markup_error *err) {
+    markup_clear_(err);
     if (sink == NULL) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
     /* A filled template is one page or fragment: rendered whole, then
        handed over in one call. */
@@ -487,19 +623,21 @@ markup_status markup_baked_render_to(const markup_baked *tpl, const markup_value
     markup_buf_init(&buf, NULL);
     markup_status st = markup_baked_render(tpl, values, nvalues, &buf, err);
     if (st == MARKUP_OK && buf.len && (st = sink(ctx, buf.data, buf.len)) != MARKUP_OK)
-        markup_fail_(err, st, 0, "the sink stopped the writer");
+        markup_fail_(err, st, "the sink stopped the writer");
     markup_buf_free(&buf);
     return st;
 }
 
 markup_status markup_baked_render_file(const markup_baked *tpl, const markup_value *values,
                                        size_t nvalues, FILE *f, markup_error *err) {
+    markup_clear_(err);
     if (f == NULL) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
     return markup_baked_render_to(tpl, values, nvalues, markup_file_sink_, f, err);
 }
 
 char *markup_baked_render_string(const markup_baked *tpl, const markup_value *values,
                                  size_t nvalues, size_t *len, markup_error *err) {
+    markup_clear_(err);
     markup_buf buf;
     markup_buf_init(&buf, NULL);
     if (markup_baked_render(tpl, values, nvalues, &buf, err) != MARKUP_OK) {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "alloc_impl.h"
-#include "markup/markup.h"
+#include "markup/binding.h"
 
 static void *default_malloc(void *ctx, size_t size) {
     (void)ctx;

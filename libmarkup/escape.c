@@ -17,7 +17,7 @@
 #include "copy_impl.h"
 #include "error_impl.h"
 #include "escape_impl.h"
-#include "markup/markup.h"
+#include "markup/binding.h"
 #include "output_impl.h"
 
 /* ---- entity table ------------------------------------------------------ */
@@ -275,7 +275,7 @@ size_t markup_escape_room(size_t n, size_t specials) {
     return escaped + after < worst ? escaped + after : worst;
 }
 
-markup_status markup_escape_exact(markup_buf *buf, const char *s, size_t n) {
+markup_status markup_escape_counted(markup_buf *buf, const char *s, size_t n) {
     if (buf == NULL || (s == NULL && n != 0)) return MARKUP_ERR_INVALID_ARG;
     if (n == 0) return MARKUP_OK;
     const markup_escape_kernels *k = best_kernels();
@@ -292,8 +292,8 @@ markup_status markup_escape_exact(markup_buf *buf, const char *s, size_t n) {
     return MARKUP_OK;
 }
 
-markup_status markup_escape_with(markup_buf *buf, const char *s, size_t n,
-                                 markup_escape_impl impl) {
+markup_status markup_escape_using(markup_buf *buf, const char *s, size_t n,
+                                  markup_escape_impl impl) {
     if (buf == NULL || (s == NULL && n != 0)) return MARKUP_ERR_INVALID_ARG;
     const markup_escape_kernels *k = kernels_for(impl);
     if (k == NULL) return MARKUP_ERR_INVALID_ARG;
@@ -366,6 +366,7 @@ markup_status markup_escape(markup_buf *buf, const char *s, size_t n) {
 }
 
 char *markup_escape_string(const char *s, size_t n, size_t *len, markup_error *err) {
+    markup_clear_(err);
     if (markup_utf8_validate(s, n, err) != MARKUP_OK) return NULL;
     markup_buf buf;
     markup_buf_init(&buf, NULL);

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "markup/markup.h"
+#include "markup/binding.h"
 
 /* x86-64 SIMD kernels need GCC/Clang intrinsics and __builtin_cpu_supports.
    MARKUP_ESCAPE_NO_SIMD builds the portable path alone, as on other CPUs. */

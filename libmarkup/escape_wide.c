@@ -33,7 +33,7 @@
 #include <string.h>
 
 #include "escape_impl.h"
-#include "markup/markup.h"
+#include "markup/binding.h"
 
 #if MARKUP_ESCAPE_X86
 #  include <immintrin.h>
@@ -579,12 +579,12 @@ markup_status markup_escape_u32(uint32_t *dst, size_t cap, const uint32_t *s, si
     return escape_wide(dst, cap, s, n, written, MARKUP_ESCAPE_AUTO, 4);
 }
 
-markup_status markup_escape_u16_with(uint16_t *dst, size_t cap, const uint16_t *s, size_t n,
-                                     size_t *written, markup_escape_impl impl) {
+markup_status markup_escape_u16_using(uint16_t *dst, size_t cap, const uint16_t *s, size_t n,
+                                      size_t *written, markup_escape_impl impl) {
     return escape_wide(dst, cap, s, n, written, impl, 2);
 }
 
-markup_status markup_escape_u32_with(uint32_t *dst, size_t cap, const uint32_t *s, size_t n,
-                                     size_t *written, markup_escape_impl impl) {
+markup_status markup_escape_u32_using(uint32_t *dst, size_t cap, const uint32_t *s, size_t n,
+                                      size_t *written, markup_escape_impl impl) {
     return escape_wide(dst, cap, s, n, written, impl, 4);
 }

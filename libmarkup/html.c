@@ -8,7 +8,7 @@
 #include "copy_impl.h"
 #include "error_impl.h"
 #include "html_impl.h"
-#include "markup/markup.h"
+#include "markup/binding.h"
 #include "utf8_impl.h"
 
 static inline unsigned char ascii_lower(unsigned char c) {
@@ -38,19 +38,21 @@ static markup_tag_kind tag_kind(const char *name, size_t n) {
     return MARKUP_TAG_NORMAL;
 }
 
-markup_status markup_html_check_tag(const char *name, size_t n, markup_tag_kind *kind,
+markup_status markup_html_check_tag(const char *tag, size_t n, markup_tag_kind *kind,
                                     markup_error *err) {
+    markup_clear_(err);
+    const char *name = tag;
     if (name == NULL && n != 0)
-        return markup_fail_(err, MARKUP_ERR_INVALID_ARG, 0, "NULL tag name with non-zero length");
-    if (n == 0) return markup_fail_(err, MARKUP_ERR_INVALID_TAG, 0, "tag name is empty");
+        return markup_fail_(err, MARKUP_ERR_INVALID_ARG, "NULL tag name with non-zero length");
+    if (n == 0) return markup_fail_(err, MARKUP_ERR_INVALID_TAG, "tag name is empty");
     if (!ascii_alpha((unsigned char)name[0]))
-        return markup_fail_(err, MARKUP_ERR_INVALID_TAG, 0,
-                            "tag name must start with an ASCII letter");
+        return markup_fail_at_(err, MARKUP_ERR_INVALID_TAG, 0, "tag",
+                               "tag name must start with an ASCII letter");
     for (size_t i = 1; i < n; i++) {
         unsigned char c = (unsigned char)name[i];
         if (!ascii_alpha(c) && !ascii_digit(c) && c != '-')
-            return markup_fail_(err, MARKUP_ERR_INVALID_TAG, i,
-                                "tag name may only hold ASCII letters, digits and '-'");
+            return markup_fail_at_(err, MARKUP_ERR_INVALID_TAG, i, "tag",
+                                   "tag name may only hold ASCII letters, digits and '-'");
     }
     if (kind) *kind = tag_kind(name, n);
     return MARKUP_OK;
@@ -99,29 +101,29 @@ static bool attr_name_plain_ascii(const char *name, size_t n) {
 }
 
 markup_status markup_html_check_attr_name(const char *name, size_t n, markup_error *err) {
+    markup_clear_(err);
     if (name == NULL && n != 0)
-        return markup_fail_(err, MARKUP_ERR_INVALID_ARG, 0,
+        return markup_fail_(err, MARKUP_ERR_INVALID_ARG,
                             "NULL attribute name with non-zero length");
-    if (n == 0)
-        return markup_fail_(err, MARKUP_ERR_INVALID_ATTR_NAME, 0, "attribute name is empty");
+    if (n == 0) return markup_fail_(err, MARKUP_ERR_INVALID_ATTR_NAME, "attribute name is empty");
     if (attr_name_plain_ascii(name, n)) return MARKUP_OK;
     size_t i = 0;
     while (i < n) {
         unsigned char c = (unsigned char)name[i];
         if (c < 0x80) {
             const char *why = attr_ascii_reject(c);
-            if (why) return markup_fail_(err, MARKUP_ERR_INVALID_ATTR_NAME, i, why);
+            if (why) return markup_fail_at_(err, MARKUP_ERR_INVALID_ATTR_NAME, i, "name", why);
             i++;
             continue;
         }
         size_t len = markup_utf8_sequence_(name + i, n - i);
         if (len == 0)
-            return markup_fail_(err, MARKUP_ERR_INVALID_UTF8, i,
-                                "attribute name is not valid UTF-8");
+            return markup_fail_at_(err, MARKUP_ERR_INVALID_UTF8, i, "name",
+                                   "attribute name is not valid UTF-8");
         /* C1 controls U+0080..U+009F are encoded C2 80..C2 9F. */
         if (c == 0xC2 && (unsigned char)name[i + 1] <= 0x9F)
-            return markup_fail_(err, MARKUP_ERR_INVALID_ATTR_NAME, i,
-                                "attribute name contains a control character");
+            return markup_fail_at_(err, MARKUP_ERR_INVALID_ATTR_NAME, i, "name",
+                                   "attribute name contains a control character");
         i += len;
     }
     return MARKUP_OK;
@@ -139,21 +141,22 @@ static bool starts_with_ignore_case(const char *s, size_t n, const char *lower, 
 
 markup_status markup_html_check_raw_text(markup_tag_kind kind, const char *s, size_t n,
                                          markup_error *err) {
+    markup_clear_(err);
     if (s == NULL && n != 0)
-        return markup_fail_(err, MARKUP_ERR_INVALID_ARG, 0, "NULL text with non-zero length");
+        return markup_fail_(err, MARKUP_ERR_INVALID_ARG, "NULL text with non-zero length");
     if (n == 0 || (kind != MARKUP_TAG_SCRIPT && kind != MARKUP_TAG_STYLE)) return MARKUP_OK;
     const char *p = s, *end = s + n;
     while (p < end && (p = memchr(p, '<', (size_t)(end - p))) != NULL) {
         size_t left = (size_t)(end - p);
         if (kind == MARKUP_TAG_SCRIPT) {
             if (starts_with_ignore_case(p, left, "</script", 8))
-                return markup_refuse_(err, (size_t)(p - s), "</script",
+                return markup_refuse_(err, (size_t)(p - s), "s", "</script",
                                       "\"</script\" inside <script> would end it early");
             if (starts_with_ignore_case(p, left, "<!--", 4))
-                return markup_refuse_(err, (size_t)(p - s), "<!--",
+                return markup_refuse_(err, (size_t)(p - s), "s", "<!--",
                                       "\"<!--\" inside <script> changes how it is parsed");
         } else if (starts_with_ignore_case(p, left, "</style", 7)) {
-            return markup_refuse_(err, (size_t)(p - s), "</style",
+            return markup_refuse_(err, (size_t)(p - s), "s", "</style",
                                   "\"</style\" inside <style> would end it early");
         }
         p++;
@@ -178,8 +181,9 @@ bool markup_html_reads_as_text(const char *tag, size_t n) {
 }
 
 markup_status markup_html_check_text_inside(const char *s, size_t n, markup_error *err) {
+    markup_clear_(err);
     if (s == NULL && n != 0)
-        return markup_fail_(err, MARKUP_ERR_INVALID_ARG, 0, "NULL text with non-zero length");
+        return markup_fail_(err, MARKUP_ERR_INVALID_ARG, "NULL text with non-zero length");
     if (n == 0) return MARKUP_OK;
     const char *p = s, *end = s + n;
     while (p < end && (p = memchr(p, '<', (size_t)(end - p))) != NULL) {
@@ -188,7 +192,7 @@ markup_status markup_html_check_text_inside(const char *s, size_t n, markup_erro
             const char *end_tag = TEXT_ELEMENT_END_TAGS[i];
             if (starts_with_ignore_case(p, left, end_tag, strlen(end_tag)))
                 return markup_refuse_(
-                    err, (size_t)(p - s), end_tag,
+                    err, (size_t)(p - s), "s", end_tag,
                     "an end tag of title, textarea, noscript, iframe, xmp, noembed or "
                     "noframes in raw text inside such an element would end it early");
         }
@@ -199,8 +203,9 @@ markup_status markup_html_check_text_inside(const char *s, size_t n, markup_erro
 
 markup_status markup_html_json_for_script(markup_buf *out, const char *json, size_t n,
                                           markup_error *err) {
+    markup_clear_(err);
     if (out == NULL) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
-    markup_status st = markup_utf8_validate(json, n, err);
+    markup_status st = markup_error_in_(err, markup_utf8_validate(json, n, err), "json");
     if (st != MARKUP_OK) return st;
     size_t start = out->len;
     const char *run = json; /* bytes not yet appended */

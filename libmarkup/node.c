@@ -8,8 +8,10 @@
  *
  * Nodes freeze when adopted, so a parent is always built after its
  * children: no cycles, and a frozen subtree can be shared and rendered from
- * many threads. Rendering and freeing walk the tree with explicit stacks,
- * never C recursion.
+ * many threads. A child made in place (markup_node_new_child) is the one
+ * exception: it is not shared, and freezes with the parent that owns it,
+ * which it finds through `owner`. Rendering and freeing walk the tree with
+ * explicit stacks, never C recursion.
  */
 #include <stdatomic.h>
 #include <stdint.h>
@@ -17,7 +19,7 @@
 
 #include "alloc_impl.h"
 #include "error_impl.h"
-#include "markup/markup.h"
+#include "markup/binding.h"
 #include "output_impl.h"
 
 typedef enum attr_kind {
@@ -63,6 +65,7 @@ struct markup_node {
     node_child *children;
     size_t nchildren, children_cap;
     markup_node *next_dead; /* links nodes waiting to be freed by unref */
+    markup_node *owner;     /* the parent a child made in place is frozen with */
     size_t tag_len;
     char tag[]; /* tag_len bytes, not NUL-terminated */
 };
@@ -86,6 +89,7 @@ static markup_status node_new(const char *tag, size_t tag_len, bool is_element,
     node->children = NULL;
     node->nchildren = node->children_cap = 0;
     node->next_dead = NULL;
+    node->owner = NULL;
     node->tag_len = tag_len;
     if (tag_len) memcpy(node->tag, tag, tag_len);
     *out = node;
@@ -94,6 +98,7 @@ static markup_status node_new(const char *tag, size_t tag_len, bool is_element,
 
 markup_status markup_node_new_element(const char *tag, size_t n, const markup_alloc *alc,
                                       markup_node **out, markup_error *err) {
+    markup_clear_(err);
     if (out == NULL) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
     *out = NULL;
     markup_tag_kind kind;
@@ -134,6 +139,7 @@ void markup_node_unref(markup_node *node) {
         for (size_t i = 0; i < dead->nchildren; i++) {
             if (dead->children[i].kind != CHILD_NODE) continue;
             markup_node *child = dead->children[i].u.node;
+            if (child->owner == dead) child->owner = NULL; /* it may live on */
             if (release(child)) {
                 child->next_dead = pending;
                 pending = child;
@@ -164,8 +170,11 @@ size_t markup_node_child_count(const markup_node *node) { return node ? node->nc
 
 /* ---- building ---------------------------------------------------------- */
 
+/* Frozen itself, or made in place inside a parent that is. */
 static bool is_frozen(const markup_node *node) {
-    return atomic_load_explicit(&node->frozen, memory_order_relaxed);
+    for (; node != NULL; node = node->owner)
+        if (atomic_load_explicit(&node->frozen, memory_order_relaxed)) return true;
+    return false;
 }
 
 static bool is_raw_text(const markup_node *node) {
@@ -204,9 +213,9 @@ static markup_status reserve_child(markup_node *node) {
 static markup_status check_attr_target(markup_node *node, const char *name, size_t name_len,
                                        markup_error *err) {
     if (node == NULL || !node->is_element)
-        return markup_fail_(err, MARKUP_ERR_INVALID_ARG, 0, "attributes need an element node");
+        return markup_fail_(err, MARKUP_ERR_INVALID_ARG, "attributes need an element node");
     if (is_frozen(node))
-        return markup_fail_(err, MARKUP_ERR_FROZEN, 0,
+        return markup_fail_(err, MARKUP_ERR_FROZEN,
                             "node is frozen: it was already added to a parent");
     return markup_html_check_attr_name(name, name_len, err);
 }
@@ -218,7 +227,7 @@ static markup_status add_attr(markup_node *node, attr_kind kind, const char *nam
     if (kind != ATTR_BARE) {
         if (value == NULL && value_len != 0)
             return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
-        st = markup_utf8_validate(value, value_len, err);
+        st = markup_error_in_(err, markup_utf8_validate(value, value_len, err), "value");
         if (st != MARKUP_OK) return st;
     }
     st = reserve_attr(node);
@@ -236,18 +245,21 @@ static markup_status add_attr(markup_node *node, attr_kind kind, const char *nam
     return MARKUP_OK;
 }
 
-markup_status markup_node_set_attr(markup_node *node, const char *name, size_t name_len,
+markup_status markup_node_add_attr(markup_node *node, const char *name, size_t name_len,
                                    const char *value, size_t value_len, markup_error *err) {
+    markup_clear_(err);
     return add_attr(node, ATTR_TEXT, name, name_len, value, value_len, err);
 }
 
-markup_status markup_node_set_attr_html(markup_node *node, const char *name, size_t name_len,
+markup_status markup_node_add_attr_html(markup_node *node, const char *name, size_t name_len,
                                         const char *value, size_t value_len, markup_error *err) {
+    markup_clear_(err);
     return add_attr(node, ATTR_HTML, name, name_len, value, value_len, err);
 }
 
-markup_status markup_node_set_attr_bool(markup_node *node, const char *name, size_t name_len,
+markup_status markup_node_add_attr_bool(markup_node *node, const char *name, size_t name_len,
                                         bool present, markup_error *err) {
+    markup_clear_(err);
     if (!present) return check_attr_target(node, name, name_len, err);
     return add_attr(node, ATTR_BARE, name, name_len, NULL, 0, err);
 }
@@ -260,12 +272,12 @@ static const char *child_string(const markup_node *node, const node_child *c) {
 
 /* Checks shared by every child appender. */
 static markup_status check_child_target(markup_node *node, markup_error *err) {
-    if (node == NULL) return markup_fail_(err, MARKUP_ERR_INVALID_ARG, 0, "NULL node");
+    if (node == NULL) return markup_fail_(err, MARKUP_ERR_INVALID_ARG, "NULL node");
     if (is_frozen(node))
-        return markup_fail_(err, MARKUP_ERR_FROZEN, 0,
+        return markup_fail_(err, MARKUP_ERR_FROZEN,
                             "node is frozen: it was already added to a parent");
     if (node->kind == MARKUP_TAG_VOID)
-        return markup_fail_(err, MARKUP_ERR_VOID_CHILD, 0, "a void element cannot have children");
+        return markup_fail_(err, MARKUP_ERR_VOID_CHILD, "a void element cannot have children");
     return MARKUP_OK;
 }
 
@@ -298,7 +310,7 @@ static markup_status check_raw_seam(const markup_node *node, const char *s, size
     markup_error seam_err;
     if (markup_html_check_raw_text(node->kind, seam, before + after, &seam_err) != MARKUP_OK)
         return markup_fail_(
-            err, MARKUP_ERR_RAW_TEXT, 0,
+            err, MARKUP_ERR_RAW_TEXT,
             "text joined to the text before it would end the raw-text element early");
     return MARKUP_OK;
 }
@@ -312,7 +324,7 @@ static markup_status add_string_child(markup_node *node, child_kind kind, const 
     if (st != MARKUP_OK) return st;
     if (is_raw_text(node)) {
         if (kind != CHILD_TEXT && kind != CHILD_HTML)
-            return markup_fail_(err, MARKUP_ERR_RAW_TEXT, 0, "<script> and <style> hold only text");
+            return markup_fail_(err, MARKUP_ERR_RAW_TEXT, "<script> and <style> hold only text");
         st = markup_html_check_raw_text(node->kind, s, n, err);
         if (st == MARKUP_OK) st = check_raw_seam(node, s, n, err);
         if (st != MARKUP_OK) return st;
@@ -331,40 +343,102 @@ static markup_status add_string_child(markup_node *node, child_kind kind, const 
 
 markup_status markup_node_append_text(markup_node *node, const char *s, size_t n,
                                       markup_error *err) {
+    markup_clear_(err);
     return add_string_child(node, CHILD_TEXT, s, n, err);
 }
 
 markup_status markup_node_append_html(markup_node *node, const char *s, size_t n,
                                       markup_error *err) {
+    markup_clear_(err);
     return add_string_child(node, CHILD_HTML, s, n, err);
 }
 
 markup_status markup_node_append_comment(markup_node *node, const char *s, size_t n,
                                          markup_error *err) {
+    markup_clear_(err);
     return add_string_child(node, CHILD_COMMENT, s, n, err);
 }
 
 markup_status markup_node_append_doctype(markup_node *node, markup_error *err) {
+    markup_clear_(err);
     return add_string_child(node, CHILD_DOCTYPE, NULL, 0, err);
 }
 
-markup_status markup_node_append_child(markup_node *node, markup_node *child, markup_error *err) {
+/* Appends `child` with a reference of the parent's own. */
+static markup_status adopt(markup_node *node, markup_node *child, markup_error *err) {
     if (node == NULL || child == NULL)
-        return markup_fail_(err, MARKUP_ERR_INVALID_ARG, 0, "NULL node");
+        return markup_fail_(err, MARKUP_ERR_INVALID_ARG, "NULL node");
     if (child == node)
-        return markup_fail_(err, MARKUP_ERR_INVALID_ARG, 0, "a node cannot contain itself");
+        return markup_fail_(err, MARKUP_ERR_INVALID_ARG, "a node cannot contain itself");
     markup_status st = check_child_target(node, err);
     if (st != MARKUP_OK) return st;
     if (is_raw_text(node))
-        return markup_fail_(err, MARKUP_ERR_RAW_TEXT, 0,
-                            "<script> and <style> cannot hold elements");
+        return markup_fail_(err, MARKUP_ERR_RAW_TEXT, "<script> and <style> cannot hold elements");
     st = reserve_child(node);
     if (st != MARKUP_OK) return markup_fail_status_(err, st);
     node_child *c = &node->children[node->nchildren++];
     c->kind = CHILD_NODE;
     c->u.node = markup_node_ref(child);
-    atomic_store_explicit(&child->frozen, true, memory_order_relaxed);
     return MARKUP_OK;
+}
+
+markup_status markup_node_append_child(markup_node *node, markup_node *child, markup_error *err) {
+    markup_clear_(err);
+    markup_status st = adopt(node, child, err);
+    if (st == MARKUP_OK) atomic_store_explicit(&child->frozen, true, memory_order_relaxed);
+    return st;
+}
+
+markup_node *markup_node_new_child(markup_node *parent, const char *tag, const char *const *attrs,
+                                   const char *text, markup_error *err) {
+    markup_clear_(err);
+    if (parent == NULL || tag == NULL) {
+        markup_fail_(err, MARKUP_ERR_INVALID_ARG, "NULL parent or tag");
+        return NULL;
+    }
+    markup_node *child = NULL;
+    markup_status st = markup_node_new_element(tag, strlen(tag), parent->alc, &child, err);
+    for (size_t i = 0; st == MARKUP_OK && attrs != NULL && attrs[i] != NULL; i += 2) {
+        if (attrs[i + 1] == NULL) {
+            st = markup_fail_(err, MARKUP_ERR_INVALID_ARG,
+                              "attrs ends with a name and no value: name, value, ..., NULL");
+            break;
+        }
+        st = markup_node_add_attr(child, attrs[i], strlen(attrs[i]), attrs[i + 1],
+                                  strlen(attrs[i + 1]), err);
+    }
+    if (st == MARKUP_OK && text != NULL)
+        st = markup_node_append_text(child, text, strlen(text), err);
+    /* Built whole before it is adopted: on failure the parent is unchanged. */
+    if (st == MARKUP_OK) st = adopt(parent, child, err);
+    if (st == MARKUP_OK) child->owner = parent;
+    markup_node_unref(child); /* the parent's reference keeps it */
+    return st == MARKUP_OK ? child : NULL;
+}
+
+markup_status markup_node_append_baked(markup_node *node, const markup_baked *tpl,
+                                       const markup_value *values, size_t nvalues,
+                                       markup_error *err) {
+    markup_clear_(err);
+    if (node == NULL) return markup_fail_(err, MARKUP_ERR_INVALID_ARG, "NULL node");
+    markup_buf html;
+    markup_buf_init(&html, node->alc);
+    markup_status st = markup_baked_render(tpl, values, nvalues, &html, err);
+    if (st == MARKUP_OK) st = add_string_child(node, CHILD_HTML, html.data, html.len, err);
+    markup_buf_free(&html);
+    return st;
+}
+
+markup_status markup_node_append_json(markup_node *node, const char *json, size_t n,
+                                      markup_error *err) {
+    markup_clear_(err);
+    if (node == NULL) return markup_fail_(err, MARKUP_ERR_INVALID_ARG, "NULL node");
+    markup_buf safe;
+    markup_buf_init(&safe, node->alc);
+    markup_status st = markup_html_json_for_script(&safe, json, n, err);
+    if (st == MARKUP_OK) st = add_string_child(node, CHILD_TEXT, safe.data, safe.len, err);
+    markup_buf_free(&safe);
+    return st;
 }
 
 /* ---- rendering --------------------------------------------------------- */
@@ -418,7 +492,7 @@ static markup_status write_start_tag(markup_writer *w, const markup_node *node, 
         case ATTR_HTML:
             st = markup_writer_attr_html(w, name, a->name_len, value, a->value_len, err);
             break;
-        case ATTR_BARE: st = markup_writer_attr_bare(w, name, a->name_len, err); break;
+        case ATTR_BARE: st = markup_writer_attr_bool(w, name, a->name_len, true, err); break;
         }
     }
     return st;
@@ -451,6 +525,7 @@ static markup_status enter_node(render_stack *stack, markup_writer *w, const mar
 }
 
 markup_status markup_node_render(const markup_node *node, markup_buf *out, markup_error *err) {
+    markup_clear_(err);
     return markup_node_render_in(node, out, MARKUP_CONTEXT_HTML, err);
 }
 
@@ -481,6 +556,7 @@ static markup_status render_tree(const markup_node *node, markup_writer *w, mark
 
 markup_status markup_node_render_in(const markup_node *node, markup_buf *out, markup_context where,
                                     markup_error *err) {
+    markup_clear_(err);
     if (node == NULL || out == NULL) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
     size_t start = out->len;
     markup_writer w;
@@ -493,6 +569,7 @@ markup_status markup_node_render_in(const markup_node *node, markup_buf *out, ma
 
 markup_status markup_node_render_to(const markup_node *node, markup_sink sink, void *ctx,
                                     markup_error *err) {
+    markup_clear_(err);
     if (node == NULL || sink == NULL) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
     markup_buf buf;
     markup_buf_init(&buf, node->alc);
@@ -507,11 +584,13 @@ markup_status markup_node_render_to(const markup_node *node, markup_sink sink, v
 }
 
 markup_status markup_node_render_file(const markup_node *node, FILE *f, markup_error *err) {
+    markup_clear_(err);
     if (f == NULL) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
     return markup_node_render_to(node, markup_file_sink_, f, err);
 }
 
 char *markup_node_render_string(const markup_node *node, size_t *len, markup_error *err) {
+    markup_clear_(err);
     if (node == NULL) {
         markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
         return NULL;

@@ -6,7 +6,7 @@
 #ifndef MARKUP_OUTPUT_IMPL_H
 #define MARKUP_OUTPUT_IMPL_H
 
-#include "markup/markup.h"
+#include "markup/binding.h"
 
 /* The pieces a tree's writer hands to a sink: big enough that a sink
    (a socket, a FILE*) is called rarely, small enough to stay in cache. */

@@ -13,7 +13,7 @@
 
 #include "alloc_impl.h"
 #include "error_impl.h"
-#include "markup/markup.h"
+#include "markup/binding.h"
 
 typedef struct instr {
     uint8_t op;    /* markup_op */
@@ -294,12 +294,13 @@ static markup_status check_program(const markup_program_builder *b, markup_error
     }
     markup_alc_free(b->alc, loops_at, 3 * (n + 1));
     markup_alc_free(b->alc, loop_of, (n + 1) * sizeof *loop_of);
-    if (why) return markup_fail_(err, MARKUP_ERR_INVALID_ARG, pc, why);
+    if (why) return markup_fail_at_(err, MARKUP_ERR_INVALID_ARG, pc, "b", why);
     return MARKUP_OK;
 }
 
 markup_status markup_program_builder_finish(markup_program_builder *b, markup_program **out,
                                             markup_error *err) {
+    markup_clear_(err);
     if (!out) {
         markup_program_builder_free(b);
         return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);

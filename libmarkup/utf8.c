@@ -6,7 +6,8 @@
 #include <string.h>
 #include <utf8proc.h>
 
-#include "markup/markup.h"
+#include "markup/binding.h"
+#include "error_impl.h"
 #include "utf8_impl.h"
 
 #define HIGHS UINT64_C(0x8080808080808080)
@@ -28,10 +29,11 @@ size_t markup_utf8_sequence_(const char *s, size_t n) {
 }
 
 markup_status markup_utf8_validate(const char *s, size_t n, markup_error *err) {
+    markup_clear_(err);
     if (s == NULL && n != 0) {
         if (err)
-            *err =
-                (markup_error){MARKUP_ERR_INVALID_ARG, 0, "NULL string with non-zero length", NULL};
+            *err = (markup_error){MARKUP_ERR_INVALID_ARG, MARKUP_POS_NONE,
+                                  "NULL string with non-zero length", NULL, NULL};
         return MARKUP_ERR_INVALID_ARG;
     }
     size_t i = 0;
@@ -47,7 +49,9 @@ markup_status markup_utf8_validate(const char *s, size_t n, markup_error *err) {
         if (i == n) break;
         size_t len = markup_utf8_sequence_(s + i, n - i);
         if (len == 0) {
-            if (err) *err = (markup_error){MARKUP_ERR_INVALID_UTF8, i, "invalid UTF-8", NULL};
+            if (err)
+                *err =
+                    (markup_error){MARKUP_ERR_INVALID_UTF8, i, "not well-formed UTF-8", NULL, "s"};
             return MARKUP_ERR_INVALID_UTF8;
         }
         i += len;

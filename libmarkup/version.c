@@ -1,13 +1,13 @@
 /*
  * version.c - runtime version and status names.
  */
-#include "markup/markup.h"
+#include "markup/binding.h"
 
 const char *markup_version(void) { return MARKUP_VERSION_STRING; }
 
 unsigned long markup_version_number(void) { return MARKUP_VERSION_NUMBER; }
 
-const char *markup_status_str(markup_status status) {
+const char *markup_status_message(markup_status status) {
     switch (status) {
     case MARKUP_OK: return "ok";
     case MARKUP_ERR_NOMEM: return "out of memory";
@@ -26,4 +26,25 @@ const char *markup_status_str(markup_status status) {
     case MARKUP_ERR_IO: return "writing the output failed";
     }
     return "unknown status";
+}
+
+const char *markup_status_name(markup_status status) {
+    switch (status) {
+    case MARKUP_OK: return "MARKUP_OK";
+    case MARKUP_ERR_NOMEM: return "MARKUP_ERR_NOMEM";
+    case MARKUP_ERR_INVALID_ARG: return "MARKUP_ERR_INVALID_ARG";
+    case MARKUP_ERR_TOO_LARGE: return "MARKUP_ERR_TOO_LARGE";
+    case MARKUP_ERR_INVALID_UTF8: return "MARKUP_ERR_INVALID_UTF8";
+    case MARKUP_ERR_INVALID_TAG: return "MARKUP_ERR_INVALID_TAG";
+    case MARKUP_ERR_INVALID_ATTR_NAME: return "MARKUP_ERR_INVALID_ATTR_NAME";
+    case MARKUP_ERR_VOID_CHILD: return "MARKUP_ERR_VOID_CHILD";
+    case MARKUP_ERR_RAW_TEXT: return "MARKUP_ERR_RAW_TEXT";
+    case MARKUP_ERR_FROZEN: return "MARKUP_ERR_FROZEN";
+    case MARKUP_ERR_TOO_DEEP: return "MARKUP_ERR_TOO_DEEP";
+    case MARKUP_ERR_SLOT_COUNT: return "MARKUP_ERR_SLOT_COUNT";
+    case MARKUP_ERR_SLOT_VALUE: return "MARKUP_ERR_SLOT_VALUE";
+    case MARKUP_ERR_CONTEXT: return "MARKUP_ERR_CONTEXT";
+    case MARKUP_ERR_IO: return "MARKUP_ERR_IO";
+    }
+    return "MARKUP_ERR_UNKNOWN";
 }

@@ -15,7 +15,7 @@
 #include "copy_impl.h"
 #include "error_impl.h"
 #include "html_impl.h"
-#include "markup/markup.h"
+#include "markup/binding.h"
 
 /* markup_context.mode: how the parser reads what comes inside. */
 enum {
@@ -107,10 +107,11 @@ void markup_writer_set_sink(markup_writer *w, markup_sink sink, void *ctx, size_
 }
 
 markup_status markup_writer_flush(markup_writer *w, markup_error *err) {
+    markup_clear_(err);
     if (w == NULL) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
     if (w->sink == NULL || w->out->len == 0) return MARKUP_OK;
     markup_status st = w->sink(w->sink_ctx, w->out->data, w->out->len);
-    if (st != MARKUP_OK) return markup_fail_(err, st, 0, "the sink stopped the writer");
+    if (st != MARKUP_OK) return markup_fail_(err, st, "the sink stopped the writer");
     markup_buf_clear(w->out);
     return MARKUP_OK;
 }
@@ -137,9 +138,11 @@ markup_context markup_writer_start_tag_context(const markup_writer *w) {
 
 markup_status markup_context_check_attr_html(markup_context where, const char *value, size_t n,
                                              markup_error *err) {
+    markup_clear_(err);
     /* Inside a text element the parser reads the whole start tag as text:
        the value must not end that element (nor one around it). */
-    return in_text(where) ? markup_html_check_text_inside(value, n, err) : MARKUP_OK;
+    if (!in_text(where)) return MARKUP_OK;
+    return markup_error_in_(err, markup_html_check_text_inside(value, n, err), "value");
 }
 
 static markup_status end_start_tag(markup_writer *w) {
@@ -148,26 +151,28 @@ static markup_status end_start_tag(markup_writer *w) {
 }
 
 markup_status markup_writer_flush_tag(markup_writer *w, markup_error *err) {
+    markup_clear_(err);
     if (w == NULL) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
     markup_status st = w->in_start_tag ? end_start_tag(w) : MARKUP_OK;
     return st == MARKUP_OK ? st : markup_fail_status_(err, st);
 }
 
 markup_status markup_writer_check_child_slot(markup_writer *w, markup_error *err) {
+    markup_clear_(err);
     markup_status st = markup_writer_flush_tag(w, err);
     if (st != MARKUP_OK) return st;
     markup_context c = top(w);
     if (c.mode == MODE_VOID)
-        return markup_fail_(err, MARKUP_ERR_VOID_CHILD, 0, "a void element cannot have children");
+        return markup_fail_(err, MARKUP_ERR_VOID_CHILD, "a void element cannot have children");
     if (raw(c))
         return markup_fail_(
-            err, MARKUP_ERR_RAW_TEXT, 0,
+            err, MARKUP_ERR_RAW_TEXT,
             "the text of <script> and <style> is checked whole, so it cannot hold a slot");
     /* In a text element, trusted HTML just before the slot may have begun
        an end tag that the slot's text would finish. */
     if (in_text(c) && w->tail_len && memchr(w->tail, '<', w->tail_len))
         return markup_fail_(
-            err, MARKUP_ERR_CONTEXT, 0,
+            err, MARKUP_ERR_CONTEXT,
             "trusted HTML just before this slot ends in a '<' that the slot's text could "
             "turn into the end tag of the element around it");
     return MARKUP_OK;
@@ -220,10 +225,10 @@ static markup_status place(const markup_writer *w, markup_tag_class cls, markup_
     bool html; /* the parser makes it an HTML element */
     switch (up.mode) {
     case MODE_VOID:
-        return markup_fail_(err, MARKUP_ERR_VOID_CHILD, 0, "a void element cannot have children");
+        return markup_fail_(err, MARKUP_ERR_VOID_CHILD, "a void element cannot have children");
     case MODE_SCRIPT:
     case MODE_STYLE:
-        return markup_fail_(err, MARKUP_ERR_RAW_TEXT, 0, "<script> and <style> hold only text");
+        return markup_fail_(err, MARKUP_ERR_RAW_TEXT, "<script> and <style> hold only text");
     case MODE_HTML: html = true; break;
     case MODE_MATH_TEXT: html = !(cls & MARKUP_TAG_IS_MGLYPH); break;
     case MODE_ANNOTATION: html = (cls & MARKUP_TAG_IS_SVG) != 0; break;
@@ -234,12 +239,12 @@ static markup_status place(const markup_writer *w, markup_tag_class cls, markup_
     unsigned text = cls & MARKUP_TAG_TEXT_MASK;
     if (text && (up.flags & (1u << (text - 1))))
         return markup_fail_(
-            err, MARKUP_ERR_CONTEXT, 0,
+            err, MARKUP_ERR_CONTEXT,
             "inside an element of the same name, whose content the HTML parser reads as "
             "text, its end tag would end the outer one early");
     if (!html) {
         if (cls & MARKUP_TAG_IS_BREAKOUT)
-            return markup_fail_(err, MARKUP_ERR_CONTEXT, 0,
+            return markup_fail_(err, MARKUP_ERR_CONTEXT,
                                 "inside svg or math content the HTML parser closes the svg or math "
                                 "element before this one; put it inside <foreignObject> (svg) or "
                                 "<mtext> (math)");
@@ -249,22 +254,22 @@ static markup_status place(const markup_writer *w, markup_tag_class cls, markup_
     bool foreign = up.mode != MODE_HTML || (up.flags & IN_FOREIGN);
     if (cls & MARKUP_TAG_IS_PLAINTEXT)
         return markup_fail_(
-            err, MARKUP_ERR_CONTEXT, 0,
+            err, MARKUP_ERR_CONTEXT,
             "the HTML parser reads everything after <plaintext> as its text, end tags "
             "included: it cannot be closed");
     if ((cls & MARKUP_TAG_IS_FRAMESET) && w->resumed)
-        return markup_fail_(err, MARKUP_ERR_CONTEXT, 0,
+        return markup_fail_(err, MARKUP_ERR_CONTEXT,
                             "a frameset in a part written into a larger document (a baked "
                             "slot) would make the parser ignore script and style start tags "
                             "in the rest of it");
     if (foreign && (cls & (MARKUP_TAG_IS_TABLE_PART | MARKUP_TAG_IS_FRAMESET)))
         return markup_fail_(
-            err, MARKUP_ERR_CONTEXT, 0,
+            err, MARKUP_ERR_CONTEXT,
             "inside svg or math the HTML parser may close every element up to a table "
             "around it for this one, the svg or math included");
     if ((up.flags & IN_SELECT) && (cls & MARKUP_TAG_IS_STYLE))
         return markup_fail_(
-            err, MARKUP_ERR_CONTEXT, 0,
+            err, MARKUP_ERR_CONTEXT,
             "inside <select>, older HTML parsers ignore a <style> start tag and read its "
             "text as markup; put the style outside the select");
     *inside = html_inside(up, cls, foreign);
@@ -300,10 +305,11 @@ static markup_status grow(markup_writer *w) {
 
 markup_status markup_writer_open_class(markup_writer *w, const char *tag, size_t n,
                                        markup_tag_class cls, markup_error *err) {
+    markup_clear_(err);
     if (w == NULL || (tag == NULL && n != 0))
         return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
     if (w->depth >= MARKUP_MAX_DEPTH)
-        return markup_fail_(err, MARKUP_ERR_TOO_DEEP, 0,
+        return markup_fail_(err, MARKUP_ERR_TOO_DEEP,
                             "tree nested deeper than MARKUP_MAX_DEPTH elements");
     markup_context up = top(w), inside;
     markup_status st;
@@ -338,14 +344,16 @@ markup_status markup_writer_open_class(markup_writer *w, const char *tag, size_t
 }
 
 markup_status markup_writer_open(markup_writer *w, const char *tag, size_t n, markup_error *err) {
+    markup_clear_(err);
     markup_status st = markup_html_check_tag(tag, n, NULL, err);
     if (st != MARKUP_OK) return st;
     return markup_writer_open_class(w, tag, n, markup_html_tag_class(tag, n), err);
 }
 
 markup_status markup_writer_close(markup_writer *w, markup_error *err) {
+    markup_clear_(err);
     if (w == NULL || w->depth == 0)
-        return markup_fail_(err, MARKUP_ERR_INVALID_ARG, 0, "no element is open");
+        return markup_fail_(err, MARKUP_ERR_INVALID_ARG, "no element is open");
     const markup_writer_frame *f = &w->frames[w->depth - 1];
     size_t n = f->tag_len;
     if (n > SIZE_MAX - 4) return markup_fail_status_(err, MARKUP_ERR_TOO_LARGE);
@@ -401,7 +409,7 @@ static bool attr_sets_context(const markup_writer *w, const char *name, size_t n
 static markup_status attr_target(const markup_writer *w, const char *name, size_t n,
                                  markup_error *err) {
     if (w == NULL || !w->in_start_tag)
-        return markup_fail_(err, MARKUP_ERR_INVALID_ARG, 0, "attributes go straight after an open");
+        return markup_fail_(err, MARKUP_ERR_INVALID_ARG, "attributes go straight after an open");
     if (w->names_checked)
         return name == NULL && n != 0 ? markup_fail_status_(err, MARKUP_ERR_INVALID_ARG)
                                       : MARKUP_OK;
@@ -414,11 +422,12 @@ static const char font_breakout[] =
 
 markup_status markup_writer_check_attr_slot(const markup_writer *w, const char *name, size_t n,
                                             markup_error *err) {
+    markup_clear_(err);
     markup_status st = attr_target(w, name, n, err);
     if (st != MARKUP_OK || !attrs_may_set_context(w) || !attr_sets_context(w, name, n)) return st;
     if (w->frames[w->depth - 1].cls & MARKUP_TAG_IS_FONT)
-        return markup_fail_(err, MARKUP_ERR_CONTEXT, 0, font_breakout);
-    return markup_fail_(err, MARKUP_ERR_CONTEXT, 0,
+        return markup_fail_(err, MARKUP_ERR_CONTEXT, font_breakout);
+    return markup_fail_(err, MARKUP_ERR_CONTEXT,
                         "the encoding of annotation-xml decides whether the HTML parser reads its "
                         "content as HTML: it must be known when the template is made");
 }
@@ -427,7 +436,7 @@ markup_status markup_writer_check_attr_slot(const markup_writer *w, const char *
    it is written: font's are refused. */
 static markup_status check_context_attr(const markup_writer *w, markup_error *err) {
     if (w->frames[w->depth - 1].cls & MARKUP_TAG_IS_FONT)
-        return markup_fail_(err, MARKUP_ERR_CONTEXT, 0, font_breakout);
+        return markup_fail_(err, MARKUP_ERR_CONTEXT, font_breakout);
     return MARKUP_OK;
 }
 
@@ -449,6 +458,7 @@ static void apply_encoding(markup_writer *w, const char *value, size_t n) {
 
 markup_status markup_writer_attr(markup_writer *w, const char *name, size_t name_len,
                                  const char *value, size_t value_len, markup_error *err) {
+    markup_clear_(err);
     markup_status st = attr_target(w, name, name_len, err);
     if (st != MARKUP_OK) return st;
     if (value == NULL && value_len != 0) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
@@ -462,6 +472,7 @@ markup_status markup_writer_attr(markup_writer *w, const char *name, size_t name
 
 markup_status markup_writer_attr_html(markup_writer *w, const char *name, size_t name_len,
                                       const char *value, size_t value_len, markup_error *err) {
+    markup_clear_(err);
     markup_status st = attr_target(w, name, name_len, err);
     if (st != MARKUP_OK) return st;
     if (value == NULL && value_len != 0) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
@@ -470,7 +481,7 @@ markup_status markup_writer_attr_html(markup_writer *w, const char *name, size_t
     /* Trusted HTML is decoded by the parser: a character reference could
        spell text/html in a way not compared here. */
     if (sets && value_len && memchr(value, '&', value_len))
-        return markup_fail_(err, MARKUP_ERR_CONTEXT, 0,
+        return markup_fail_(err, MARKUP_ERR_CONTEXT,
                             "a character reference in annotation-xml's encoding: write it plain");
     st = markup_context_check_attr_html(start_tag_context(w), value, value_len, err);
     if (st != MARKUP_OK) return st;
@@ -480,10 +491,11 @@ markup_status markup_writer_attr_html(markup_writer *w, const char *name, size_t
     return MARKUP_OK;
 }
 
-markup_status markup_writer_attr_bare(markup_writer *w, const char *name, size_t name_len,
-                                      markup_error *err) {
+markup_status markup_writer_attr_bool(markup_writer *w, const char *name, size_t name_len,
+                                      bool present, markup_error *err) {
+    markup_clear_(err);
     markup_status st = attr_target(w, name, name_len, err);
-    if (st != MARKUP_OK) return st;
+    if (st != MARKUP_OK || !present) return st;
     bool sets = attrs_may_set_context(w) && attr_sets_context(w, name, name_len);
     if (sets && (st = check_context_attr(w, err)) != MARKUP_OK) return st;
     st = markup_html_write_attr_bare(w->out, name, name_len);
@@ -518,7 +530,7 @@ static markup_status check_piece(markup_writer *w, markup_context c, const char 
         if (st != MARKUP_OK) return st;
         if (kind != MARKUP_TAG_NORMAL && w->after_frameset && n)
             return markup_fail_(
-                err, MARKUP_ERR_CONTEXT, 0,
+                err, MARKUP_ERR_CONTEXT,
                 "after a <frameset> the HTML parser ignores <script> and <style> start "
                 "tags and reads their text as markup");
     }
@@ -533,11 +545,11 @@ static markup_status check_piece(markup_writer *w, markup_context c, const char 
         if (markup_html_check_raw_text(kind, seam, len, &seam_err) != MARKUP_OK ||
             (in_text(c) && markup_html_check_text_inside(seam, len, &seam_err) != MARKUP_OK)) {
             if (err)
-                *err = (markup_error){MARKUP_ERR_RAW_TEXT, 0,
+                *err = (markup_error){MARKUP_ERR_RAW_TEXT, MARKUP_POS_NONE,
                                       "its text, written whole, would end the element "
                                       "early: a piece joined to the one before it forms "
                                       "the sequence",
-                                      seam_err.refused};
+                                      seam_err.refused, NULL};
             return MARKUP_ERR_RAW_TEXT;
         }
     }
@@ -561,6 +573,7 @@ static void keep_tail(markup_writer *w, const char *s, size_t n) {
 }
 
 markup_status markup_writer_text(markup_writer *w, const char *s, size_t n, markup_error *err) {
+    markup_clear_(err);
     if (w == NULL || (s == NULL && n != 0)) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
     markup_context c = top(w);
     markup_status st;
@@ -579,7 +592,7 @@ markup_status markup_writer_text(markup_writer *w, const char *s, size_t n, mark
         return MARKUP_OK;
     }
     if (c.mode == MODE_VOID)
-        return markup_fail_(err, MARKUP_ERR_VOID_CHILD, 0, "a void element cannot have children");
+        return markup_fail_(err, MARKUP_ERR_VOID_CHILD, "a void element cannot have children");
     if ((st = content(w, err)) != MARKUP_OK) return st;
     size_t start = w->out->len;
     if ((st = markup_escape(w->out, s, n)) != MARKUP_OK) return markup_fail_status_(err, st);
@@ -597,6 +610,7 @@ markup_status markup_writer_text(markup_writer *w, const char *s, size_t n, mark
 }
 
 markup_status markup_writer_html(markup_writer *w, const char *s, size_t n, markup_error *err) {
+    markup_clear_(err);
     if (w == NULL || (s == NULL && n != 0)) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
     markup_context c = top(w);
     markup_status st;
@@ -606,7 +620,7 @@ markup_status markup_writer_html(markup_writer *w, const char *s, size_t n, mark
         return st == MARKUP_OK ? st : markup_fail_status_(err, st);
     }
     if (c.mode == MODE_VOID)
-        return markup_fail_(err, MARKUP_ERR_VOID_CHILD, 0, "a void element cannot have children");
+        return markup_fail_(err, MARKUP_ERR_VOID_CHILD, "a void element cannot have children");
     if ((st = check_piece(w, c, s, n, false, err)) != MARKUP_OK) return st; /* raw or in text */
     if ((st = content(w, err)) != MARKUP_OK) return st;
     if ((st = markup_buf_append(w->out, s, n)) != MARKUP_OK) return markup_fail_status_(err, st);
@@ -619,14 +633,15 @@ static markup_status markup_child(markup_writer *w, markup_error *err) {
     if (w == NULL) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
     markup_context c = top(w);
     if (c.mode == MODE_VOID)
-        return markup_fail_(err, MARKUP_ERR_VOID_CHILD, 0, "a void element cannot have children");
+        return markup_fail_(err, MARKUP_ERR_VOID_CHILD, "a void element cannot have children");
     if (raw(c))
-        return markup_fail_(err, MARKUP_ERR_RAW_TEXT, 0, "<script> and <style> hold only text");
+        return markup_fail_(err, MARKUP_ERR_RAW_TEXT, "<script> and <style> hold only text");
     w->tail_len = 0;
     return content(w, err);
 }
 
 markup_status markup_writer_comment(markup_writer *w, const char *s, size_t n, markup_error *err) {
+    markup_clear_(err);
     markup_status st = markup_child(w, err);
     if (st != MARKUP_OK) return st;
     st = markup_html_write_comment(w->out, s, n);
@@ -634,6 +649,7 @@ markup_status markup_writer_comment(markup_writer *w, const char *s, size_t n, m
 }
 
 markup_status markup_writer_doctype(markup_writer *w, markup_error *err) {
+    markup_clear_(err);
     markup_status st = markup_child(w, err);
     if (st != MARKUP_OK) return st;
     st = markup_html_write_doctype(w->out);

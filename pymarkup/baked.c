@@ -1029,7 +1029,7 @@ static PyObject *baked_vectorcall(PyObject *callable, PyObject *const *args, siz
     }
     if (st == MARKUP_ERR_SLOT_VALUE) {
         ascii = 0;
-        st = markup_baked_render_with(self->tpl, write_slot, &c, &buf);
+        st = markup_baked_render_slots(self->tpl, write_slot, &c, &buf);
     }
     if (st == MARKUP_OK) {
         hint_store(self, buf.len);
@@ -1208,7 +1208,7 @@ static int flatten_on_placeholder(pm_render_ctx *ctx, PyObject *placeholder, con
         return -1;
     }
     markup_buf *buf = ctx->buf;
-    markup_error err = {MARKUP_OK, 0, NULL, NULL};
+    markup_error err = MARKUP_ERROR_INIT;
     markup_status status =
         attr_name ? markup_writer_check_attr_slot(ctx->w, attr_name, (size_t)attr_name_len, &err)
                   : markup_writer_check_child_slot(ctx->w, &err);
@@ -1413,13 +1413,15 @@ static int flatten(pm_state *st, pm_baked *self, PyObject *tree, PyObject *place
 
     markup_baked_builder *b = f.builder;
     f.builder = NULL; /* finish consumes it either way */
-    if (builder_status(markup_baked_builder_finish(b, &self->tpl)) < 0) goto done;
+    if (builder_status(markup_baked_builder_finish(b, &self->tpl, NULL)) < 0) goto done;
     self->slots = f.slots;
     f.slots = NULL;
     self->nslots = markup_baked_slot_count(self->tpl);
     for (size_t i = 0; i < self->nslots; i++) {
         pm_slot *s = &self->slots[i];
-        s->kind = (unsigned char)markup_baked_slot_kind(self->tpl, i);
+        markup_slot_kind kind = MARKUP_SLOT_CHILD;
+        (void)markup_baked_slot_kind(self->tpl, i, &kind); /* i < the slot count */
+        s->kind = (unsigned char)kind;
         s->plain = (unsigned char)markup_context_is_plain(s->context);
     }
     self->static_ascii = f.names_ascii;

@@ -160,7 +160,7 @@ PM_NOINLINE int pm_raise_status(markup_status status, const char *what) {
     case MARKUP_ERR_TOO_LARGE:
         PyErr_Format(PyExc_OverflowError, "%s: the output is too large", what);
         break;
-    default: PyErr_Format(PyExc_ValueError, "%s: %s", what, markup_status_str(status)); break;
+    default: PyErr_Format(PyExc_ValueError, "%s: %s", what, markup_status_message(status)); break;
     }
     return -1;
 }

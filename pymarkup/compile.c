@@ -190,7 +190,7 @@ static PyObject *pb_child_slot(PyObject *op, PyObject *arg) {
         PyErr_SetString(PyExc_ValueError, "child_slot: depth out of range");
         return NULL;
     }
-    markup_error err = {MARKUP_OK, 0, NULL, NULL};
+    markup_error err = MARKUP_ERROR_INIT;
     markup_status status = markup_writer_check_child_slot(&pb->w, &err);
     if (status != MARKUP_OK) return slot_refused(status, &err), NULL;
     markup_program_slot slot = {
@@ -207,7 +207,7 @@ static PyObject *pb_attr_slot(PyObject *op, PyObject *arg) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "attr_slot: name must be a str");
         return NULL;
     }
-    markup_error err = {MARKUP_OK, 0, NULL, NULL};
+    markup_error err = MARKUP_ERROR_INIT;
     markup_status status = markup_writer_check_attr_slot(&pb->w, name, (size_t)n, &err);
     if (status != MARKUP_OK) return slot_refused(status, &err), NULL;
     for (Py_ssize_t i = 0; i < n; i++) pb->static_ascii &= (unsigned char)name[i] < 0x80;
@@ -285,7 +285,7 @@ markup_program *pm_program_builder_finish(pm_state *st, PyObject *obj, int *stat
     markup_program_builder *b = pb->b;
     pb->b = NULL; /* finish consumes it */
     markup_program *prog = NULL;
-    markup_error err = {MARKUP_OK, 0, NULL, NULL};
+    markup_error err = MARKUP_ERROR_INIT;
     markup_status status = markup_program_builder_finish(b, &prog, &err);
     if (status == MARKUP_ERR_INVALID_ARG) {
         PyErr_Format(PyExc_SystemError, "@baked compiled a malformed program: %s at %zu", err.msg,

@@ -132,7 +132,7 @@ static PM_NOINLINE int attr_name_error(pm_tag *tag, PyObject *name, const markup
                  "<%U>: invalid attribute name %R (%s at byte %zu); attribute names cannot be "
                  "empty or contain whitespace, control characters, quotes, '<', '>', '/', '=', "
                  "'&', '\\' or '`'",
-                 tag->name, name, err->msg ? err->msg : "rejected", err->pos);
+                 tag->name, name, err->msg ? err->msg : "rejected", pm_err_pos(err));
     return -1;
 }
 
@@ -147,7 +147,7 @@ static int check_attr_name(pm_tag *tag, PyObject *name) {
     Py_ssize_t n;
     const char *s = pm_utf8(name, &n, tag->name, NULL);
     if (s == NULL) return -1;
-    markup_error err = {MARKUP_OK, 0, NULL, NULL};
+    markup_error err = MARKUP_ERROR_INIT;
     if (markup_html_check_attr_name(s, (size_t)n, &err) != MARKUP_OK) {
         return attr_name_error(tag, name, &err);
     }
@@ -522,7 +522,7 @@ static PM_NOINLINE int check_text_child(pm_tag *tag, PyObject *text) {
     const char *s = pm_utf8(text, &n, tag->name, NULL);
     if (s == NULL) return -1;
     if (is_raw_kind(tag->kind)) {
-        markup_error err = {MARKUP_OK, 0, NULL, NULL};
+        markup_error err = MARKUP_ERROR_INIT;
         if (markup_html_check_raw_text((markup_tag_kind)tag->kind, s, (size_t)n, &err) !=
             MARKUP_OK) {
             return raw_text_error(tag, &err);
@@ -560,7 +560,7 @@ static PM_NOINLINE int check_raw_text_joined(pm_tag *tag, const pm_vec *kids) {
         Py_DECREF(text);
     }
     if (r == 0) {
-        markup_error err = {MARKUP_OK, 0, NULL, NULL};
+        markup_error err = MARKUP_ERROR_INIT;
         if (markup_html_check_raw_text((markup_tag_kind)tag->kind, joined.data, joined.len, &err) !=
             MARKUP_OK) {
             r = raw_text_error(tag, &err);
@@ -888,12 +888,12 @@ static PyObject *tag_create(pm_state *st, PyTypeObject *type, PyObject *name, Py
     const char *s = pm_utf8(name, &n, NULL, "Tag()");
     if (s == NULL) return NULL;
     markup_tag_kind kind = MARKUP_TAG_NORMAL;
-    markup_error err = {MARKUP_OK, 0, NULL, NULL};
+    markup_error err = MARKUP_ERROR_INIT;
     if (markup_html_check_tag(s, (size_t)n, &kind, &err) != MARKUP_OK) {
         PyErr_Format(PyExc_ValueError,
                      "Tag(%R): invalid tag name (%s at byte %zu); a tag name is an ASCII "
                      "letter followed by letters, digits or '-', like 'my-widget'",
-                     name, err.msg ? err.msg : "rejected", err.pos);
+                     name, err.msg ? err.msg : "rejected", pm_err_pos(&err));
         return NULL;
     }
     pm_tag *tag = PyObject_GC_New(pm_tag, type);

@@ -58,13 +58,13 @@ static PM_NOINLINE int writer_error(pm_render_ctx *ctx, markup_status st, const 
     if (st == MARKUP_ERR_RAW_TEXT && err->refused != NULL) {
         /* At err->pos of this piece, or formed with the piece before it. */
         size_t len = strlen(err->refused), i = 0;
-        while (s != NULL && i < len && err->pos + i < n &&
+        while (s != NULL && err->pos != MARKUP_POS_NONE && i < len && err->pos + i < n &&
                (s[err->pos + i] | 0x20) == (err->refused[i] | 0x20))
             i++;
         pm_raw_text_error(tag, i == len ? what : NULL, err);
     } else
         PyErr_Format(PyExc_ValueError, "<%U>: %s", tag,
-                     err->msg ? err->msg : markup_status_str(st));
+                     err->msg ? err->msg : markup_status_message(st));
     Py_DECREF(tag);
     return -1;
 }
@@ -168,7 +168,7 @@ static PM_NOINLINE int attr_value_error(const pm_render_ctx *ctx, const char *na
 static int attr_write(pm_render_ctx *ctx, const char *name, Py_ssize_t name_len, const char *s,
                       size_t n, int trusted) {
     markup_status st;
-    markup_error err = {MARKUP_OK, 0, NULL, NULL};
+    markup_error err = MARKUP_ERROR_INIT;
     if (ctx->attrs) {
         if (trusted && ctx->w == NULL &&
             (st = markup_context_check_attr_html(ctx->attrs_at, s, n, &err)) != MARKUP_OK)
@@ -185,11 +185,11 @@ static int attr_write(pm_render_ctx *ctx, const char *name, Py_ssize_t name_len,
 
 static int attr_write_bare(pm_render_ctx *ctx, const char *name, Py_ssize_t name_len) {
     markup_status st;
-    markup_error err = {MARKUP_OK, 0, NULL, NULL};
+    markup_error err = MARKUP_ERROR_INIT;
     if (ctx->attrs)
         st = markup_html_write_attr_bare(ctx->attrs, name, (size_t)name_len);
     else
-        st = markup_writer_attr_bare(ctx->w, name, (size_t)name_len, &err);
+        st = markup_writer_attr_bool(ctx->w, name, (size_t)name_len, true, &err);
     return st == MARKUP_OK ? 0 : writer_error(ctx, st, &err, NULL, NULL, 0);
 }
 

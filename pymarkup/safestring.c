@@ -440,7 +440,7 @@ static PyObject *escape_ucs1(pm_state *st, bool safe, PyObject *s, const char *d
         } else {
             /* Text with something to escape (clean text returned above):
                its reservation leaves the slack, room for the zero. */
-            status = markup_escape_exact(&out, data, n);
+            status = markup_escape_counted(&out, data, n);
         }
         if (status == MARKUP_OK) status = markup_buf_putc(&out, '\0');
         if (status != MARKUP_OK) {

@@ -16,7 +16,13 @@
 #include <Python.h>
 #include <stdint.h>
 
-#include "markup/markup.h"
+#include "markup/binding.h"
+
+/* err->pos as the binding's messages give it: byte 0 when the failure has
+   no position (an empty name). */
+static inline size_t pm_err_pos(const markup_error *err) {
+    return err->pos == MARKUP_POS_NONE ? 0 : err->pos;
+}
 
 /* Compatibility with the oldest supported CPython (3.9). */
 #if PY_VERSION_HEX < 0x030A0000

@@ -28,7 +28,8 @@ mkdir -p "$work"
 
 libdir=$(find "$prefix" -name markup.pc -path '*/pkgconfig/*' -printf '%h\n' | head -n 1)
 libdir=${libdir%/pkgconfig}
-for f in include/markup/markup.h include/markup/export.h include/markup/version.h; do
+for f in include/markup/markup.h include/markup/binding.h include/markup/export.h \
+         include/markup/version.h; do
   [ -f "$prefix/$f" ] || { echo "install-check: $f was not installed" >&2; exit 1; }
 done
 for f in libmarkup.a libmarkup.so pkgconfig/markup.pc cmake/markup/markupConfig.cmake \

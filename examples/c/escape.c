@@ -13,7 +13,7 @@ int main(void) {
     markup_error err = MARKUP_ERROR_INIT;
     char *escaped = markup_escape_string(comment, strlen(comment), NULL, &err);
     if (escaped == NULL) {
-        fprintf(stderr, "escape: %s at byte %zu\n", markup_status_str(err.code), err.pos);
+        fprintf(stderr, "escape: %s: %s\n", markup_status_name(err.code), err.msg);
         return 1;
     }
     printf("<p>%s</p>\n", escaped);
@@ -29,7 +29,7 @@ int main(void) {
     if (st == MARKUP_OK) fwrite(script.data, 1, script.len, stdout);
     markup_buf_free(&script);
     if (st != MARKUP_OK) {
-        fprintf(stderr, "escape: %s\n", markup_status_str(st));
+        fprintf(stderr, "escape: %s: %s\n", markup_status_name(st), err.msg ? err.msg : "");
         return 1;
     }
     return 0;

@@ -1,196 +1,139 @@
 /*
- * page.c - a small product page built with libmarkup and printed to stdout.
+ * page.c - a page built with libmarkup and printed to stdout, then eight
+ * mistakes, each refused with the status it should give.
  *
- * The page is a markup_node tree (doctype, <html>, <head>, <body>). The
- * product rows come from one baked template, rendered once per product and
- * added to the <ul> as trusted HTML. Every call that can fail is checked;
- * on an error the program says what failed and exits with status 1.
- *
- * The tests build this file, run it and compare its output with
- * page.expected.html byte for byte (docs/c-api.md walks through it).
+ * The page is a markup_node tree built top-down: escaped text, a void
+ * element, JSON in a <script>, and a list filled from one baked row
+ * template, three times. The tests build this file, run it and compare its
+ * output with page.expected.html byte for byte (docs/c-api.md walks
+ * through it). Exit status 0 when the page was written and every mistake
+ * gave its status.
  */
 #include <markup/markup.h>
 
 #include <stdio.h>
-#include <string.h>
 
-typedef struct product {
-    const char *name;
-    const char *price;
-    bool sold_out;
-} product;
-
-/* Text with every character the escaper replaces. */
-static const product products[] = {
-    {"Tea & cake", "3.50", false},
-    {"Earl <Grey>", "4.20", true},
-    {"\"Granny's\" scone", "2.10", false},
+/* Hostile text: markup, ampersands and both kinds of quote. */
+static const char *const items[][3] = {
+    {"1", "<b>Tea</b>", "3 & 4"},
+    {"2\" onclick=\"x", "Earl 'Grey' & co", "\"4.20\""},
+    {"<3>", "Fish & \"Chips\"", "<5>"},
 };
 
-static int report(const char *what, markup_status st, const markup_error *err) {
-    fprintf(stderr, "page: %s: %s", what, markup_status_str(st));
-    if (err != NULL && err->code != MARKUP_OK && err->msg != NULL) {
-        fprintf(stderr, " (%s, at byte %zu)", err->msg, err->pos);
-    }
-    fputc('\n', stderr);
+static int report(const char *what, const markup_error *err) {
+    fprintf(stderr, "page: %s: %s: %s\n", what, markup_status_name(err->code), err->msg);
     return 1;
 }
 
-/* Moves the HTML collected in `html` into the template as static text. */
-static markup_status flush_static(markup_baked_builder *b, markup_buf *html) {
-    markup_status st = markup_baked_builder_add_static(b, html->data, html->len);
-    markup_buf_clear(html);
-    return st;
-}
-
-/* The row template, three slots:
-     <li class="product"{0: data-sold-out}><span class="name">{1}</span>
-     <span class="price">{2}</span></li>
-   The static pieces are written with the markup_html_* writers, so their
-   escaping and syntax are the library's own. */
-static markup_status build_row_template(markup_baked **out, markup_error *err) {
+/* <li class="row" data-id="{0}">{1}: {2}</li> */
+static markup_baked *build_row(markup_error *err) {
+    markup_baked *row = NULL;
     markup_baked_builder *b = NULL;
-    markup_buf html;
-    markup_buf_init(&html, NULL);
-    *out = NULL;
-
-    markup_status st = markup_baked_builder_new(NULL, &b);
-    if (st == MARKUP_OK) st = markup_html_write_open(&html, "li", 2);
-    if (st == MARKUP_OK) st = markup_html_write_attr(&html, "class", 5, "product", 7);
-    if (st == MARKUP_OK) st = flush_static(b, &html);
-    if (st == MARKUP_OK) st = markup_baked_builder_add_attr_slot(b, "data-sold-out", 13, err);
-    if (st == MARKUP_OK) st = markup_buf_putc(&html, '>');
-    if (st == MARKUP_OK) st = markup_html_write_open(&html, "span", 4);
-    if (st == MARKUP_OK) st = markup_html_write_attr(&html, "class", 5, "name", 4);
-    if (st == MARKUP_OK) st = markup_buf_putc(&html, '>');
-    if (st == MARKUP_OK) st = flush_static(b, &html);
-    if (st == MARKUP_OK) st = markup_baked_builder_add_child_slot(b);
-    if (st == MARKUP_OK) st = markup_html_write_close(&html, "span", 4);
-    if (st == MARKUP_OK) st = markup_html_write_open(&html, "span", 4);
-    if (st == MARKUP_OK) st = markup_html_write_attr(&html, "class", 5, "price", 5);
-    if (st == MARKUP_OK) st = markup_buf_putc(&html, '>');
-    if (st == MARKUP_OK) st = flush_static(b, &html);
-    if (st == MARKUP_OK) st = markup_baked_builder_add_child_slot(b);
-    if (st == MARKUP_OK) st = markup_html_write_close(&html, "span", 4);
-    if (st == MARKUP_OK) st = markup_html_write_close(&html, "li", 2);
-    if (st == MARKUP_OK) st = flush_static(b, &html);
-
-    markup_buf_free(&html);
-    if (st != MARKUP_OK) {
+    if (markup_baked_builder_new(NULL, &b) != MARKUP_OK ||
+        markup_baked_builder_open(b, MARKUP_STR("li"), err) != MARKUP_OK ||
+        markup_baked_builder_attr(b, MARKUP_STR("class"), MARKUP_STR("row"), err) != MARKUP_OK ||
+        markup_baked_builder_attr_slot(b, MARKUP_STR("data-id"), err) != MARKUP_OK ||
+        markup_baked_builder_child_slot(b, err) != MARKUP_OK ||
+        markup_baked_builder_text(b, MARKUP_STR(": "), err) != MARKUP_OK ||
+        markup_baked_builder_child_slot(b, err) != MARKUP_OK ||
+        markup_baked_builder_close(b, err) != MARKUP_OK) {
         markup_baked_builder_free(b);
-        return st;
+        return NULL;
     }
-    return markup_baked_builder_finish(b, out); /* consumes the builder */
+    markup_baked_builder_finish(b, &row, err); /* consumes b; NULL on failure */
+    return row;
 }
 
-/* Renders one row per product into `out`. */
-static markup_status render_rows(const markup_baked *row, markup_buf *out, markup_error *err) {
-    for (size_t i = 0; i < sizeof products / sizeof products[0]; i++) {
-        const product *p = &products[i];
-        markup_value values[3] = {
-            {p->sold_out ? MARKUP_VALUE_TRUE : MARKUP_VALUE_OMIT, NULL, 0},
-            {MARKUP_VALUE_TEXT, p->name, strlen(p->name)},
-            {MARKUP_VALUE_TEXT, p->price, strlen(p->price)},
-        };
-        markup_status st = markup_baked_render(row, values, 3, out, err);
-        if (st != MARKUP_OK) return st;
+static markup_value text(const char *s) { return (markup_value){MARKUP_VALUE_TEXT, MARKUP_STR(s)}; }
+
+/* The page, top-down: each new_child is owned by its parent. */
+static markup_node *build_page(const markup_baked *row, markup_error *err) {
+    markup_node *doc = NULL, *html, *head, *script, *body, *p, *input, *ul;
+    if (markup_node_new_fragment(NULL, &doc) != MARKUP_OK ||
+        markup_node_append_doctype(doc, err) != MARKUP_OK ||
+        !(html = markup_node_new_child(doc, "html", MARKUP_ATTRS("lang", "en"), NULL, err)) ||
+        !(head = markup_node_new_child(html, "head", NULL, NULL, err)) ||
+        !markup_node_new_child(head, "meta", MARKUP_ATTRS("charset", "utf-8"), NULL, err) ||
+        !markup_node_new_child(head, "title", NULL, "Tea & <Cake>", err) ||
+        !(script = markup_node_new_child(head, "script", MARKUP_ATTRS("type", "application/json"),
+                                         NULL, err)) ||
+        markup_node_append_json(script, MARKUP_STR("{\"q\":\"</script><b>\",\"n\":1}"), err) !=
+            MARKUP_OK ||
+        !(body = markup_node_new_child(html, "body", NULL, NULL, err)) ||
+        !markup_node_new_child(body, "h1", NULL, "Fish & \"Chips\"", err) ||
+        !(p = markup_node_new_child(body, "p", NULL, NULL, err)) ||
+        !markup_node_new_child(p, "a", MARKUP_ATTRS("href", "/search?q=a&b=c"), "Search", err) ||
+        !(input = markup_node_new_child(body, "input", MARKUP_ATTRS("name", "q"), NULL, err)) ||
+        markup_node_add_attr_bool(input, MARKUP_STR("required"), true, err) != MARKUP_OK ||
+        !(ul = markup_node_new_child(body, "ul", NULL, NULL, err)))
+        goto fail;
+    for (size_t i = 0; i < sizeof items / sizeof items[0]; i++) {
+        markup_value values[3] = {text(items[i][0]), text(items[i][1]), text(items[i][2])};
+        if (markup_node_append_baked(ul, row, values, 3, err) != MARKUP_OK) goto fail;
     }
-    return MARKUP_OK;
+    return doc;
+fail:
+    markup_node_unref(doc);
+    return NULL;
 }
 
-/* Appends <tag>text</tag> to `parent`. The parent takes its own reference
-   to the new element, so ours is dropped at once. */
-static markup_status add_text_element(markup_node *parent, const char *tag, const char *text,
-                                      markup_error *err) {
-    markup_node *el = NULL;
-    markup_status st = markup_node_new_element(tag, strlen(tag), NULL, &el, err);
-    if (st == MARKUP_OK) st = markup_node_append_text(el, text, strlen(text), err);
-    if (st == MARKUP_OK) st = markup_node_append_child(parent, el, err);
-    markup_node_unref(el);
-    return st;
+/* One mistake: prints what was refused, and whether it was `want`. */
+static int expect(int n, markup_status got, markup_status want, const markup_error *err) {
+    fprintf(stderr, "mistake %d: %s: %s\n", n, markup_status_name(got), err->msg);
+    return got != want;
 }
 
-/* <head>: charset, title and a style sheet (raw text: written unescaped). */
-static markup_status build_head(markup_node *html, markup_error *err) {
-    markup_node *head = NULL, *meta = NULL;
-    markup_status st = markup_node_new_element("head", 4, NULL, &head, err);
-    if (st == MARKUP_OK) st = markup_node_new_element("meta", 4, NULL, &meta, err);
-    if (st == MARKUP_OK) st = markup_node_set_attr(meta, "charset", 7, "utf-8", 5, err);
-    if (st == MARKUP_OK) st = markup_node_append_child(head, meta, err);
-    if (st == MARKUP_OK) st = add_text_element(head, "title", "Tea & cake: products", err);
-    if (st == MARKUP_OK) st = add_text_element(head, "style", "li > .price { float: right }", err);
-    if (st == MARKUP_OK) st = markup_node_append_child(html, head, err);
-    markup_node_unref(meta);
-    markup_node_unref(head);
-    return st;
-}
-
-/* <body>: a heading, the list filled with the baked rows, a comment. */
-static markup_status build_body(markup_node *html, const markup_buf *rows, markup_error *err) {
-    markup_node *body = NULL, *list = NULL;
-    markup_status st = markup_node_new_element("body", 4, NULL, &body, err);
-    if (st == MARKUP_OK) st = add_text_element(body, "h1", "Products <today>", err);
-    if (st == MARKUP_OK) st = markup_node_new_element("ul", 2, NULL, &list, err);
-    if (st == MARKUP_OK) st = markup_node_set_attr(list, "id", 2, "products", 8, err);
-    if (st == MARKUP_OK) st = markup_node_set_attr_bool(list, "hidden", 6, false, err);
-    if (st == MARKUP_OK) st = markup_node_append_html(list, rows->data, rows->len, err);
-    if (st == MARKUP_OK) st = markup_node_append_child(body, list, err);
-    if (st == MARKUP_OK) st = markup_node_append_comment(body, " 3 products ", 12, err);
-    if (st == MARKUP_OK) st = markup_node_append_child(html, body, err);
-    markup_node_unref(list);
-    markup_node_unref(body);
-    return st;
+static int mistakes(const markup_baked *row) {
+    markup_error err = MARKUP_ERROR_INIT;
+    markup_node *div = NULL, *wrap = NULL, *bad = NULL, *br, *script;
+    markup_buf out;
+    markup_buf_init(&out, NULL);
+    if (markup_node_new_element(MARKUP_STR("div"), NULL, &div, &err) != MARKUP_OK ||
+        markup_node_new_element(MARKUP_STR("section"), NULL, &wrap, &err) != MARKUP_OK ||
+        !(br = markup_node_new_child(div, "br", NULL, NULL, &err)) ||
+        !(script = markup_node_new_child(div, "script", NULL, NULL, &err))) {
+        markup_node_unref(div);
+        markup_node_unref(wrap);
+        return report("the mistakes' nodes", &err);
+    }
+    int failed = expect(1, markup_node_new_element(MARKUP_STR("1p"), NULL, &bad, &err),
+                        MARKUP_ERR_INVALID_TAG, &err);
+    failed += expect(2, markup_node_add_attr(div, MARKUP_STR("on click"), MARKUP_STR("x"), &err),
+                     MARKUP_ERR_INVALID_ATTR_NAME, &err);
+    failed += expect(3, markup_node_append_text(div, MARKUP_STR("\xff"), &err),
+                     MARKUP_ERR_INVALID_UTF8, &err);
+    failed +=
+        expect(4, markup_node_append_text(br, MARKUP_STR("x"), &err), MARKUP_ERR_VOID_CHILD, &err);
+    failed += expect(5, markup_node_append_text(script, MARKUP_STR("</script>"), &err),
+                     MARKUP_ERR_RAW_TEXT, &err);
+    /* Appended to a parent, div freezes with everything made inside it. */
+    if (markup_node_append_child(wrap, div, &err) != MARKUP_OK) failed += report("wrap", &err);
+    failed +=
+        expect(6, markup_node_append_text(script, MARKUP_STR("x"), &err), MARKUP_ERR_FROZEN, &err);
+    markup_value two[2] = {text("1"), text("a")};
+    failed += expect(7, markup_baked_render(row, two, 2, &out, &err), MARKUP_ERR_SLOT_COUNT, &err);
+    markup_value truth[3] = {text("1"), {MARKUP_VALUE_TRUE, NULL, 0}, text("a")};
+    failed +=
+        expect(8, markup_baked_render(row, truth, 3, &out, &err), MARKUP_ERR_SLOT_VALUE, &err);
+    markup_buf_free(&out);
+    markup_node_unref(wrap);
+    markup_node_unref(div);
+    return failed;
 }
 
 int main(void) {
-    markup_error err = {MARKUP_OK, 0, NULL, NULL};
-    markup_baked *row = NULL;
-    markup_node *doc = NULL, *html = NULL;
-    markup_buf rows, out;
-    markup_buf_init(&rows, NULL);
-    markup_buf_init(&out, NULL);
-    int rc = 0;
-
-    markup_status st = build_row_template(&row, &err);
-    if (st != MARKUP_OK) {
-        rc = report("row template", st, &err);
-        goto done;
-    }
-    st = render_rows(row, &rows, &err);
-    if (st != MARKUP_OK) {
-        rc = report("rows", st, &err);
-        goto done;
-    }
-
-    /* A document is a fragment: the doctype, then <html>. */
-    st = markup_node_new_fragment(NULL, &doc);
-    if (st == MARKUP_OK) st = markup_node_append_doctype(doc, &err);
-    if (st == MARKUP_OK) st = markup_node_new_element("html", 4, NULL, &html, &err);
-    if (st == MARKUP_OK) st = markup_node_set_attr(html, "lang", 4, "en", 2, &err);
-    if (st == MARKUP_OK) st = build_head(html, &err);
-    if (st == MARKUP_OK) st = build_body(html, &rows, &err);
-    if (st == MARKUP_OK) st = markup_node_append_child(doc, html, &err);
-    if (st != MARKUP_OK) {
-        rc = report("page tree", st, &err);
-        goto done;
-    }
-
-    st = markup_node_render(doc, &out, &err);
-    if (st == MARKUP_OK) st = markup_buf_putc(&out, '\n');
-    if (st != MARKUP_OK) {
-        rc = report("render", st, &err);
-        goto done;
-    }
-    if (fwrite(out.data, 1, out.len, stdout) != out.len || fflush(stdout) != 0) {
-        fprintf(stderr, "page: cannot write the page\n");
-        rc = 1;
-    }
-
-done:
-    markup_node_unref(html);
-    markup_node_unref(doc);
+    markup_error err = MARKUP_ERROR_INIT;
+    markup_baked *row = build_row(&err);
+    if (row == NULL) return report("the row template", &err);
+    markup_node *page = build_page(row, &err);
+    int failed = page == NULL;
+    if (page == NULL)
+        report("the page", &err);
+    else if (markup_node_render_file(page, stdout, &err) != MARKUP_OK || fputc('\n', stdout) == EOF)
+        failed = report("writing the page", &err);
+    else
+        failed = mistakes(row);
+    markup_node_unref(page);
     markup_baked_free(row);
-    markup_buf_free(&rows);
-    markup_buf_free(&out);
-    return rc;
+    return failed ? 1 : 0;
 }

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "markup/markup.h"
+#include "markup/binding.h"
 
 #define TEST_ALLOC_NEVER SIZE_MAX
 

@@ -11,7 +11,7 @@
 #include <cmocka.h>
 #include <pthread.h>
 
-#include "markup/markup.h"
+#include "markup/binding.h"
 #include "test_alloc.h"
 
 /* ------------------------------------------------------------------------ */
@@ -67,7 +67,7 @@ static markup_baked *bake(const char *pattern) {
         }
     }
     markup_baked *tpl = NULL;
-    assert_int_equal(markup_baked_builder_finish(b, &tpl), MARKUP_OK);
+    assert_int_equal(markup_baked_builder_finish(b, &tpl, NULL), MARKUP_OK);
     assert_non_null(tpl);
     return tpl;
 }
@@ -76,7 +76,7 @@ static void assert_renders(const markup_baked *tpl, const markup_value *values, 
                            const char *expected) {
     markup_buf out;
     markup_buf_init(&out, NULL);
-    markup_error err = {MARKUP_OK, 0, NULL, NULL};
+    markup_error err = MARKUP_ERROR_INIT;
     assert_int_equal(markup_baked_render(tpl, values, n, &out, &err), MARKUP_OK);
     size_t len = strlen(expected);
     if (out.len != len || (len && memcmp(out.data, expected, len) != 0))
@@ -120,7 +120,7 @@ static void test_empty_template(void **state) {
     markup_baked_builder *b = NULL;
     markup_baked *tpl = NULL;
     assert_int_equal(markup_baked_builder_new(NULL, &b), MARKUP_OK);
-    assert_int_equal(markup_baked_builder_finish(b, &tpl), MARKUP_OK);
+    assert_int_equal(markup_baked_builder_finish(b, &tpl, NULL), MARKUP_OK);
     assert_int_equal(markup_baked_slot_count(tpl), 0);
     assert_int_equal(markup_baked_static_size(tpl), 0);
     /* Nothing to write: no allocation (the first one would fail). */
@@ -150,7 +150,7 @@ static void test_room_made_for_the_values_given(void **state) {
         assert_int_equal(markup_baked_builder_add_static(b, "</i>", 4), MARKUP_OK);
     }
     markup_baked *tpl = NULL;
-    assert_int_equal(markup_baked_builder_finish(b, &tpl), MARKUP_OK);
+    assert_int_equal(markup_baked_builder_finish(b, &tpl, NULL), MARKUP_OK);
     markup_value values[2 * SLOTS];
     for (int i = 0; i < SLOTS; i++) {
         values[2 * i] = (markup_value){i % 2 ? MARKUP_VALUE_TRUE : MARKUP_VALUE_OMIT, NULL, 64};
@@ -207,14 +207,22 @@ static void test_adjacent_slots_and_statics(void **state) {
     assert_int_equal(markup_baked_builder_add_child_slot(b), MARKUP_OK);
     assert_int_equal(markup_baked_builder_add_child_slot(b), MARKUP_OK);
     markup_baked *tpl = NULL;
-    assert_int_equal(markup_baked_builder_finish(b, &tpl), MARKUP_OK);
+    assert_int_equal(markup_baked_builder_finish(b, &tpl, NULL), MARKUP_OK);
 
     assert_int_equal(markup_baked_static_size(tpl), 7);
     assert_int_equal(markup_baked_slot_count(tpl), 5);
-    assert_int_equal(markup_baked_slot_kind(tpl, 0), MARKUP_SLOT_ATTR);
-    assert_int_equal(markup_baked_slot_kind(tpl, 1), MARKUP_SLOT_ATTR);
-    assert_int_equal(markup_baked_slot_kind(tpl, 2), MARKUP_SLOT_CHILD);
-    assert_int_equal(markup_baked_slot_kind(tpl, 4), MARKUP_SLOT_CHILD);
+    markup_slot_kind kind = MARKUP_SLOT_CHILD;
+    assert_int_equal(markup_baked_slot_kind(tpl, 0, &kind), MARKUP_OK);
+    assert_int_equal(kind, MARKUP_SLOT_ATTR);
+    assert_int_equal(markup_baked_slot_kind(tpl, 1, &kind), MARKUP_OK);
+    assert_int_equal(kind, MARKUP_SLOT_ATTR);
+    assert_int_equal(markup_baked_slot_kind(tpl, 4, &kind), MARKUP_OK);
+    assert_int_equal(kind, MARKUP_SLOT_CHILD);
+    /* Past the last slot: an error, and *kind untouched. */
+    kind = MARKUP_SLOT_ATTR;
+    assert_int_equal(markup_baked_slot_kind(tpl, 5, &kind), MARKUP_ERR_INVALID_ARG);
+    assert_int_equal(kind, MARKUP_SLOT_ATTR);
+    assert_int_equal(markup_baked_slot_kind(tpl, 0, NULL), MARKUP_ERR_INVALID_ARG);
 
     markup_value v[5] = {text("checkbox"), TRUE_VALUE, text("a"), html("<b>"), text("c")};
     assert_renders(tpl, v, 5, "<input type=\"checkbox\" checked>a<b>c");
@@ -243,7 +251,7 @@ static void test_ten_thousand_slots(void **state) {
     }
     assert_int_equal(markup_baked_builder_add_static(b, "</ul>", 5), MARKUP_OK);
     markup_baked *tpl = NULL;
-    assert_int_equal(markup_baked_builder_finish(b, &tpl), MARKUP_OK);
+    assert_int_equal(markup_baked_builder_finish(b, &tpl, NULL), MARKUP_OK);
     assert_int_equal(markup_baked_slot_count(tpl), 2 * ROWS);
     assert_int_equal(markup_baked_static_size(tpl), 9 + (size_t)ROWS * 9);
 
@@ -308,7 +316,7 @@ static void test_child_value_kinds(void **state) {
     markup_buf out;
     markup_buf_init(&out, NULL);
     put(&out, "keep");
-    markup_error err = {MARKUP_OK, 0, NULL, NULL};
+    markup_error err = MARKUP_ERROR_INIT;
     assert_int_equal(markup_baked_render(tpl, &TRUE_VALUE, 1, &out, &err), MARKUP_ERR_SLOT_VALUE);
     assert_int_equal(err.code, MARKUP_ERR_SLOT_VALUE);
     assert_non_null(err.msg);
@@ -390,7 +398,7 @@ static void test_invalid_utf8_position(void **state) {
                 markup_buf out;
                 markup_buf_init(&out, NULL);
                 put(&out, "before");
-                markup_error err = {MARKUP_OK, 0, NULL, NULL};
+                markup_error err = MARKUP_ERROR_INIT;
                 assert_int_equal(markup_baked_render(tpl, v, 2, &out, &err),
                                  MARKUP_ERR_INVALID_UTF8);
                 assert_int_equal(err.code, MARKUP_ERR_INVALID_UTF8);
@@ -443,7 +451,7 @@ static void test_every_length_and_position(void **state) {
                     markup_value v[2] = {{kind, value, len}, {kind, value, len}};
                     markup_buf out;
                     markup_buf_init(&out, NULL);
-                    markup_error err = {MARKUP_OK, 0, NULL, NULL};
+                    markup_error err = MARKUP_ERROR_INIT;
                     markup_status st = markup_baked_render(tpl, v, 2, &out, &err);
                     if (invalid) {
                         assert_int_equal(st, MARKUP_ERR_INVALID_UTF8);
@@ -486,7 +494,7 @@ static void test_wrong_value_count(void **state) {
     put(&out, "x");
     for (size_t n = 0; n <= 3; n++) {
         if (n == 2) continue;
-        markup_error err = {MARKUP_OK, 0, NULL, NULL};
+        markup_error err = MARKUP_ERROR_INIT;
         assert_int_equal(markup_baked_render(tpl, v, n, &out, &err), MARKUP_ERR_SLOT_COUNT);
         assert_int_equal(err.code, MARKUP_ERR_SLOT_COUNT);
         assert_int_equal(out.len, 1);
@@ -503,7 +511,7 @@ static void test_invalid_arguments(void **state) {
     assert_int_equal(markup_baked_builder_new(NULL, NULL), MARKUP_ERR_INVALID_ARG);
     assert_int_equal(markup_baked_builder_add_static(NULL, "x", 1), MARKUP_ERR_INVALID_ARG);
     assert_int_equal(markup_baked_builder_add_child_slot(NULL), MARKUP_ERR_INVALID_ARG);
-    assert_int_equal(markup_baked_builder_finish(NULL, NULL), MARKUP_ERR_INVALID_ARG);
+    assert_int_equal(markup_baked_builder_finish(NULL, NULL, NULL), MARKUP_ERR_INVALID_ARG);
     markup_baked_builder_free(NULL);
     markup_baked_free(NULL);
     assert_int_equal(markup_baked_slot_count(NULL), 0);
@@ -514,7 +522,7 @@ static void test_invalid_arguments(void **state) {
     assert_int_equal(markup_baked_builder_add_attr_slot(b, NULL, 3, NULL), MARKUP_ERR_INVALID_ARG);
     markup_baked *tpl = NULL;
     assert_int_equal(markup_baked_builder_add_child_slot(b), MARKUP_OK);
-    assert_int_equal(markup_baked_builder_finish(b, &tpl), MARKUP_OK);
+    assert_int_equal(markup_baked_builder_finish(b, &tpl, NULL), MARKUP_OK);
 
     markup_buf out;
     markup_buf_init(&out, NULL);
@@ -525,7 +533,7 @@ static void test_invalid_arguments(void **state) {
     assert_int_equal(markup_baked_render(tpl, NULL, 1, &out, NULL), MARKUP_ERR_INVALID_ARG);
     assert_int_equal(markup_baked_render(NULL, NULL, 0, &out, NULL), MARKUP_ERR_INVALID_ARG);
     assert_int_equal(markup_baked_render(tpl, &v, 1, NULL, NULL), MARKUP_ERR_INVALID_ARG);
-    assert_int_equal(markup_baked_render_with(tpl, NULL, NULL, &out), MARKUP_ERR_INVALID_ARG);
+    assert_int_equal(markup_baked_render_slots(tpl, NULL, NULL, &out), MARKUP_ERR_INVALID_ARG);
     assert_int_equal(out.len, 0);
     markup_buf_free(&out);
     markup_baked_free(tpl);
@@ -543,21 +551,21 @@ static void test_attr_slot_names_are_validated(void **state) {
     markup_baked_builder *b = NULL;
     assert_int_equal(markup_baked_builder_new(NULL, &b), MARKUP_OK);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        markup_error err = {MARKUP_OK, 0, NULL, NULL};
+        markup_error err = MARKUP_ERROR_INIT;
         assert_int_equal(
             markup_baked_builder_add_attr_slot(b, bad[i].name, strlen(bad[i].name), &err),
             MARKUP_ERR_INVALID_ATTR_NAME);
         assert_int_equal(err.code, MARKUP_ERR_INVALID_ATTR_NAME);
-        assert_int_equal(err.pos, bad[i].pos);
+        assert_true(err.pos == (bad[i].name[0] ? bad[i].pos : MARKUP_POS_NONE));
     }
-    markup_error err = {MARKUP_OK, 0, NULL, NULL};
+    markup_error err = MARKUP_ERROR_INIT;
     markup_status st = markup_baked_builder_add_attr_slot(b, "a\xff", 2, &err);
     assert_true(st == MARKUP_ERR_INVALID_UTF8 || st == MARKUP_ERR_INVALID_ATTR_NAME);
     assert_int_equal(err.pos, 1);
     /* Rejected names left nothing behind. */
     markup_baked *tpl = NULL;
     assert_int_equal(markup_baked_builder_add_attr_slot(b, "ok", 2, NULL), MARKUP_OK);
-    assert_int_equal(markup_baked_builder_finish(b, &tpl), MARKUP_OK);
+    assert_int_equal(markup_baked_builder_finish(b, &tpl, NULL), MARKUP_OK);
     assert_int_equal(markup_baked_slot_count(tpl), 1);
     assert_renders(tpl, &TRUE_VALUE, 1, " ok");
     markup_baked_free(tpl);
@@ -595,7 +603,7 @@ static void test_write_value_rules(void **state) {
 }
 
 /* ------------------------------------------------------------------------ */
-/* render_with                                                                */
+/* render_slots                                                                */
 /* ------------------------------------------------------------------------ */
 
 typedef struct writer_state {
@@ -619,13 +627,13 @@ static markup_status describe_slot(void *ctx, size_t slot, markup_slot_kind kind
     return slot == ws->fail_at ? ws->failure : MARKUP_OK;
 }
 
-static void test_render_with_calls_each_slot(void **state) {
+static void test_render_slots_calls_each_slot(void **state) {
     (void)state;
     markup_baked *tpl = bake("#<i@class;@id;>#</i>#");
     writer_state ws = {0, SIZE_MAX, MARKUP_OK};
     markup_buf out;
     markup_buf_init(&out, NULL);
-    assert_int_equal(markup_baked_render_with(tpl, describe_slot, &ws, &out), MARKUP_OK);
+    assert_int_equal(markup_baked_render_slots(tpl, describe_slot, &ws, &out), MARKUP_OK);
     const char *expected = "[0:c:]<i[1:a:class][2:a:id]>[3:c:]</i>[4:c:]";
     assert_int_equal(ws.calls, 5);
     assert_int_equal(out.len, strlen(expected));
@@ -634,7 +642,7 @@ static void test_render_with_calls_each_slot(void **state) {
     markup_baked_free(tpl);
 }
 
-static void test_render_with_error_rolls_back(void **state) {
+static void test_render_slots_error_rolls_back(void **state) {
     (void)state;
     markup_baked *tpl = bake("<p>#</p><p>#</p><p>#</p>");
     for (size_t stop = 0; stop < 3; stop++) {
@@ -642,7 +650,7 @@ static void test_render_with_error_rolls_back(void **state) {
         markup_buf out;
         markup_buf_init(&out, NULL);
         put(&out, "head");
-        assert_int_equal(markup_baked_render_with(tpl, describe_slot, &ws, &out),
+        assert_int_equal(markup_baked_render_slots(tpl, describe_slot, &ws, &out),
                          MARKUP_ERR_SLOT_VALUE);
         assert_int_equal(ws.calls, stop + 1); /* no slot after the failing one */
         assert_int_equal(out.len, 4);
@@ -673,7 +681,7 @@ static markup_status build_rows(const markup_alloc *alc, int rows, markup_baked 
         markup_baked_builder_free(b);
         return st;
     }
-    return markup_baked_builder_finish(b, out);
+    return markup_baked_builder_finish(b, out, NULL);
 }
 
 static void test_build_allocation_failure(void **state) {
@@ -727,7 +735,7 @@ static void test_render_allocation_failure(void **state) {
         test_alloc_init(&ta, n);
         markup_buf out;
         markup_buf_init(&out, &ta.alc);
-        markup_error err = {MARKUP_OK, 0, NULL, NULL};
+        markup_error err = MARKUP_ERROR_INIT;
         markup_status st = markup_baked_render(tpl, values, 2 * ROWS, &out, &err);
         if (st == MARKUP_OK) {
             assert_int_equal(out.len, expected.len);
@@ -764,14 +772,14 @@ static void test_render_allocation_failure(void **state) {
         assert_int_equal(st, MARKUP_ERR_NOMEM);
     }
 
-    /* render_with reserves too. */
+    /* render_slots reserves too. */
     for (n = 0;; n++) {
         test_alloc ta;
         test_alloc_init(&ta, n);
         markup_buf out;
         markup_buf_init(&out, &ta.alc);
         writer_state ws = {0, SIZE_MAX, MARKUP_OK};
-        markup_status st = markup_baked_render_with(tpl, describe_slot, &ws, &out);
+        markup_status st = markup_baked_render_slots(tpl, describe_slot, &ws, &out);
         if (st == MARKUP_OK) {
             assert_int_equal(ws.calls, 2 * ROWS);
             markup_buf_free(&out);
@@ -864,8 +872,8 @@ int main(void) {
         cmocka_unit_test(test_invalid_arguments),
         cmocka_unit_test(test_attr_slot_names_are_validated),
         cmocka_unit_test(test_write_value_rules),
-        cmocka_unit_test(test_render_with_calls_each_slot),
-        cmocka_unit_test(test_render_with_error_rolls_back),
+        cmocka_unit_test(test_render_slots_calls_each_slot),
+        cmocka_unit_test(test_render_slots_error_rolls_back),
         cmocka_unit_test(test_build_allocation_failure),
         cmocka_unit_test(test_render_allocation_failure),
         cmocka_unit_test(test_concurrent_renders),

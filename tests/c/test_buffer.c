@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "markup/markup.h"
+#include "markup/binding.h"
 #include "test_alloc.h"
 
 static void assert_buf_equals(const markup_buf *buf, const char *expected) {
@@ -322,13 +322,13 @@ static void test_status_names_and_version(void **state) {
                                  MARKUP_ERR_SLOT_VALUE};
     size_t n = sizeof all / sizeof all[0];
     for (size_t i = 0; i < n; i++) {
-        const char *name = markup_status_str(all[i]);
+        const char *name = markup_status_message(all[i]);
         assert_non_null(name);
         assert_string_not_equal(name, "unknown status");
-        for (size_t k = 0; k < i; k++) assert_string_not_equal(name, markup_status_str(all[k]));
+        for (size_t k = 0; k < i; k++) assert_string_not_equal(name, markup_status_message(all[k]));
     }
-    assert_string_equal(markup_status_str(MARKUP_ERR_NOMEM), "out of memory");
-    assert_string_equal(markup_status_str((markup_status)999), "unknown status");
+    assert_string_equal(markup_status_message(MARKUP_ERR_NOMEM), "out of memory");
+    assert_string_equal(markup_status_message((markup_status)999), "unknown status");
     char expected[32];
     snprintf(expected, sizeof expected, "%d.%d.%d", MARKUP_VERSION_MAJOR, MARKUP_VERSION_MINOR,
              MARKUP_VERSION_PATCH);

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "markup/markup.h"
+#include "markup/binding.h"
 #include "test_alloc.h"
 
 /* Private: the kernel interface, to reach the SSE2-only kernels that a
@@ -86,7 +86,7 @@ static void check_impl(markup_escape_impl impl, const char *s, size_t n) {
     markup_buf buf;
     markup_buf_init(&buf, NULL);
     assert_int_equal(markup_buf_append(&buf, "pre", 3), MARKUP_OK);
-    assert_int_equal(markup_escape_with(&buf, s, n, impl), MARKUP_OK);
+    assert_int_equal(markup_escape_using(&buf, s, n, impl), MARKUP_OK);
     if (buf.len != 3 + expected_len || memcmp(buf.data + 3, expected, expected_len) != 0) {
         print_error("impl %s differs from the reference for n=%zu\n", markup_escape_impl_name(impl),
                     n);
@@ -130,11 +130,11 @@ static void test_impl_queries(void **state) {
     markup_buf buf;
     markup_buf_init(&buf, NULL);
     assert_false(markup_escape_impl_available((markup_escape_impl)42));
-    assert_int_equal(markup_escape_with(&buf, "a", 1, (markup_escape_impl)42),
+    assert_int_equal(markup_escape_using(&buf, "a", 1, (markup_escape_impl)42),
                      MARKUP_ERR_INVALID_ARG);
     for (size_t i = 0; i < N_IMPLS; i++)
         if (!markup_escape_impl_available(all_impls[i]))
-            assert_int_equal(markup_escape_with(&buf, "a", 1, all_impls[i]),
+            assert_int_equal(markup_escape_using(&buf, "a", 1, all_impls[i]),
                              MARKUP_ERR_INVALID_ARG);
     assert_int_equal(buf.len, 0);
     markup_buf_free(&buf);
@@ -165,7 +165,7 @@ static void test_entity_spellings(void **state) {
             markup_buf buf;
             markup_buf_init(&buf, NULL);
             assert_int_equal(
-                markup_escape_with(&buf, cases[k].in, strlen(cases[k].in), all_impls[i]),
+                markup_escape_using(&buf, cases[k].in, strlen(cases[k].in), all_impls[i]),
                 MARKUP_OK);
             size_t n = strlen(cases[k].out);
             assert_int_equal(buf.len, n);
@@ -237,7 +237,7 @@ static void check_quick(markup_buf *buf, markup_escape_impl impl, const char *s,
     buf->len = 0;
     assert_int_equal(markup_buf_reserve(buf, out_offset), MARKUP_OK);
     buf->len = out_offset;
-    assert_int_equal(markup_escape_with(buf, s, n, impl), MARKUP_OK);
+    assert_int_equal(markup_escape_using(buf, s, n, impl), MARKUP_OK);
     if (buf->len != out_offset + expected_len ||
         (expected_len && memcmp(buf->data + out_offset, expected, expected_len) != 0)) {
         print_error("impl %s differs from the reference: %s at %zu, n=%zu\n",
@@ -381,7 +381,7 @@ static void test_chunks_at_every_output_offset(void **state) {
                 markup_buf_init(&buf, NULL);
                 assert_int_equal(
                     markup_buf_append(&buf, "................................", offset), MARKUP_OK);
-                assert_int_equal(markup_escape_with(&buf, s, LEN, impl), MARKUP_OK);
+                assert_int_equal(markup_escape_using(&buf, s, LEN, impl), MARKUP_OK);
                 if (buf.len != offset + expected_len ||
                     memcmp(buf.data + offset, expected, expected_len) != 0) {
                     print_error("impl %s differs from the reference at output offset %zu\n",
@@ -641,7 +641,7 @@ static void test_count_and_span_kernels(void **state) {
 
 /* Kernel set k escapes s[0..n) to `at` bytes into a block: the output is
    the reference, and nothing is stored more than 64 bytes past it (the
-   kernels' documented reach, half the slack markup_escape_exact leaves):
+   kernels' documented reach, half the slack markup_escape_counted leaves):
    a canary from there to the end of the slack stays untouched. */
 static void check_exact_room(const char *name, const markup_escape_kernels *k, const char *s,
                              size_t n, size_t at) {
@@ -671,7 +671,7 @@ static void check_exact_room(const char *name, const markup_escape_kernels *k, c
 
 static void test_kernels_stay_within_the_exact_room(void **state) {
     (void)state;
-    /* markup_escape_exact gives a kernel the escaped length plus the slack,
+    /* markup_escape_counted gives a kernel the escaped length plus the slack,
        not five times the input: every kernel set, every length up to 300
        at every alignment and density, and long inputs in one call. */
     struct {
@@ -720,9 +720,9 @@ static void test_kernels_stay_within_the_exact_room(void **state) {
     }
 }
 
-/* markup_escape_exact appends what markup_escape appends, growing the
+/* markup_escape_counted appends what markup_escape appends, growing the
    buffer at most once and by no more than n + 4 * count + SLACK. */
-static void test_escape_exact(void **state) {
+static void test_escape_counted(void **state) {
     (void)state;
     enum { CHUNK = MARKUP_ESCAPE_CHUNK };
     static char s[3 * CHUNK + 100];
@@ -742,7 +742,7 @@ static void test_escape_exact(void **state) {
             markup_buf_init(&buf, &ta.alc);
             assert_int_equal(markup_buf_append(&buf, "pre", 3), MARKUP_OK);
             size_t calls = ta.calls, cap = buf.cap;
-            assert_int_equal(markup_escape_exact(&buf, s, n), MARKUP_OK);
+            assert_int_equal(markup_escape_counted(&buf, s, n), MARKUP_OK);
             assert_int_equal(buf.len, 3 + expected.len);
             assert_memory_equal(buf.data + 3, expected.data, expected.len);
             assert_true(ta.calls - calls <= 1);
@@ -757,7 +757,7 @@ static void test_escape_exact(void **state) {
     memset(s, 'a', sizeof s);
     markup_buf buf;
     markup_buf_init(&buf, NULL);
-    assert_int_equal(markup_escape_exact(&buf, s, sizeof s), MARKUP_OK);
+    assert_int_equal(markup_escape_counted(&buf, s, sizeof s), MARKUP_OK);
     assert_int_equal(buf.cap, sizeof s);
     markup_buf_free(&buf);
     /* An allocation failure leaves the buffer as it was. */
@@ -767,16 +767,16 @@ static void test_escape_exact(void **state) {
     markup_buf_init(&buf, &ta.alc);
     assert_int_equal(markup_buf_append(&buf, "pre", 3), MARKUP_OK);
     ta.fail_at = ta.calls;
-    assert_int_equal(markup_escape_exact(&buf, s, 1000), MARKUP_ERR_NOMEM);
+    assert_int_equal(markup_escape_counted(&buf, s, 1000), MARKUP_ERR_NOMEM);
     assert_int_equal(buf.len, 3);
     assert_memory_equal(buf.data, "pre", 3);
     markup_buf_free(&buf);
     assert_int_equal(ta.live_bytes, 0);
     /* Arguments. */
     markup_buf_init(&buf, NULL);
-    assert_int_equal(markup_escape_exact(&buf, NULL, 0), MARKUP_OK);
-    assert_int_equal(markup_escape_exact(&buf, NULL, 3), MARKUP_ERR_INVALID_ARG);
-    assert_int_equal(markup_escape_exact(NULL, "a", 1), MARKUP_ERR_INVALID_ARG);
+    assert_int_equal(markup_escape_counted(&buf, NULL, 0), MARKUP_OK);
+    assert_int_equal(markup_escape_counted(&buf, NULL, 3), MARKUP_ERR_INVALID_ARG);
+    assert_int_equal(markup_escape_counted(NULL, "a", 1), MARKUP_ERR_INVALID_ARG);
     assert_int_equal(buf.len, 0);
     markup_buf_free(&buf);
 }
@@ -816,7 +816,7 @@ static bool escape_grows(markup_escape_impl impl, const char *s, size_t n, size_
     if (impl == MARKUP_ESCAPE_AUTO)
         assert_int_equal(markup_escape(&buf, s, n), MARKUP_OK);
     else
-        assert_int_equal(markup_escape_with(&buf, s, n, impl), MARKUP_OK);
+        assert_int_equal(markup_escape_using(&buf, s, n, impl), MARKUP_OK);
     bool grew = ta.calls != calls;
     markup_buf_free(&buf);
     return grew;
@@ -897,7 +897,7 @@ static void test_null_arguments(void **state) {
     assert_int_equal(buf.len, 0);
     assert_int_equal(markup_escape(&buf, NULL, 3), MARKUP_ERR_INVALID_ARG);
     assert_int_equal(markup_escape(NULL, "a", 1), MARKUP_ERR_INVALID_ARG);
-    assert_int_equal(markup_escape_with(&buf, NULL, 3, MARKUP_ESCAPE_SCALAR),
+    assert_int_equal(markup_escape_using(&buf, NULL, 3, MARKUP_ESCAPE_SCALAR),
                      MARKUP_ERR_INVALID_ARG);
     assert_int_equal(buf.len, 0);
     markup_buf_free(&buf);
@@ -915,7 +915,7 @@ static void test_large_clean_string_grows_by_what_is_written(void **state) {
         test_alloc_init(&ta, TEST_ALLOC_NEVER);
         markup_buf buf;
         markup_buf_init(&buf, &ta.alc);
-        assert_int_equal(markup_escape_with(&buf, s, n, all_impls[i]), MARKUP_OK);
+        assert_int_equal(markup_escape_using(&buf, s, n, all_impls[i]), MARKUP_OK);
         assert_int_equal(buf.len, n);
         assert_memory_equal(buf.data, s, n);
         /* Geometric growth may overshoot by 1.5x; 5x would be 40 MB. */
@@ -954,7 +954,7 @@ static void test_allocation_failure_rolls_back(void **state) {
             markup_buf_init(&buf, &ta.alc);
             markup_status st = markup_buf_append(&buf, "keep", 4);
             if (st == MARKUP_OK) {
-                st = markup_escape_with(&buf, s, sizeof s, all_impls[i]);
+                st = markup_escape_using(&buf, s, sizeof s, all_impls[i]);
                 if (st == MARKUP_OK) {
                     assert_int_equal(buf.len, 4 + expected_len);
                     assert_memory_equal(buf.data + 4, expected, expected_len);
@@ -993,7 +993,7 @@ int main(void) {
         cmocka_unit_test(test_count_and_span_kernels),
         cmocka_unit_test(test_span),
         cmocka_unit_test(test_kernels_stay_within_the_exact_room),
-        cmocka_unit_test(test_escape_exact),
+        cmocka_unit_test(test_escape_counted),
         cmocka_unit_test(test_room_needs_no_growth),
         cmocka_unit_test(test_null_arguments),
         cmocka_unit_test(test_large_clean_string_grows_by_what_is_written),

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "markup/markup.h"
+#include "markup/binding.h"
 
 /* ---- reference --------------------------------------------------------- */
 
@@ -26,7 +26,7 @@ static void build_reference(void) {
         char byte = (char)c;
         markup_buf buf;
         markup_buf_init(&buf, NULL);
-        assert_int_equal(markup_escape_with(&buf, &byte, 1, MARKUP_ESCAPE_SCALAR), MARKUP_OK);
+        assert_int_equal(markup_escape_using(&buf, &byte, 1, MARKUP_ESCAPE_SCALAR), MARKUP_OK);
         assert_true(buf.len >= 1 && buf.len <= 5);
         memcpy(ascii_escaped[c], buf.data, buf.len);
         ascii_escaped_len[c] = buf.len;
@@ -101,8 +101,8 @@ static const markup_escape_impl all_impls[] = {MARKUP_ESCAPE_AUTO, MARKUP_ESCAPE
    same text widened to 32 bits. */
 static markup_status escape_w(void *dst, size_t cap, const void *s, size_t n, size_t *written,
                               markup_escape_impl impl, size_t w) {
-    if (w == 2) return markup_escape_u16_with(dst, cap, s, n, written, impl);
-    return markup_escape_u32_with(dst, cap, s, n, written, impl);
+    if (w == 2) return markup_escape_u16_using(dst, cap, s, n, written, impl);
+    return markup_escape_u32_using(dst, cap, s, n, written, impl);
 }
 
 static size_t size_w(const void *s, size_t n, size_t w) {
@@ -198,11 +198,11 @@ static void test_entity_spellings(void **state) {
     for (size_t i = 0; i < N_IMPLS; i++) {
         if (!markup_escape_impl_available(all_impls[i])) continue;
         size_t written = 0;
-        assert_int_equal(markup_escape_u16_with(out16, len, in16, n, &written, all_impls[i]),
+        assert_int_equal(markup_escape_u16_using(out16, len, in16, n, &written, all_impls[i]),
                          MARKUP_OK);
         assert_int_equal(written, len);
         for (size_t k = 0; k < len; k++) assert_int_equal(out16[k], (unsigned char)out[k]);
-        assert_int_equal(markup_escape_u32_with(out32, len, in32, n, &written, all_impls[i]),
+        assert_int_equal(markup_escape_u32_using(out32, len, in32, n, &written, all_impls[i]),
                          MARKUP_OK);
         assert_int_equal(written, len);
         for (size_t k = 0; k < len; k++) assert_int_equal(out32[k], (unsigned char)out[k]);
@@ -233,11 +233,11 @@ static void test_lookalike_units_pass_through(void **state) {
         for (size_t i = 0; i < N_IMPLS; i++) {
             if (!markup_escape_impl_available(all_impls[i])) continue;
             size_t written = 0;
-            assert_int_equal(markup_escape_u16_with(d16, n, s16, n, &written, all_impls[i]),
+            assert_int_equal(markup_escape_u16_using(d16, n, s16, n, &written, all_impls[i]),
                              MARKUP_OK);
             assert_int_equal(written, n);
             assert_memory_equal(d16, s16, n * sizeof *s16);
-            assert_int_equal(markup_escape_u32_with(d32, n, s32, n, &written, all_impls[i]),
+            assert_int_equal(markup_escape_u32_using(d32, n, s32, n, &written, all_impls[i]),
                              MARKUP_OK);
             assert_int_equal(written, n);
             assert_memory_equal(d32, s32, n * sizeof *s32);
@@ -348,7 +348,7 @@ static void test_latin1_through_the_byte_escaper(void **state) {
             if (!markup_escape_impl_available(all_impls[i])) continue;
             markup_buf buf;
             markup_buf_init(&buf, NULL);
-            assert_int_equal(markup_escape_with(&buf, (const char *)bytes, n, all_impls[i]),
+            assert_int_equal(markup_escape_using(&buf, (const char *)bytes, n, all_impls[i]),
                              MARKUP_OK);
             assert_int_equal(buf.len, expected_len);
             for (size_t k = 0; k < buf.len; k++)
@@ -392,15 +392,15 @@ static void test_arguments(void **state) {
     assert_int_equal(markup_escape_u32(d32, 5, a32, 2, NULL), MARKUP_ERR_INVALID_ARG);
 
     /* Unknown and unavailable implementations. */
-    assert_int_equal(markup_escape_u16_with(d16, 8, a16, 2, &written, (markup_escape_impl)42),
+    assert_int_equal(markup_escape_u16_using(d16, 8, a16, 2, &written, (markup_escape_impl)42),
                      MARKUP_ERR_INVALID_ARG);
-    assert_int_equal(markup_escape_u32_with(d32, 8, a32, 2, &written, (markup_escape_impl)42),
+    assert_int_equal(markup_escape_u32_using(d32, 8, a32, 2, &written, (markup_escape_impl)42),
                      MARKUP_ERR_INVALID_ARG);
     for (size_t i = 0; i < N_IMPLS; i++) {
         markup_status want =
             markup_escape_impl_available(all_impls[i]) ? MARKUP_OK : MARKUP_ERR_INVALID_ARG;
-        assert_int_equal(markup_escape_u16_with(d16, 8, a16, 2, &written, all_impls[i]), want);
-        assert_int_equal(markup_escape_u32_with(d32, 8, a32, 2, &written, all_impls[i]), want);
+        assert_int_equal(markup_escape_u16_using(d16, 8, a16, 2, &written, all_impls[i]), want);
+        assert_int_equal(markup_escape_u32_using(d32, 8, a32, 2, &written, all_impls[i]), want);
     }
 }
 

@@ -1,6 +1,7 @@
 // The public header compiles as C++ (-Wall -Wextra -Wpedantic -Werror) and
 // the library links from a C++ caller.
 #include "markup/markup.h"
+#include "markup/binding.h"
 
 #include <cstring>
 #include <string>

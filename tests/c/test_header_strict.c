@@ -1,6 +1,7 @@
 /* The public header compiles under -std=c11 -Wall -Wextra -Wpedantic -Werror
    and links; the inline buffer functions work from a strict C11 caller. */
 #include "markup/markup.h"
+#include "markup/binding.h"
 
 #include <stdio.h>
 #include <string.h>

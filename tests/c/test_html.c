@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "markup/markup.h"
+#include "markup/binding.h"
 #include "test_alloc.h"
 
 #define S(lit) lit, (sizeof(lit) - 1)
@@ -37,11 +37,18 @@ static void check_tag(const char *name, markup_tag_kind expected) {
 }
 
 static void check_bad_tag(const char *name, size_t n, size_t pos) {
-    markup_error err = {MARKUP_OK, 99, NULL, NULL};
+    markup_error err = {MARKUP_ERR_NOMEM, 99, "stale", "stale", "stale"};
     assert_int_equal(markup_html_check_tag(name, n, NULL, &err), MARKUP_ERR_INVALID_TAG);
     assert_int_equal(err.code, MARKUP_ERR_INVALID_TAG);
-    assert_int_equal(err.pos, pos);
     assert_non_null(err.msg);
+    assert_null(err.refused);
+    if (n == 0) { /* the empty name: no byte to point at */
+        assert_true(err.pos == MARKUP_POS_NONE);
+        assert_null(err.arg);
+    } else {
+        assert_int_equal(err.pos, pos);
+        assert_string_equal(err.arg, "tag");
+    }
 }
 
 static void test_tag_names(void **state) {
@@ -108,8 +115,10 @@ static void check_attr_ok(const char *name, size_t n) {
 }
 
 static void check_attr_bad(const char *name, size_t n, markup_status code, size_t pos) {
-    markup_error err = {MARKUP_OK, 99, NULL, NULL};
+    markup_error err = {MARKUP_ERR_NOMEM, 99, "stale", "stale", "stale"};
     markup_status st = markup_html_check_attr_name(name, n, &err);
+    if (n == 0) pos = MARKUP_POS_NONE; /* the empty name: no byte to point at */
+    assert_true(pos == MARKUP_POS_NONE ? err.arg == NULL : strcmp(err.arg, "name") == 0);
     if (st != code || err.pos != pos) {
         print_error("attribute name \"%.*s\": status %d pos %zu, expected %d at %zu\n", (int)n,
                     name ? name : "", st, err.pos, code, pos);
@@ -184,7 +193,7 @@ static void test_every_ascii_byte_in_attr_name(void **state) {
 /* ---- raw text ---------------------------------------------------------- */
 
 static void check_raw(markup_tag_kind kind, const char *s, size_t n, bool ok, size_t pos) {
-    markup_error err = {MARKUP_OK, 99, NULL, NULL};
+    markup_error err = {MARKUP_ERR_NOMEM, 99, "stale", "stale", "stale"};
     markup_status st = markup_html_check_raw_text(kind, s, n, &err);
     if (ok) {
         if (st != MARKUP_OK) {
@@ -256,7 +265,7 @@ static void test_text_elements(void **state) {
         assert_false(markup_html_reads_as_text(name, len - 1)); /* "titl" */
         char text[32];
         int n = snprintf(text, sizeof text, "a </%s>", upper);
-        markup_error err = {MARKUP_OK, 99, NULL, NULL};
+        markup_error err = {MARKUP_ERR_NOMEM, 99, "stale", "stale", "stale"};
         assert_int_equal(markup_html_check_text_inside(text, (size_t)n, &err), MARKUP_ERR_RAW_TEXT);
         assert_int_equal(err.pos, 2);
         assert_non_null(err.msg);

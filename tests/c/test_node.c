@@ -10,7 +10,7 @@
 #include <cmocka.h>
 #include <pthread.h>
 
-#include "markup/markup.h"
+#include "markup/binding.h"
 #include "test_alloc.h"
 
 #define S(lit) lit, (sizeof(lit) - 1)
@@ -57,7 +57,7 @@ static void test_new_element_and_fragment(void **state) {
     markup_node_unref(frag);
 
     markup_node *bad = (markup_node *)&n;
-    markup_error err = {MARKUP_OK, 0, NULL, NULL};
+    markup_error err = MARKUP_ERROR_INIT;
     assert_int_equal(markup_node_new_element(S("a b"), NULL, &bad, &err), MARKUP_ERR_INVALID_TAG);
     assert_null(bad);
     assert_int_equal(err.pos, 1);
@@ -72,33 +72,33 @@ static void test_attributes(void **state) {
     (void)state;
     markup_node *a = element("a", NULL);
     markup_error err;
-    assert_int_equal(markup_node_set_attr(a, S("href"), S("/x?a=1&b=2"), &err), MARKUP_OK);
-    assert_int_equal(markup_node_set_attr_bool(a, S("hidden"), false, &err), MARKUP_OK);
+    assert_int_equal(markup_node_add_attr(a, S("href"), S("/x?a=1&b=2"), &err), MARKUP_OK);
+    assert_int_equal(markup_node_add_attr_bool(a, S("hidden"), false, &err), MARKUP_OK);
     assert_int_equal(markup_node_attr_count(a), 1); /* False stores nothing */
-    assert_int_equal(markup_node_set_attr_bool(a, S("download"), true, &err), MARKUP_OK);
-    assert_int_equal(markup_node_set_attr_html(a, S("title"), S("&lt;b&gt;"), &err), MARKUP_OK);
-    assert_int_equal(markup_node_set_attr(a, S("@click"), S("open = true"), &err), MARKUP_OK);
-    assert_int_equal(markup_node_set_attr(a, S("data-n"), S("0"), &err), MARKUP_OK);
-    assert_int_equal(markup_node_set_attr(a, S("alt"), NULL, 0, &err), MARKUP_OK);
-    assert_int_equal(markup_node_set_attr(a, S("href"), S("dup"), &err), MARKUP_OK);
+    assert_int_equal(markup_node_add_attr_bool(a, S("download"), true, &err), MARKUP_OK);
+    assert_int_equal(markup_node_add_attr_html(a, S("title"), S("&lt;b&gt;"), &err), MARKUP_OK);
+    assert_int_equal(markup_node_add_attr(a, S("@click"), S("open = true"), &err), MARKUP_OK);
+    assert_int_equal(markup_node_add_attr(a, S("data-n"), S("0"), &err), MARKUP_OK);
+    assert_int_equal(markup_node_add_attr(a, S("alt"), NULL, 0, &err), MARKUP_OK);
+    assert_int_equal(markup_node_add_attr(a, S("href"), S("dup"), &err), MARKUP_OK);
     assert_int_equal(markup_node_attr_count(a), 7);
 
     /* Rejected names and values add nothing. */
-    err = (markup_error){MARKUP_OK, 0, NULL, NULL};
-    assert_int_equal(markup_node_set_attr(a, S("on click"), S("x"), &err),
+    err = (markup_error)MARKUP_ERROR_INIT;
+    assert_int_equal(markup_node_add_attr(a, S("on click"), S("x"), &err),
                      MARKUP_ERR_INVALID_ATTR_NAME);
     assert_int_equal(err.pos, 2);
-    assert_int_equal(markup_node_set_attr_bool(a, S("a=b"), false, &err),
+    assert_int_equal(markup_node_add_attr_bool(a, S("a=b"), false, &err),
                      MARKUP_ERR_INVALID_ATTR_NAME);
-    assert_int_equal(markup_node_set_attr_bool(a, S(""), true, &err), MARKUP_ERR_INVALID_ATTR_NAME);
-    assert_int_equal(markup_node_set_attr(a, S("title"), S("ok\xE2\x82"), &err),
+    assert_int_equal(markup_node_add_attr_bool(a, S(""), true, &err), MARKUP_ERR_INVALID_ATTR_NAME);
+    assert_int_equal(markup_node_add_attr(a, S("title"), S("ok\xE2\x82"), &err),
                      MARKUP_ERR_INVALID_UTF8);
     assert_int_equal(err.pos, 2);
-    assert_int_equal(markup_node_set_attr_html(a, S("title"), S("\xFF"), &err),
+    assert_int_equal(markup_node_add_attr_html(a, S("title"), S("\xFF"), &err),
                      MARKUP_ERR_INVALID_UTF8);
     assert_int_equal(err.pos, 0);
-    assert_int_equal(markup_node_set_attr(a, S("title"), NULL, 3, &err), MARKUP_ERR_INVALID_ARG);
-    assert_int_equal(markup_node_set_attr(NULL, S("title"), S("x"), &err), MARKUP_ERR_INVALID_ARG);
+    assert_int_equal(markup_node_add_attr(a, S("title"), NULL, 3, &err), MARKUP_ERR_INVALID_ARG);
+    assert_int_equal(markup_node_add_attr(NULL, S("title"), S("x"), &err), MARKUP_ERR_INVALID_ARG);
     assert_int_equal(markup_node_attr_count(a), 7);
     assert_render(a,
                   "<a href=\"/x?a=1&amp;b=2\" download title=\"&lt;b&gt;\" @click=\"open = true\""
@@ -107,8 +107,8 @@ static void test_attributes(void **state) {
     /* A fragment has no attributes. */
     markup_node *frag = NULL;
     assert_int_equal(markup_node_new_fragment(NULL, &frag), MARKUP_OK);
-    assert_int_equal(markup_node_set_attr(frag, S("id"), S("x"), &err), MARKUP_ERR_INVALID_ARG);
-    assert_int_equal(markup_node_set_attr_bool(frag, S("id"), true, &err), MARKUP_ERR_INVALID_ARG);
+    assert_int_equal(markup_node_add_attr(frag, S("id"), S("x"), &err), MARKUP_ERR_INVALID_ARG);
+    assert_int_equal(markup_node_add_attr_bool(frag, S("id"), true, &err), MARKUP_ERR_INVALID_ARG);
     markup_node_unref(frag);
     markup_node_unref(a);
 }
@@ -121,12 +121,12 @@ static void test_frozen_on_adopt(void **state) {
     assert_int_equal(markup_node_append_text(li, S("one"), &err), MARKUP_OK);
     assert_int_equal(markup_node_append_child(ul, li, &err), MARKUP_OK);
     /* li is frozen now: every modification is refused and changes nothing */
-    err = (markup_error){MARKUP_OK, 0, NULL, NULL};
-    assert_int_equal(markup_node_set_attr(li, S("id"), S("x"), &err), MARKUP_ERR_FROZEN);
+    err = (markup_error)MARKUP_ERROR_INIT;
+    assert_int_equal(markup_node_add_attr(li, S("id"), S("x"), &err), MARKUP_ERR_FROZEN);
     assert_int_equal(err.code, MARKUP_ERR_FROZEN);
-    assert_int_equal(markup_node_set_attr_html(li, S("id"), S("x"), &err), MARKUP_ERR_FROZEN);
-    assert_int_equal(markup_node_set_attr_bool(li, S("id"), true, &err), MARKUP_ERR_FROZEN);
-    assert_int_equal(markup_node_set_attr_bool(li, S("id"), false, &err), MARKUP_ERR_FROZEN);
+    assert_int_equal(markup_node_add_attr_html(li, S("id"), S("x"), &err), MARKUP_ERR_FROZEN);
+    assert_int_equal(markup_node_add_attr_bool(li, S("id"), true, &err), MARKUP_ERR_FROZEN);
+    assert_int_equal(markup_node_add_attr_bool(li, S("id"), false, &err), MARKUP_ERR_FROZEN);
     assert_int_equal(markup_node_append_text(li, S("two"), &err), MARKUP_ERR_FROZEN);
     assert_int_equal(markup_node_append_html(li, S("two"), &err), MARKUP_ERR_FROZEN);
     assert_int_equal(markup_node_append_comment(li, S("two"), &err), MARKUP_ERR_FROZEN);
@@ -162,7 +162,7 @@ static void test_void_elements_reject_children(void **state) {
     (void)state;
     markup_node *br = element("BR", NULL);
     markup_node *span = element("span", NULL);
-    markup_error err = {MARKUP_OK, 0, NULL, NULL};
+    markup_error err = MARKUP_ERROR_INIT;
     assert_int_equal(markup_node_append_text(br, S("x"), &err), MARKUP_ERR_VOID_CHILD);
     assert_int_equal(err.code, MARKUP_ERR_VOID_CHILD);
     assert_int_equal(markup_node_append_text(br, S(""), &err), MARKUP_ERR_VOID_CHILD);
@@ -172,9 +172,9 @@ static void test_void_elements_reject_children(void **state) {
     assert_int_equal(markup_node_append_child(br, span, &err), MARKUP_ERR_VOID_CHILD);
     assert_int_equal(markup_node_child_count(br), 0);
     /* span was not adopted */
-    assert_int_equal(markup_node_set_attr(span, S("id"), S("s"), &err), MARKUP_OK);
+    assert_int_equal(markup_node_add_attr(span, S("id"), S("s"), &err), MARKUP_OK);
     /* attributes are fine on void elements */
-    assert_int_equal(markup_node_set_attr(br, S("class"), S("x"), &err), MARKUP_OK);
+    assert_int_equal(markup_node_add_attr(br, S("class"), S("x"), &err), MARKUP_OK);
     assert_render(br, "<BR class=\"x\">");
     markup_node_unref(br);
     markup_node_unref(span);
@@ -184,7 +184,7 @@ static void test_raw_text_rules(void **state) {
     (void)state;
     markup_node *script = element("script", NULL);
     markup_node *b = element("b", NULL);
-    markup_error err = {MARKUP_OK, 0, NULL, NULL};
+    markup_error err = MARKUP_ERROR_INIT;
     assert_int_equal(markup_node_append_child(script, b, &err), MARKUP_ERR_RAW_TEXT);
     assert_int_equal(err.code, MARKUP_ERR_RAW_TEXT);
     assert_int_equal(markup_node_append_comment(script, S("c"), &err), MARKUP_ERR_RAW_TEXT);
@@ -227,7 +227,7 @@ static void test_raw_text_rules(void **state) {
 static void test_invalid_utf8_children(void **state) {
     (void)state;
     markup_node *p = element("p", NULL);
-    markup_error err = {MARKUP_OK, 0, NULL, NULL};
+    markup_error err = MARKUP_ERROR_INIT;
     assert_int_equal(markup_node_append_text(p, S("abc\xC0\xAF"), &err), MARKUP_ERR_INVALID_UTF8);
     assert_int_equal(err.pos, 3);
     assert_int_equal(markup_node_append_html(p, S("\xED\xA0\x80"), &err), MARKUP_ERR_INVALID_UTF8);
@@ -332,9 +332,9 @@ static void test_building_at_every_failure_point(void **state) {
         NEW(ul, "ul");
         NEW(li, "li");
         NEW(br, "br");
-        STEP(ul, markup_node_set_attr(ul, S("class"), S("list"), NULL));
-        STEP(ul, markup_node_set_attr_bool(ul, S("hidden"), true, NULL));
-        STEP(li, markup_node_set_attr(li, S("data-id"), S("1"), NULL));
+        STEP(ul, markup_node_add_attr(ul, S("class"), S("list"), NULL));
+        STEP(ul, markup_node_add_attr_bool(ul, S("hidden"), true, NULL));
+        STEP(li, markup_node_add_attr(li, S("data-id"), S("1"), NULL));
         STEP(li, markup_node_append_text(li, S("Tea & cake"), NULL));
         STEP(ul, markup_node_append_child(ul, li, NULL));
         STEP(ul, markup_node_append_comment(ul, S("c"), NULL));

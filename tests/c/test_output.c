@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "markup/markup.h"
+#include "markup/binding.h"
 
 #define S(lit) (lit), (sizeof(lit) - 1)
 
@@ -139,7 +139,7 @@ static void test_a_failing_file_is_an_io_error(void **state) {
     markup_error err = MARKUP_ERROR_INIT;
     assert_int_equal(markup_node_render_file(t, full, &err), MARKUP_ERR_IO);
     assert_int_equal(err.code, MARKUP_ERR_IO);
-    assert_string_equal(markup_status_str(MARKUP_ERR_IO), "writing the output failed");
+    assert_string_equal(markup_status_message(MARKUP_ERR_IO), "writing the output failed");
     fclose(full);
     markup_node_unref(t);
 }
@@ -155,7 +155,7 @@ static void test_template_to_a_sink_a_file_and_a_string(void **state) {
     assert_int_equal(markup_baked_builder_add_static(b, S(">")), MARKUP_OK);
     assert_int_equal(markup_baked_builder_add_child_slot(b), MARKUP_OK);
     assert_int_equal(markup_baked_builder_add_static(b, S("</li>")), MARKUP_OK);
-    assert_int_equal(markup_baked_builder_finish(b, &tpl), MARKUP_OK);
+    assert_int_equal(markup_baked_builder_finish(b, &tpl, NULL), MARKUP_OK);
     const markup_value values[] = {{MARKUP_VALUE_TEXT, S("a\"b")}, {MARKUP_VALUE_TEXT, S("<x>")}};
     const char expected[] = "<li class=\"a&#34;b\">&lt;x&gt;</li>";
 
@@ -252,9 +252,10 @@ static void test_version_number_and_error_init(void **state) {
     assert_string_equal(text, markup_version());
     markup_error err = MARKUP_ERROR_INIT;
     assert_int_equal(err.code, MARKUP_OK);
-    assert_int_equal(err.pos, 0);
+    assert_true(err.pos == MARKUP_POS_NONE);
     assert_null(err.msg);
     assert_null(err.refused);
+    assert_null(err.arg);
 }
 
 int main(void) {

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "markup/markup.h"
+#include "markup/binding.h"
 #include "test_alloc.h"
 
 #define S(lit) (lit), (sizeof(lit) - 1)
@@ -258,7 +258,7 @@ static markup_program *orders_program(void) {
     stat(b, "</table>");
 
     markup_program *p = NULL;
-    markup_error err = {MARKUP_OK, 0, NULL, NULL};
+    markup_error err = MARKUP_ERROR_INIT;
     assert_int_equal(markup_program_builder_finish(b, &p, &err), MARKUP_OK);
     return p;
 }
@@ -408,7 +408,7 @@ static void test_builder_checks(void **state) {
         for (int i = 0; i < cases[k].n; i++)
             emit(b, cases[k].ops[i], cases[k].as[i], cases[k].bs[i]);
         markup_program *p = (markup_program *)&b; /* must be reset to NULL */
-        markup_error err = {MARKUP_OK, 0, NULL, NULL};
+        markup_error err = MARKUP_ERROR_INIT;
         markup_status st = markup_program_builder_finish(b, &p, &err);
         if (st != MARKUP_ERR_INVALID_ARG || err.pos != cases[k].bad_pc)
             fail_msg("%s: status %d at %zu (%s)", cases[k].what, (int)st, err.pos,

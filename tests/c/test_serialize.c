@@ -10,7 +10,7 @@
 #include <cmocka.h>
 #include <pthread.h>
 
-#include "markup/markup.h"
+#include "markup/binding.h"
 #include "test_alloc.h"
 
 #define S(lit) lit, (sizeof(lit) - 1)
@@ -53,16 +53,16 @@ static void assert_render(const markup_node *node, const char *expected) {
 static void test_attributes_in_insertion_order(void **state) {
     (void)state;
     markup_node *input = element("input");
-    assert_int_equal(markup_node_set_attr(input, S("type"), S("checkbox"), NULL), MARKUP_OK);
-    assert_int_equal(markup_node_set_attr_bool(input, S("checked"), true, NULL), MARKUP_OK);
-    assert_int_equal(markup_node_set_attr_bool(input, S("disabled"), false, NULL), MARKUP_OK);
-    assert_int_equal(markup_node_set_attr(input, S("class"), S("big"), NULL), MARKUP_OK);
-    assert_int_equal(markup_node_set_attr(input, S("data-id"), S("3"), NULL), MARKUP_OK);
-    assert_int_equal(markup_node_set_attr(input, S("value"), S(""), NULL), MARKUP_OK);
+    assert_int_equal(markup_node_add_attr(input, S("type"), S("checkbox"), NULL), MARKUP_OK);
+    assert_int_equal(markup_node_add_attr_bool(input, S("checked"), true, NULL), MARKUP_OK);
+    assert_int_equal(markup_node_add_attr_bool(input, S("disabled"), false, NULL), MARKUP_OK);
+    assert_int_equal(markup_node_add_attr(input, S("class"), S("big"), NULL), MARKUP_OK);
+    assert_int_equal(markup_node_add_attr(input, S("data-id"), S("3"), NULL), MARKUP_OK);
+    assert_int_equal(markup_node_add_attr(input, S("value"), S(""), NULL), MARKUP_OK);
     assert_int_equal(
-        markup_node_set_attr(input, S("title"), S("\"quoted\" & 'single' <tag>"), NULL), MARKUP_OK);
+        markup_node_add_attr(input, S("title"), S("\"quoted\" & 'single' <tag>"), NULL), MARKUP_OK);
     assert_int_equal(
-        markup_node_set_attr_html(input, S("x-data"), S("{ open: &#39;a&#39; }"), NULL), MARKUP_OK);
+        markup_node_add_attr_html(input, S("x-data"), S("{ open: &#39;a&#39; }"), NULL), MARKUP_OK);
     assert_render(input, "<input type=\"checkbox\" checked class=\"big\" data-id=\"3\" value=\"\""
                          " title=\"&#34;quoted&#34; &amp; &#39;single&#39; &lt;tag&gt;\""
                          " x-data=\"{ open: &#39;a&#39; }\">");
@@ -101,8 +101,8 @@ static void test_void_elements(void **state) {
     assert_render(p, expected);
     markup_node_unref(p);
     markup_node *img = element("img");
-    assert_int_equal(markup_node_set_attr(img, S("src"), S("a.png?x=1&y=2"), NULL), MARKUP_OK);
-    assert_int_equal(markup_node_set_attr(img, S("alt"), S(""), NULL), MARKUP_OK);
+    assert_int_equal(markup_node_add_attr(img, S("src"), S("a.png?x=1&y=2"), NULL), MARKUP_OK);
+    assert_int_equal(markup_node_add_attr(img, S("alt"), S(""), NULL), MARKUP_OK);
     assert_render(img, "<img src=\"a.png?x=1&amp;y=2\" alt=\"\">");
     markup_node_unref(img);
 }
@@ -112,10 +112,10 @@ static void test_document_with_doctype(void **state) {
     markup_node *doc = fragment();
     assert_int_equal(markup_node_append_doctype(doc, NULL), MARKUP_OK);
     markup_node *html = element("html");
-    assert_int_equal(markup_node_set_attr(html, S("lang"), S("en"), NULL), MARKUP_OK);
+    assert_int_equal(markup_node_add_attr(html, S("lang"), S("en"), NULL), MARKUP_OK);
     markup_node *head = element("head");
     markup_node *meta = element("meta");
-    assert_int_equal(markup_node_set_attr(meta, S("charset"), S("utf-8"), NULL), MARKUP_OK);
+    assert_int_equal(markup_node_add_attr(meta, S("charset"), S("utf-8"), NULL), MARKUP_OK);
     adopt(head, meta);
     markup_node *title = element("title");
     text(title, "Products & more");
@@ -143,7 +143,7 @@ static void test_raw_text_elements(void **state) {
     (void)state;
     markup_node *head = element("head");
     markup_node *script = element("script");
-    assert_int_equal(markup_node_set_attr(script, S("type"), S("module"), NULL), MARKUP_OK);
+    assert_int_equal(markup_node_add_attr(script, S("type"), S("module"), NULL), MARKUP_OK);
     text(script, "if (a < b && c > \"d\") { x = '<p>'; }");
     adopt(head, script);
     markup_node *style = element("style");
@@ -255,7 +255,7 @@ static void test_raw_text_inside_text_elements(void **state) {
         markup_buf buf;
         markup_buf_init(&buf, NULL);
         assert_int_equal(markup_buf_append(&buf, S("kept")), MARKUP_OK);
-        markup_error err = {MARKUP_OK, 0, NULL, NULL};
+        markup_error err = MARKUP_ERROR_INIT;
         markup_status st = markup_node_render(outer, &buf, &err);
         if (cases[i].ok) {
             assert_int_equal(st, MARKUP_OK);
@@ -340,7 +340,7 @@ static void test_depth_limit(void **state) {
     assert_int_equal(markup_node_append_child(too_deep, ok, NULL), MARKUP_OK);
     markup_node_unref(ok);
     assert_int_equal(markup_buf_append(&buf, "prefix", 6), MARKUP_OK);
-    markup_error err = {MARKUP_OK, 0, NULL, NULL};
+    markup_error err = MARKUP_ERROR_INIT;
     assert_int_equal(markup_node_render(too_deep, &buf, &err), MARKUP_ERR_TOO_DEEP);
     assert_int_equal(err.code, MARKUP_ERR_TOO_DEEP);
     assert_non_null(err.msg);
@@ -418,7 +418,7 @@ static void test_concurrent_renders_of_a_frozen_tree(void **state) {
     markup_node *list = element("ul");
     for (int i = 0; i < 50; i++) {
         markup_node *li = element("li");
-        assert_int_equal(markup_node_set_attr(li, S("class"), S("row & item"), NULL), MARKUP_OK);
+        assert_int_equal(markup_node_add_attr(li, S("class"), S("row & item"), NULL), MARKUP_OK);
         adopt(li, chain(20));
         adopt(list, li);
     }

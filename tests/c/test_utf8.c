@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "markup/markup.h"
+#include "markup/binding.h"
 
 typedef struct bytes {
     const char *s;
@@ -78,15 +78,21 @@ static const bad invalid[] = {
 static void test_valid_table(void **state) {
     (void)state;
     for (size_t i = 0; i < sizeof valid / sizeof valid[0]; i++) {
-        markup_error err = {MARKUP_OK, 99, NULL, NULL};
+        markup_error err = {MARKUP_ERR_NOMEM, 99, "stale", "stale", "stale"};
         assert_int_equal(markup_utf8_validate(valid[i].s, valid[i].n, &err), MARKUP_OK);
+        /* A success clears what an earlier failure left. */
+        assert_int_equal(err.code, MARKUP_OK);
+        assert_true(err.pos == MARKUP_POS_NONE);
+        assert_null(err.msg);
+        assert_null(err.refused);
+        assert_null(err.arg);
         assert_int_equal(markup_utf8_validate(valid[i].s, valid[i].n, NULL), MARKUP_OK);
     }
     assert_int_equal(markup_utf8_validate(NULL, 0, NULL), MARKUP_OK);
 }
 
 static void check_invalid(const char *s, size_t n, size_t pos, const char *what) {
-    markup_error err = {MARKUP_OK, 0, NULL, NULL};
+    markup_error err = MARKUP_ERROR_INIT;
     markup_status st = markup_utf8_validate(s, n, &err);
     if (st != MARKUP_ERR_INVALID_UTF8 || err.pos != pos) {
         print_error("%s: status %d pos %zu, expected pos %zu\n", what, st, err.pos, pos);

@@ -36,11 +36,11 @@ static markup_status build_page(markup_node **out, markup_error *err) {
     TRY(markup_node_new_fragment(NULL, &doc));
     TRY(markup_node_append_doctype(doc, err));
     NEW(html, "html");
-    TRY(markup_node_set_attr(html, "lang", 4, "en", 2, err));
+    TRY(markup_node_add_attr(html, "lang", 4, "en", 2, err));
 
     NEW(head, "head");
     NEW(node, "meta");
-    TRY(markup_node_set_attr(node, "charset", 7, "utf-8", 5, err));
+    TRY(markup_node_add_attr(node, "charset", 7, "utf-8", 5, err));
     ADOPT(head, node);
     NEW(node, "title");
     TRY(markup_node_append_text(node, "Tea & cake", 10, err));
@@ -49,14 +49,14 @@ static markup_status build_page(markup_node **out, markup_error *err) {
 
     NEW(body, "body");
     NEW(node, "h1");
-    TRY(markup_node_set_attr(node, "class", 5, "title", 5, err));
+    TRY(markup_node_add_attr(node, "class", 5, "title", 5, err));
     TRY(markup_node_append_text(node, "Tea & cake", 10, err));
     ADOPT(body, node);
 
     NEW(node, "p");
     static const char note[] = "\"quoted\" & <tagged>";
     static const char text[] = "Caf\xc3\xa9 <b>not bold</b>";
-    TRY(markup_node_set_attr(node, "data-note", 9, note, sizeof note - 1, err));
+    TRY(markup_node_add_attr(node, "data-note", 9, note, sizeof note - 1, err));
     TRY(markup_node_append_text(node, text, sizeof text - 1, err));
     NEW(leaf, "br");
     ADOPT(node, leaf);
@@ -64,9 +64,9 @@ static markup_status build_page(markup_node **out, markup_error *err) {
     ADOPT(body, node);
 
     NEW(node, "input");
-    TRY(markup_node_set_attr(node, "type", 4, "checkbox", 8, err));
-    TRY(markup_node_set_attr_bool(node, "checked", 7, true, err));
-    TRY(markup_node_set_attr_bool(node, "disabled", 8, false, err));
+    TRY(markup_node_add_attr(node, "type", 4, "checkbox", 8, err));
+    TRY(markup_node_add_attr_bool(node, "checked", 7, true, err));
+    TRY(markup_node_add_attr_bool(node, "disabled", 8, false, err));
     ADOPT(body, node);
     TRY(markup_node_append_comment(body, "built in C", 10, err));
     ADOPT(html, body);
@@ -94,7 +94,7 @@ int main(void) {
                 markup_version());
         return 1;
     }
-    markup_error err = {MARKUP_OK, 0, NULL, NULL};
+    markup_error err = MARKUP_ERROR_INIT;
     markup_node *page = NULL;
     markup_buf out;
     markup_buf_init(&out, NULL);
@@ -102,13 +102,13 @@ int main(void) {
     if (st == MARKUP_OK) st = markup_node_render(page, &out, &err);
     markup_node_unref(page);
     if (st != MARKUP_OK) {
-        fprintf(stderr, "markup: %s (%s)\n", markup_status_str(st), err.msg ? err.msg : "");
+        fprintf(stderr, "markup: %s (%s)\n", markup_status_name(st), err.msg ? err.msg : "");
         markup_buf_free(&out);
         return 1;
     }
 
     /* Invalid UTF-8 is refused: the check that needs utf8proc at link time. */
-    markup_error bad = {MARKUP_OK, 0, NULL, NULL};
+    markup_error bad = MARKUP_ERROR_INIT;
     markup_status utf8 = markup_utf8_validate("ok \xc3\x28", 5, &bad);
 
     fwrite(out.data, 1, out.len, stdout);

@@ -1,0 +1,560 @@
+/*
+ * binding.h - the part of libmarkup's API that language bindings and tools
+ * build on, beside the public API in markup.h (which it includes).
+ *
+ * A C program that renders HTML needs markup.h only. This header adds what
+ * the Python extension uses to go faster or to hold values libmarkup cannot
+ * see: the escaper's implementations and its sizing arithmetic, escapers
+ * for 16- and 32-bit code units (CPython's string storage), the tag tables
+ * and the unchecked syntax writers, the writer's hooks for bulk writers and
+ * for slots filled later, baked templates filled by a callback, template
+ * programs run over the caller's values, and the English wording of each
+ * status. It is installed beside markup.h and follows the same version,
+ * but it may change in any minor release: a program that includes it
+ * should require the exact minor version it was built with.
+ */
+#ifndef MARKUP_BINDING_H
+#define MARKUP_BINDING_H
+
+#include "markup/markup.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Status wording                                                           */
+/* ------------------------------------------------------------------------ */
+
+/* A static English description of a status ("out of memory", "invalid
+   tag name", ...), the message libmarkup puts in err->msg when it has
+   nothing more precise to say. Never NULL; unknown values give "unknown
+   status". */
+MARKUP_API const char *markup_status_message(markup_status status);
+
+/* ------------------------------------------------------------------------ */
+/* Escaper: implementations, sizing, code units                             */
+/* ------------------------------------------------------------------------ */
+
+/* Implementations. AUTO picks the fastest the running CPU supports, chosen
+   once per call from a cached CPU-feature probe (thread-safe, idempotent).
+   Every implementation produces identical bytes. */
+typedef enum markup_escape_impl {
+    MARKUP_ESCAPE_AUTO = 0,
+    MARKUP_ESCAPE_SCALAR, /* portable C: word-at-a-time scan, table writes */
+    MARKUP_ESCAPE_SSE2,   /* 16-byte blocks (x86-64 baseline; expands
+                             dirty blocks with SSSE3 shuffles when the CPU
+                             has SSSE3)                                    */
+    MARKUP_ESCAPE_AVX2    /* 32-byte blocks, when the CPU has AVX2, BMI1
+                             and BMI2                                      */
+} markup_escape_impl;
+
+/* The longest escape of one byte ("&amp;" etc.). */
+#define MARKUP_ESCAPE_MAX_EXPANSION 5
+
+/* True when `impl` can run on this CPU (SCALAR and AUTO always can). */
+MARKUP_API bool markup_escape_impl_available(markup_escape_impl impl);
+
+/* The implementation AUTO resolves to on this CPU. Never AUTO. */
+MARKUP_API markup_escape_impl markup_escape_impl_best(void);
+
+/* A static name: "auto", "scalar", "sse2", "avx2". */
+MARKUP_API const char *markup_escape_impl_name(markup_escape_impl impl);
+
+/* Length of the longest prefix of `s` with nothing to escape: n when
+   markup_escape would copy `s` as it is (0 for NULL). It stops within a
+   few blocks of the first byte to escape, so it answers "anything to
+   escape?" without reading the rest of the text. */
+MARKUP_API size_t markup_escape_span(const char *s, size_t n);
+
+/* As markup_escape, with one allocation sized by what the escaped text
+   can need: it counts the bytes to escape first (a second pass over the
+   text), then reserves at most n + 4 * count + 128 bytes past buf->len
+   (n alone for text with nothing to escape; the buffer's 1.5x growth may
+   round a small reservation up), where markup_escape reserves each
+   piece's worst case whatever it holds. For text kept as it is written (a
+   string's storage), where headroom costs memory, and for allocators
+   where large blocks cost page faults. On failure (NOMEM, TOO_LARGE) the
+   buffer is unchanged. */
+MARKUP_API markup_status markup_escape_counted(markup_buf *buf, const char *s, size_t n);
+
+/* The room past buf->len that lets markup_escape (or markup_escape_using)
+   write n bytes holding `specials` bytes to escape without growing the
+   buffer: the escaped length, at most n + 4 * specials, plus the most one
+   piece reserves beyond what it writes, 4 * min(n, 16 KiB) + 128, and
+   never more than the worst case, 5 * n + 128. Reserve it first to escape
+   straight into memory of the caller's choosing (a binding's string
+   storage, say) and trim afterwards. `specials` must be at least
+   markup_escape_count(s, n); a smaller count is still safe but lets the
+   buffer grow. Passing n needs no count: the worst case, which is also
+   the room for any count when n <= 16 KiB (one piece), so that
+   markup_escape_room(n, n) == markup_escape_room(n, 0) tells when
+   counting would change nothing. SIZE_MAX only when neither the room for
+   the count nor the worst case fits in a size_t. */
+MARKUP_API size_t markup_escape_room(size_t n, size_t specials);
+
+/* As markup_escape with an explicit implementation. An implementation the
+   CPU lacks returns MARKUP_ERR_INVALID_ARG. For tests, fuzzers and
+   benchmarks. */
+MARKUP_API markup_status markup_escape_using(markup_buf *buf, const char *s, size_t n,
+                                            markup_escape_impl impl);
+
+/* Text held as 16- or 32-bit code units (UTF-16, UTF-32, or the 2- and
+   4-byte storage of a CPython str) is escaped in its own width: a unit is
+   replaced exactly when its value is one of the five specials, by the
+   entity's characters one unit each. Every other unit is copied unchanged,
+   including surrogates (paired or not) and units whose low byte equals a
+   special, such as U+0126 or U+10026. The units are not validated.
+   1-byte text (Latin-1) needs no function of its own: the specials are
+   ASCII and markup_escape copies every byte >= 0x80 unchanged.
+
+   Escaping takes two passes, so that a binding can write straight into
+   the storage of its final string:
+
+       size_t size = markup_escape_u16_size(s, n);
+       if (size == n) ... nothing to escape: use s as it is ...
+       uint16_t *out = allocate size units;
+       markup_escape_u16(out, size, s, n, &written);   (written == size)
+
+   All of them are thread-safe and allocate nothing. */
+
+/* The length in units of the escaped form of s[0..n): n, plus 3 for each
+   < and >, plus 4 for each & " and '. Equal to n exactly when nothing needs
+   escaping. SIZE_MAX when the length would overflow size_t. NULL or n == 0
+   gives 0. */
+MARKUP_API size_t markup_escape_u16_size(const uint16_t *s, size_t n);
+MARKUP_API size_t markup_escape_u32_size(const uint32_t *s, size_t n);
+
+/* Writes the escaped form of s[0..n) to dst[0..cap) with the best
+   implementation and stores the number of units written in *written (may
+   be NULL). cap = markup_escape_u16_size(s, n) is always enough; nothing
+   is written at or past dst + cap. dst and s must not overlap. The caller
+   owns both arrays.
+   Errors: MARKUP_ERR_INVALID_ARG when s is NULL with n > 0, dst is NULL
+   with cap > 0, or cap is too small for the escaped text (then dst[0..cap)
+   holds an unspecified prefix of it). On error *written is 0. */
+MARKUP_API markup_status markup_escape_u16(uint16_t *dst, size_t cap, const uint16_t *s, size_t n,
+                                           size_t *written);
+MARKUP_API markup_status markup_escape_u32(uint32_t *dst, size_t cap, const uint32_t *s, size_t n,
+                                           size_t *written);
+
+/* As markup_escape_u16 / _u32 with an explicit implementation, for tests,
+   fuzzers and benchmarks. These escapers have SCALAR, SSE2 (16 units a
+   block) and AVX2 (32 units a block when sizing, 64 bytes when writing)
+   kernels: AUTO is AVX2 where the CPU has it (with BMI1 and BMI2), else SSE2 on x86-64 (its
+   baseline), else SCALAR. An implementation the CPU lacks returns
+   MARKUP_ERR_INVALID_ARG. */
+MARKUP_API markup_status markup_escape_u16_using(uint16_t *dst, size_t cap, const uint16_t *s,
+                                                size_t n, size_t *written, markup_escape_impl impl);
+MARKUP_API markup_status markup_escape_u32_using(uint32_t *dst, size_t cap, const uint32_t *s,
+                                                size_t n, size_t *written, markup_escape_impl impl);
+
+/* ------------------------------------------------------------------------ */
+/* HTML syntax: tables and unchecked writers                                */
+/* ------------------------------------------------------------------------ */
+
+/* Validates text for a raw-text element of the given kind: for
+   MARKUP_TAG_SCRIPT rejects "</script" and "<!--", for MARKUP_TAG_STYLE
+   rejects "</style", both ASCII case-insensitive; other kinds accept
+   anything. Errors: MARKUP_ERR_RAW_TEXT with err->pos at the '<'. */
+MARKUP_API markup_status markup_html_check_raw_text(markup_tag_kind kind, const char *s, size_t n,
+                                                    markup_error *err);
+
+/* Whether a parser reads everything inside <tag> (n bytes, ASCII
+   case-insensitive) up to its end tag as text: title, textarea, noscript
+   (with JavaScript on), iframe, xmp, noembed and noframes. Inside one, a
+   <script> or <style> is no element but that element's text, so its raw
+   text must also pass markup_html_check_text_inside. Thread-safe. */
+MARKUP_API bool markup_html_reads_as_text(const char *tag, size_t n);
+
+/* Validates raw text (a <script>'s or <style>'s) that stands inside an
+   element markup_html_reads_as_text names: rejects the end tags "</title",
+   "</textarea", "</noscript", "</iframe", "</xmp", "</noembed" and
+   "</noframes", ASCII case-insensitive, any of which would end that
+   element early. Errors: MARKUP_ERR_RAW_TEXT with err->pos at the '<'. */
+MARKUP_API markup_status markup_html_check_text_inside(const char *s, size_t n, markup_error *err);
+
+/* Low-level writers. They append HTML syntax to `buf` and do not validate:
+   names must already have passed the checks above, and raw text must have
+   passed markup_html_check_raw_text. Text and attribute values are escaped
+   unless the function name ends in `_html`. On failure the buffer is rolled
+   back to its length before the call. */
+
+/* "<!doctype html>" */
+MARKUP_API markup_status markup_html_write_doctype(markup_buf *buf);
+/* "<tag" : the start of a start tag; attributes follow, then '>' */
+MARKUP_API markup_status markup_html_write_open(markup_buf *buf, const char *tag, size_t n);
+/* ' name="escaped value"' */
+MARKUP_API markup_status markup_html_write_attr(markup_buf *buf, const char *name, size_t name_len,
+                                                const char *value, size_t value_len);
+/* ' name="value"' with the value verbatim (already safe HTML) */
+MARKUP_API markup_status markup_html_write_attr_html(markup_buf *buf, const char *name,
+                                                     size_t name_len, const char *value,
+                                                     size_t value_len);
+/* ' name' : a boolean attribute that is present */
+MARKUP_API markup_status markup_html_write_attr_bare(markup_buf *buf, const char *name,
+                                                     size_t name_len);
+/* "</tag>" */
+MARKUP_API markup_status markup_html_write_close(markup_buf *buf, const char *tag, size_t n);
+/* "<!--escaped text-->" */
+MARKUP_API markup_status markup_html_write_comment(markup_buf *buf, const char *s, size_t n);
+
+/* The bits of a markup_tag_class (markup.h): what a tag is to the HTML
+   parser, plus (MARKUP_TAG_TEXT_MASK) which of the elements whose content
+   the parser reads as text it is. Computed once per tag with
+   markup_html_tag_class and handed to markup_writer_open_class, so that a
+   binding that caches it does not look the tag up again on every render. */
+
+/* 1..7: which of title, textarea, iframe, xmp, noembed, noframes and
+   noscript the tag is (0: none). */
+#define MARKUP_TAG_TEXT_MASK     0x7u
+/* Void, or read as empty: keygen param basefont bgsound frame. */
+#define MARKUP_TAG_IS_VOID       (1u << 3)
+#define MARKUP_TAG_IS_SCRIPT     (1u << 4)
+#define MARKUP_TAG_IS_STYLE      (1u << 5)
+#define MARKUP_TAG_IS_PLAINTEXT  (1u << 6) /* never ends */
+#define MARKUP_TAG_IS_SELECT     (1u << 7)
+#define MARKUP_TAG_IS_SVG        (1u << 8)
+#define MARKUP_TAG_IS_MATH       (1u << 9)
+/* HTML integration points of SVG: foreignObject desc title. */
+#define MARKUP_TAG_IS_SVG_POINT  (1u << 10)
+/* MathML text integration points: mi mo mn ms mtext. */
+#define MARKUP_TAG_IS_MATH_TEXT  (1u << 11)
+#define MARKUP_TAG_IS_ANNOTATION (1u << 12) /* annotation-xml */
+#define MARKUP_TAG_IS_MGLYPH     (1u << 13) /* mglyph malignmark */
+/* Ends foreign content: p b div table ul ... (the HTML standard's list,
+   "in foreign content"). */
+#define MARKUP_TAG_IS_BREAKOUT   (1u << 14)
+/* Ends foreign content with a color, face or size attribute. */
+#define MARKUP_TAG_IS_FONT       (1u << 15)
+/* table caption colgroup col tbody thead tfoot tr td th: for these the
+   parser may close open elements up to a table. */
+#define MARKUP_TAG_IS_TABLE_PART (1u << 16)
+#define MARKUP_TAG_IS_FRAMESET   (1u << 17)
+/* image: the parser makes it an <img> (void) in HTML content; in svg it is
+   an element of its own. */
+#define MARKUP_TAG_IS_IMAGE      (1u << 18)
+
+/* The class of a tag name (n bytes, ASCII case-insensitive; not
+   validated). Unknown tags (custom elements) are 0. Thread-safe. */
+MARKUP_API markup_tag_class markup_html_tag_class(const char *tag, size_t n);
+
+/* ------------------------------------------------------------------------ */
+/* The writer, for bulk writers and slots                                   */
+/* ------------------------------------------------------------------------ */
+
+/* For callers that validated every attribute name when they stored it
+   (markup_node, the Python binding's elements): the writer's attribute
+   calls then skip markup_html_check_attr_name. */
+MARKUP_API void markup_writer_skip_name_checks(markup_writer *w);
+
+/* As markup_writer_open for a tag the caller validated and classified once
+   (markup_html_check_tag, markup_html_tag_class). */
+MARKUP_API markup_status markup_writer_open_class(markup_writer *w, const char *tag, size_t n,
+                                                  markup_tag_class cls, markup_error *err);
+
+/* Checks that attribute `name` of the element just opened may take a value
+   known only later (a baked attribute slot): refuses, as CONTEXT, the
+   attributes whose value changes how the parser reads the content. */
+MARKUP_API markup_status markup_writer_check_attr_slot(const markup_writer *w, const char *name,
+                                                       size_t name_len, markup_error *err);
+
+/* Where the start tag of the element just opened stands (its parent's
+   content; MARKUP_CONTEXT_HTML when nothing is open). A baked attribute
+   slot records it: a trusted value filled in later is checked there with
+   markup_context_check_attr_html, as markup_writer_attr_html does. */
+MARKUP_API markup_context markup_writer_start_tag_context(const markup_writer *w);
+
+/* Checks a trusted attribute value for a start tag standing at `where`:
+   inside a text element the value may hold none of the end tags that
+   markup_html_check_text_inside rejects, elsewhere anything goes.
+   Errors: RAW_TEXT, err->pos at the '<' in the value. */
+MARKUP_API markup_status markup_context_check_attr_html(markup_context where, const char *value,
+                                                        size_t n, markup_error *err);
+
+/* Ends a start tag still waiting for its '>' (before output is handed on,
+   or a slot is recorded). */
+MARKUP_API markup_status markup_writer_flush_tag(markup_writer *w, markup_error *err);
+
+/* Ends a pending start tag and checks that a child slot (a value written
+   later by another writer started at markup_writer_context) may stand
+   here: not in raw text (RAW_TEXT) nor a void element (VOID_CHILD), and in
+   a text element not right after trusted HTML ending in a '<' (CONTEXT). */
+MARKUP_API markup_status markup_writer_check_child_slot(markup_writer *w, markup_error *err);
+
+/* Where the next child would stand, to start another writer there later
+   (markup_writer_init): it carries what the parser would know at this
+   point (a frameset before it), and that the new writer writes part of a
+   larger document. */
+MARKUP_API markup_context markup_writer_context(const markup_writer *w);
+
+/* Whether at `where` text is only escaped and trusted HTML written as is,
+   with no check: not inside an HTML <script> or <style>, nor inside a
+   title, textarea, iframe, xmp, noembed, noframes or noscript. */
+MARKUP_API bool markup_context_is_plain(markup_context where);
+
+/* For bulk writers: when no attribute of the element just opened can change
+   the parser's reading (every element but font and annotation-xml), no
+   text element is around (where trusted values are checked) and the
+   writer skips name checks (markup_writer_skip_name_checks), the buffer to
+   write its attributes to directly with markup_html_write_attr,
+   markup_html_write_attr_html and markup_html_write_attr_bare; NULL when
+   they must go through markup_writer_attr*. Valid until the next call. */
+static inline markup_buf *markup_writer_attr_buf(markup_writer *w) {
+    return w->in_start_tag && w->attrs_direct ? w->out : NULL;
+}
+
+/* For bulk writers: where the next child stands needs no check (HTML or
+   foreign content, no text element around), the buffer to append its
+   children to directly, text escaped with markup_escape and trusted HTML
+   verbatim, after the start tag's '>' (written now); NULL where every piece
+   must go through markup_writer_text and markup_writer_html (or when the
+   '>' could not be written: those calls report the error). Valid until the
+   next open or close. */
+static inline markup_buf *markup_writer_plain_buf(markup_writer *w) {
+    if (!w->top_plain) return NULL;
+    if (w->in_start_tag) {
+        if (markup_buf_putc(w->out, '>') != MARKUP_OK) return NULL;
+        w->in_start_tag = false;
+    }
+    return w->out;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Trees                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* As markup_node_render, for a tree that stands at `where` (a writer's
+   markup_writer_context), not in a body. */
+MARKUP_API markup_status markup_node_render_in(const markup_node *node, markup_buf *out,
+                                               markup_context where, markup_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Baked templates, filled by a callback                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Appends static HTML, copied verbatim (the caller produced it with the
+   markup_html_* writers or otherwise trusts it). Adjacent static pieces are
+   merged. The builder's own writer (markup_baked_builder_open ...) does
+   not see it: a template is built with one or the other. */
+MARKUP_API markup_status markup_baked_builder_add_static(markup_baked_builder *b, const char *s,
+                                                         size_t n);
+
+/* Slots without the writer, for a binding that writes the static HTML with
+   its own markup_writer and adds it with markup_baked_builder_add_static:
+   a child slot, and an attribute slot for `name` (validated, copied) that
+   belongs inside a start tag, after "<tag" and before ">". These slots
+   check no value against where they stand: the binding does. */
+MARKUP_API markup_status markup_baked_builder_add_child_slot(markup_baked_builder *b);
+MARKUP_API markup_status markup_baked_builder_add_attr_slot(markup_baked_builder *b,
+                                                            const char *name, size_t name_len,
+                                                            markup_error *err);
+
+/* The general form, for bindings whose slot values are not strings (the
+   Python extension renders lists and elements into child slots). For each
+   slot in order, the static HTML before it is appended and then
+   `write_slot(ctx, slot_index, kind, name, name_len, out)` is called to
+   write that slot (for ATTR slots `name` is the attribute name, for CHILD
+   slots NULL); the callback appends whatever it wants to `out` and returns
+   MARKUP_OK, or any other status to stop. The trailing static HTML is
+   appended last. Returns the first non-OK status; the buffer is then
+   rolled back. */
+typedef markup_status (*markup_slot_writer)(void *ctx, size_t slot, markup_slot_kind kind,
+                                            const char *name, size_t name_len, markup_buf *out);
+
+MARKUP_API markup_status markup_baked_render_slots(const markup_baked *tpl,
+                                                  markup_slot_writer write_slot, void *ctx,
+                                                  markup_buf *out);
+
+/* Writes one value the way markup_baked_render does for a slot of `kind`
+   (and `name` for ATTR): exposed so that bindings apply the same rules.
+   Does not validate UTF-8. */
+MARKUP_API markup_status markup_baked_write_value(markup_slot_kind kind, const char *name,
+                                                  size_t name_len, const markup_value *value,
+                                                  markup_buf *out);
+
+/* ------------------------------------------------------------------------ */
+/* Template programs                                                        */
+/* ------------------------------------------------------------------------ */
+
+/* A template program is a baked template with control flow: static HTML,
+   writes of values, conditions and loops, run by libmarkup over data it
+   never looks into. Values are the caller's opaque pointers; every access
+   to them (a field, a comparison, formatting, truth, iteration, writing
+   one out) is a callback of markup_program_data. The Python binding's
+   @baked compiles to one; a C program can build and run one over its own
+   structs.
+
+   A program is a flat array of instructions. Expression instructions
+   (PARAM, ITEM, LOOP_INFO, CYCLE, APPLY) push values on a stack; the
+   statement after them (WRITE, IF or LOOP) pops exactly one. STATIC, JUMP
+   and END_LOOP stand where the stack is empty. Jumps go forward, except
+   END_LOOP's back to the start of its body; no jump leaves or enters a
+   loop. markup_program_builder_finish checks all of this, so a finished
+   program cannot read past its stack, its parameters or its loops.
+
+     STATIC     write static HTML (added by markup_program_add_static)
+     WRITE      pop a value and write it into slot `a`
+     IF         pop a value; when it is false, go to instruction `a`
+     JUMP       go to instruction `a`
+     LOOP       pop an iterable and start a loop; when it has no item, go
+                to instruction `a` (just after its END_LOOP). `b` is
+                MARKUP_LOOP_LOOKAHEAD when the body asks whether an item is
+                the last: the next item is then fetched before the body runs
+     END_LOOP   take the next item and go to instruction `a` (just after
+                its LOOP), or end the loop
+     PARAM      push parameter `a`
+     ITEM       push the current item of the loop `a` levels out (0: the
+                innermost)
+     LOOP_INFO  push data->loop_value(`b`, ...) for the loop `a` levels out
+     CYCLE      pop `b` values, keep the one at (index % b) of the loop `a`
+                levels out
+     APPLY      pop `b` values (pushed in order) and push data->apply(`a`,
+                those values); `a` means what the caller says it means */
+typedef enum markup_op {
+    MARKUP_OP_STATIC = 0,
+    MARKUP_OP_WRITE,
+    MARKUP_OP_IF,
+    MARKUP_OP_JUMP,
+    MARKUP_OP_LOOP,
+    MARKUP_OP_END_LOOP,
+    MARKUP_OP_PARAM,
+    MARKUP_OP_ITEM,
+    MARKUP_OP_LOOP_INFO,
+    MARKUP_OP_CYCLE,
+    MARKUP_OP_APPLY
+} markup_op;
+
+#define MARKUP_LOOP_LOOKAHEAD 1u
+
+/* The deepest nesting of loops in a program, and the most values an
+   expression may hold on the stack at once. */
+#define MARKUP_PROGRAM_MAX_LOOPS 32
+#define MARKUP_PROGRAM_MAX_STACK 256
+
+typedef struct markup_program markup_program;
+typedef struct markup_program_builder markup_program_builder;
+
+/* Where a WRITE's value goes. A CHILD slot's value is written at `context`
+   (markup_writer_context where the slot stands) and `depth` (the elements
+   open around it); an ATTR slot's value is the whole value of attribute
+   `name`, written with the name or omitted as the caller decides, a
+   trusted one checked at `context` (markup_writer_start_tag_context where
+   the slot stands; markup_context_check_attr_html). */
+typedef struct markup_program_slot {
+    markup_slot_kind kind;
+    markup_context context;
+    unsigned depth;
+    const char *name; /* ATTR: the attribute name (not NUL-terminated) */
+    size_t name_len;
+    bool plain; /* set by markup_program_add_slot: CHILD at a context where
+                   text is escaped and trusted HTML appended as it is
+                   (markup_context_is_plain) */
+} markup_program_slot;
+
+/* A loop as the body sees it: the 0-based index of the current item, and
+   whether it is the last (known only under MARKUP_LOOP_LOOKAHEAD). */
+typedef struct markup_loop_state {
+    size_t index;
+    bool last;
+} markup_loop_state;
+
+/* The caller's side of a run. Every value a callback returns through an
+   out-parameter is owned by the run, which hands it back to `release`
+   exactly once; values given to a callback are borrowed for the call.
+   A callback that fails returns a status other than MARKUP_OK (the
+   caller keeps its own account of why, for example a Python exception):
+   the run stops, releases what it holds, ends every open iteration and
+   returns that status. */
+typedef struct markup_program_data {
+    /* A new reference to `value` (a parameter or a loop item pushed). */
+    void *(*retain)(void *ctx, void *value);
+    void (*release)(void *ctx, void *value);
+    markup_status (*apply)(void *ctx, uint32_t op, void *const *args, uint32_t nargs, void **out);
+    markup_status (*truth)(void *ctx, void *value, bool *out);
+    /* Iteration: begin gives an iterator (owned by the run; handed to
+       iter_end once); next gives an item and *done false, or *done true. */
+    markup_status (*iter_begin)(void *ctx, void *iterable, void **iter);
+    markup_status (*iter_next)(void *ctx, void *iter, void **item, bool *done);
+    void (*iter_end)(void *ctx, void *iter);
+    markup_status (*loop_value)(void *ctx, uint32_t what, const markup_loop_state *loop,
+                                void **out);
+    /* Writes `value` into `slot` (appending to `out`). */
+    markup_status (*write)(void *ctx, const markup_program_slot *slot, void *value,
+                           markup_buf *out);
+} markup_program_data;
+
+/* Where a run stopped: the instruction that failed and the index of the
+   item each open loop was at, outermost first. */
+typedef struct markup_program_fault {
+    uint32_t pc;
+    unsigned nloops;
+    size_t index[MARKUP_PROGRAM_MAX_LOOPS];
+} markup_program_fault;
+
+/* Starts a program over `nparams` parameters. `alc` may be NULL and must
+   outlive the builder and the program. */
+MARKUP_API markup_status markup_program_builder_new(const markup_alloc *alc, size_t nparams,
+                                                    markup_program_builder **out);
+
+/* Frees a builder that was not finished (NULL is a no-op). */
+MARKUP_API void markup_program_builder_free(markup_program_builder *b);
+
+/* Appends static HTML, copied verbatim (trusted: the caller wrote it with
+   a markup_writer). Joins the STATIC instruction before it when nothing
+   stands between them. */
+MARKUP_API markup_status markup_program_add_static(markup_program_builder *b, const char *s,
+                                                   size_t n);
+
+/* Adds a slot (its name is copied) and gives its number for WRITE. */
+MARKUP_API markup_status markup_program_add_slot(markup_program_builder *b,
+                                                 const markup_program_slot *slot, uint32_t *index);
+
+/* Appends an instruction (not STATIC) and gives its position, to patch
+   its target once known. */
+MARKUP_API markup_status markup_program_emit(markup_program_builder *b, markup_op op, uint32_t a,
+                                             uint32_t b_arg, uint32_t *at);
+
+/* The position the next instruction will have, as a jump's target: the
+   static HTML added next is not joined with the STATIC before it. */
+MARKUP_API uint32_t markup_program_here(markup_program_builder *b);
+
+/* Sets the target `a` of the jump (IF, JUMP, LOOP, END_LOOP) at `at`; a
+   target at the next position keeps the next static apart, as
+   markup_program_here. Anything else is INVALID_ARG. */
+MARKUP_API markup_status markup_program_patch(markup_program_builder *b, uint32_t at, uint32_t a);
+
+/* Checks the program (see above) and turns it into an immutable one. The
+   builder is consumed whether or not this succeeds. Errors: INVALID_ARG
+   with err->pos the first bad instruction and err->msg what is wrong,
+   NOMEM. */
+MARKUP_API markup_status markup_program_builder_finish(markup_program_builder *b,
+                                                       markup_program **out, markup_error *err);
+
+/* Frees a program (NULL is a no-op). Not while another thread runs it. */
+MARKUP_API void markup_program_free(markup_program *prog);
+
+/* Reading a program back (tests, tools). */
+MARKUP_API size_t markup_program_length(const markup_program *prog);
+MARKUP_API markup_op markup_program_op(const markup_program *prog, size_t pc, uint32_t *a,
+                                       uint32_t *b);
+MARKUP_API size_t markup_program_slot_count(const markup_program *prog);
+MARKUP_API const markup_program_slot *markup_program_slot_at(const markup_program *prog,
+                                                             size_t index);
+MARKUP_API size_t markup_program_static_size(const markup_program *prog);
+
+/* Runs the program with `params` (nparams as built), appending to `out`.
+   Returns MARKUP_OK or the first failing callback's status (or NOMEM),
+   with `fault` (may be NULL) saying where; on error the buffer is rolled
+   back. Thread-safe for concurrent runs of one program. */
+MARKUP_API markup_status markup_program_run(const markup_program *prog,
+                                            const markup_program_data *data, void *ctx,
+                                            void *const *params, size_t nparams, markup_buf *out,
+                                            markup_program_fault *fault);
+
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MARKUP_BINDING_H */
