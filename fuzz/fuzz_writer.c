@@ -24,6 +24,13 @@
  *   noscript that has no svg or math around it never contains its end tag
  *   as the tokenizer reads it there (the elements inside are text to it).
  *
+ * - a baked template builder given the same calls (markup_baked_builder_*,
+ *   with a child slot where the program asks for a slot) gives the same
+ *   status for each, and the template, filled with the bytes each slot's
+ *   writer wrote, renders the writer's output byte for byte. The mirror
+ *   stops where the two may rightly part: an allocation failure, or a slot
+ *   the builder refuses where the writer only flushed its start tag.
+ *
  * FUZZ_WRITER_TRACE=1 in the environment prints the output after every
  * call and each checked content (replay_fuzz_writer on a reproducer).
  */
@@ -122,13 +129,40 @@ typedef struct open_el {
     bool is_void;
 } open_el;
 
+#define SLOTS_MAX 512 /* at most one a step */
+
 typedef struct harness {
     fuzz_reader in;
     fuzz_alloc alc;
     markup_buf out;
     open_el stack[OPEN_MAX + 1]; /* + 1: one the harness could not close */
     size_t depth;
+    markup_baked_builder *b;       /* the mirror; NULL once it stopped */
+    bool flushed;                  /* the writer ended a start tag that the builder, which has
+                     no flush, ends at its next content */
+    markup_value slots[SLOTS_MAX]; /* what each slot's writer wrote */
+    size_t nslots;
 } harness;
+
+/* Stops the mirror: the builder can no longer follow the writer. */
+static void mirror_stop(harness *h) {
+    markup_baked_builder_free(h->b);
+    h->b = NULL;
+}
+
+/* The builder's status for the call the writer answered with `want`. */
+static void mirror_check(harness *h, markup_status want, markup_status got, size_t failures) {
+    if (h->b == NULL) return;
+    if (h->alc.failures > failures) { /* the writer's allocator failed, not the builder's */
+        mirror_stop(h);
+        return;
+    }
+    if (got != want) {
+        fprintf(stderr, "builder gave %s where the writer gave %s\n", markup_status_name(got),
+                markup_status_name(want));
+        FUZZ_CHECK(got == want);
+    }
+}
 
 static bool name_is_ci(const char *s, size_t n, const char *lower) {
     size_t len = strlen(lower);
@@ -227,6 +261,7 @@ static void op_open(harness *h, markup_writer *w, char *tag, size_t n) {
     size_t failures = h->alc.failures, before = w->depth, len = h->out.len;
     bool pending = w->in_start_tag;
     markup_status st = markup_writer_open(w, tag, n, &err);
+    if (h->b) mirror_check(h, st, markup_baked_builder_open(h->b, tag, n, NULL), failures);
     /* The open wrote the parent's '>' first: its content starts after. */
     if (st == MARKUP_OK && pending && h->depth && h->stack[h->depth - 1].content_start == 0)
         h->stack[h->depth - 1].content_start = len + 1;
@@ -234,7 +269,9 @@ static void op_open(harness *h, markup_writer *w, char *tag, size_t n) {
     if (!succeeded(h, st, &err, failures) || h->depth == OPEN_MAX) {
         if (st == MARKUP_OK) { /* no room to follow it: close it at once */
             if (h->depth) h->stack[h->depth - 1].has_element = true;
-            if (markup_writer_close(w, NULL) != MARKUP_OK) {
+            markup_status closed = markup_writer_close(w, NULL);
+            if (h->b) mirror_check(h, closed, markup_baked_builder_close(h->b, NULL), failures);
+            if (closed != MARKUP_OK) {
                 /* Out of memory: it stays open; the program stops here. */
                 FUZZ_CHECK(h->alc.failures > failures && w->depth == before + 1);
                 h->stack[h->depth++] = (open_el){tag, n, 0, false, false, false, true, false};
@@ -245,6 +282,7 @@ static void op_open(harness *h, markup_writer *w, char *tag, size_t n) {
         free(tag);
         return;
     }
+    h->flushed = false; /* both are in the new start tag */
     FUZZ_CHECK(w->depth == before + 1);
     FUZZ_CHECK(h->out.len >= len + n + 1 && h->out.data[h->out.len - n - 1] == '<');
     if (h->depth) h->stack[h->depth - 1].has_element = true;
@@ -265,6 +303,7 @@ static void op_close(harness *h, markup_writer *w) {
     if (h->depth == 0) {
         markup_error err;
         FUZZ_CHECK(markup_writer_close(w, &err) == MARKUP_ERR_INVALID_ARG);
+        if (h->b) FUZZ_CHECK(markup_baked_builder_close(h->b, NULL) == MARKUP_ERR_INVALID_ARG);
         return;
     }
     open_el *el = &h->stack[h->depth - 1];
@@ -273,11 +312,13 @@ static void op_close(harness *h, markup_writer *w) {
     if (w->in_start_tag) el->content_start = h->out.len + 1; /* '>' comes now */
     size_t end = h->out.len;
     markup_status st = markup_writer_close(w, &err);
+    if (h->b) mirror_check(h, st, markup_baked_builder_close(h->b, NULL), failures);
     if (!succeeded(h, st, &err, failures)) {
         /* Only NOMEM can fail a close, and the element stays open. */
         FUZZ_CHECK(st == MARKUP_ERR_NOMEM && w->depth == h->depth);
         return;
     }
+    h->flushed = false;
     end = h->out.len - (el->is_void ? 0 : el->tag_len + 3);
     if (!el->is_void) FUZZ_CHECK(h->out.data[h->out.len - 1] == '>');
     check_content(h, el, end);
@@ -296,6 +337,13 @@ static void op_slot(harness *h, markup_writer *w) {
         return;
     }
     note_content_start(h, w, pending, at);
+    /* The builder checks where a child slot may stand; the writer only
+       ended the start tag. Where they part, the mirror stops. */
+    if (h->b &&
+        (h->nslots == SLOTS_MAX || markup_baked_builder_child_slot(h->b, NULL) != MARKUP_OK))
+        mirror_stop(h);
+    h->flushed = false; /* the builder's child slot ended its start tag */
+    at = h->out.len;
     markup_writer slot;
     markup_writer_init(&slot, &h->out, markup_writer_context(w));
     size_t tag_len, text_len;
@@ -308,6 +356,19 @@ static void op_slot(harness *h, markup_writer *w) {
     }
     FUZZ_CHECK(slot.depth == 0 || h->alc.failures > failures);
     markup_writer_dispose(&slot);
+    /* A value filled into a slot inside a title, textarea... is held to the
+       rule for trusted HTML there, stricter than what a writer may write
+       as elements (a <textarea> inside a <title> is text to the parser). */
+    if (h->b && h->out.len > at &&
+        markup_html_check_text_inside(h->out.data + at, h->out.len - at, NULL) != MARKUP_OK)
+        mirror_stop(h);
+    if (h->b) {
+        size_t len = h->out.len - at;
+        char *copy = malloc(len ? len : 1);
+        FUZZ_CHECK(copy != NULL);
+        if (len) memcpy(copy, h->out.data + at, len);
+        h->slots[h->nslots++] = (markup_value){MARKUP_VALUE_HTML, copy, len};
+    }
     if (h->depth) h->stack[h->depth - 1].has_element = true;
     free(tag);
     free(text);
@@ -319,6 +380,7 @@ static void run_op(harness *h, markup_writer *w, int op) {
     bool pending = w->in_start_tag;
     char *s = NULL, *v = NULL;
     markup_status st = MARKUP_OK;
+    const bool flushed = h->flushed;
     switch (op) {
     case OP_OPEN:
         s = take_from(h, known_tags, COUNT_OF(known_tags), &n);
@@ -335,6 +397,15 @@ static void run_op(harness *h, markup_writer *w, int op) {
         st = op == OP_ATTR        ? markup_writer_attr(w, s, n, v, m, &err)
              : op == OP_ATTR_HTML ? markup_writer_attr_html(w, s, n, v, m, &err)
                                   : markup_writer_attr_bool(w, s, n, true, &err);
+        if (flushed) /* the writer refuses it; the builder would take it */
+            FUZZ_CHECK(st == MARKUP_ERR_INVALID_ARG);
+        else if (h->b)
+            mirror_check(h, st,
+                         op == OP_ATTR ? markup_baked_builder_attr(h->b, s, n, v, m, NULL)
+                         : op == OP_ATTR_HTML
+                             ? markup_baked_builder_attr_html(h->b, s, n, v, m, NULL)
+                             : markup_baked_builder_attr_bool(h->b, s, n, true, NULL),
+                         failures);
         break;
     case OP_TEXT:
     case OP_HTML:
@@ -344,6 +415,12 @@ static void run_op(harness *h, markup_writer *w, int op) {
         st = op == OP_TEXT   ? markup_writer_text(w, s, n, &err)
              : op == OP_HTML ? markup_writer_html(w, s, n, &err)
                              : markup_writer_comment(w, s, n, &err);
+        if (h->b)
+            mirror_check(h, st,
+                         op == OP_TEXT   ? markup_baked_builder_text(h->b, s, n, NULL)
+                         : op == OP_HTML ? markup_baked_builder_html(h->b, s, n, NULL)
+                                         : markup_baked_builder_comment(h->b, s, n, NULL),
+                         failures);
         /* A comment is markup; so is trusted HTML where the text is not raw
            (in svg or math). */
         if (st == MARKUP_OK && h->depth &&
@@ -352,11 +429,20 @@ static void run_op(harness *h, markup_writer *w, int op) {
         break;
     case OP_DOCTYPE:
         st = markup_writer_doctype(w, &err);
+        if (h->b) mirror_check(h, st, markup_baked_builder_doctype(h->b, NULL), failures);
         if (st == MARKUP_OK && h->depth) h->stack[h->depth - 1].has_element = true;
         break;
-    default: st = markup_writer_flush_tag(w, &err); break;
+    default:
+        st = markup_writer_flush_tag(w, &err);
+        h->flushed = flushed || (pending && st == MARKUP_OK);
+        break;
     }
-    if (succeeded(h, st, &err, failures)) note_content_start(h, w, pending, at);
+    if (succeeded(h, st, &err, failures)) {
+        note_content_start(h, w, pending, at);
+        /* Content went out: the builder ended its start tag too (empty
+           text writes nothing, and ends nothing). */
+        if (op >= OP_TEXT && op <= OP_DOCTYPE && h->out.len > at) h->flushed = false;
+    }
     FUZZ_CHECK(w->depth == before);
     free(s);
     free(v);
@@ -378,6 +464,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
     markup_writer w;
     markup_writer_init(&w, &h.out, MARKUP_CONTEXT_HTML);
+    const size_t start = h.out.len;
+    FUZZ_CHECK(markup_baked_builder_new(NULL, &h.b) == MARKUP_OK);
     /* After an allocation failure the output is cut short (callers drop
        it): the program stops there. */
     const bool trace = getenv("FUZZ_WRITER_TRACE") != NULL;
@@ -388,6 +476,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     while (h.depth && h.alc.failures == 0) op_close(&h, &w);
     FUZZ_CHECK(w.depth == h.depth);
+    if (h.b && h.depth == 0) {
+        /* The template, filled with what each slot wrote, is the output. */
+        markup_baked *tpl = NULL;
+        markup_error err = MARKUP_ERROR_INIT;
+        FUZZ_CHECK(markup_baked_builder_finish(h.b, &tpl, &err) == MARKUP_OK);
+        h.b = NULL;
+        markup_buf filled;
+        markup_buf_init(&filled, NULL);
+        markup_status st = markup_baked_render(tpl, h.slots, h.nslots, &filled, &err);
+        if (st != MARKUP_OK) fprintf(stderr, "render: %s: %s\n", markup_status_name(st), err.msg);
+        FUZZ_CHECK(st == MARKUP_OK);
+        if (filled.len != h.out.len - start ||
+            (filled.len && memcmp(filled.data, h.out.data + start, filled.len) != 0)) {
+            fprintf(stderr, "writer:   %.*s\ntemplate: %.*s\n", (int)(h.out.len - start),
+                    h.out.data + start, (int)filled.len, filled.data);
+            FUZZ_CHECK(false);
+        }
+        markup_buf_free(&filled);
+        markup_baked_free(tpl);
+    }
+    mirror_stop(&h);
+    for (size_t i = 0; i < h.nslots; i++) free((void *)h.slots[i].s);
     while (h.depth) free(h.stack[--h.depth].tag);
     markup_writer_dispose(&w);
     markup_buf_free(&h.out);

@@ -97,7 +97,7 @@ MARKUP_API size_t markup_escape_room(size_t n, size_t specials);
    CPU lacks returns MARKUP_ERR_INVALID_ARG. For tests, fuzzers and
    benchmarks. */
 MARKUP_API markup_status markup_escape_using(markup_buf *buf, const char *s, size_t n,
-                                            markup_escape_impl impl);
+                                             markup_escape_impl impl);
 
 /* Text held as 16- or 32-bit code units (UTF-16, UTF-32, or the 2- and
    4-byte storage of a CPython str) is escaped in its own width: a unit is
@@ -145,9 +145,11 @@ MARKUP_API markup_status markup_escape_u32(uint32_t *dst, size_t cap, const uint
    baseline), else SCALAR. An implementation the CPU lacks returns
    MARKUP_ERR_INVALID_ARG. */
 MARKUP_API markup_status markup_escape_u16_using(uint16_t *dst, size_t cap, const uint16_t *s,
-                                                size_t n, size_t *written, markup_escape_impl impl);
+                                                 size_t n, size_t *written,
+                                                 markup_escape_impl impl);
 MARKUP_API markup_status markup_escape_u32_using(uint32_t *dst, size_t cap, const uint32_t *s,
-                                                size_t n, size_t *written, markup_escape_impl impl);
+                                                 size_t n, size_t *written,
+                                                 markup_escape_impl impl);
 
 /* ------------------------------------------------------------------------ */
 /* HTML syntax: tables and unchecked writers                                */
@@ -363,8 +365,8 @@ typedef markup_status (*markup_slot_writer)(void *ctx, size_t slot, markup_slot_
                                             const char *name, size_t name_len, markup_buf *out);
 
 MARKUP_API markup_status markup_baked_render_slots(const markup_baked *tpl,
-                                                  markup_slot_writer write_slot, void *ctx,
-                                                  markup_buf *out);
+                                                   markup_slot_writer write_slot, void *ctx,
+                                                   markup_buf *out);
 
 /* Writes one value the way markup_baked_render does for a slot of `kind`
    (and `name` for ATTR): exposed so that bindings apply the same rules.
@@ -551,7 +553,6 @@ MARKUP_API markup_status markup_program_run(const markup_program *prog,
                                             const markup_program_data *data, void *ctx,
                                             void *const *params, size_t nparams, markup_buf *out,
                                             markup_program_fault *fault);
-
 
 #ifdef __cplusplus
 }

@@ -27,7 +27,7 @@
  *               (malloc; free() it)
  *     _new / _free, _ref / _unref, _finish: create and release; the
  *               caller owns what _new and _finish give
- *     _count, _size, _kind, _name, _message: queries that never fail
+ *     _count, _size, _name: queries that never fail
  *   `new_child`, `append_*` and `add_attr*` build a tree; `_slot` adds a
  *   slot to a template.
  *
@@ -346,7 +346,7 @@ typedef enum markup_tag_kind {
    ("div", "h1", "my-widget"). On success stores the kind in *kind (may be
    NULL); matching of the void and raw-text tables is ASCII
    case-insensitive. Errors: MARKUP_ERR_INVALID_TAG with err->pos at the
-   offending byte (0 for the empty name). */
+   offending byte (MARKUP_POS_NONE for the empty name). */
 MARKUP_API markup_status markup_html_check_tag(const char *tag, size_t n, markup_tag_kind *kind,
                                                markup_error *err);
 
