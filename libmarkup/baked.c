@@ -18,8 +18,9 @@
 
 #include "alloc_impl.h"
 #include "copy_impl.h"
-#include "escape_impl.h"
 #include "error_impl.h"
+#include "escape_impl.h"
+#include "html_impl.h"
 #include "markup/binding.h"
 #include "output_impl.h"
 
@@ -44,6 +45,8 @@ struct markup_baked_builder {
     size_t slots_cap;
     size_t attr_room; /* ' name=""' of every attribute slot */
     markup_writer w;  /* writes into statics */
+    char **tags;      /* the open elements' tags: copies the writer points to */
+    size_t ntags, tags_cap;
 };
 
 struct markup_baked {
@@ -78,13 +81,22 @@ markup_status markup_baked_builder_new(const markup_alloc *alc, markup_baked_bui
     b->slots_cap = 0;
     b->attr_room = 0;
     markup_writer_init(&b->w, &b->statics, MARKUP_CONTEXT_HTML);
+    b->tags = NULL;
+    b->ntags = b->tags_cap = 0;
     *out = b;
     return MARKUP_OK;
+}
+
+/* The size of the copy of open tag `i` (NUL-terminated). */
+static size_t tag_copy_size(const markup_baked_builder *b, size_t i) {
+    return strlen(b->tags[i]) + 1;
 }
 
 void markup_baked_builder_free(markup_baked_builder *b) {
     if (!b) return;
     markup_writer_dispose(&b->w);
+    for (size_t i = 0; i < b->ntags; i++) markup_alc_free(b->alc, b->tags[i], tag_copy_size(b, i));
+    markup_alc_free(b->alc, b->tags, b->tags_cap * sizeof *b->tags);
     markup_buf_free(&b->statics);
     markup_buf_free(&b->names);
     markup_alc_free(b->alc, b->slots, b->slots_cap * sizeof *b->slots);
@@ -175,7 +187,30 @@ markup_status markup_baked_builder_open(markup_baked_builder *b, const char *tag
                                         markup_error *err) {
     markup_clear_(err);
     if (!b) return markup_fail_(err, MARKUP_ERR_INVALID_ARG, "NULL builder");
-    return markup_writer_open(&b->w, tag, n, err);
+    /* The writer keeps the tag until the close: it gets a copy, so the
+       caller's bytes may go at once. */
+    markup_status st = markup_html_check_tag(tag, n, NULL, err);
+    if (st != MARKUP_OK) return st;
+    if (b->ntags == b->tags_cap) {
+        size_t cap = markup_grow_capacity(b->tags_cap, b->ntags + 1, 8, sizeof *b->tags);
+        char **tags = cap ? markup_alc_realloc(b->alc, b->tags, b->tags_cap * sizeof *tags,
+                                               cap * sizeof *tags)
+                          : NULL;
+        if (!tags) return markup_fail_status_(err, MARKUP_ERR_NOMEM);
+        b->tags = tags;
+        b->tags_cap = cap;
+    }
+    char *copy = markup_alc_malloc(b->alc, n + 1);
+    if (!copy) return markup_fail_status_(err, MARKUP_ERR_NOMEM);
+    memcpy(copy, tag, n);
+    copy[n] = '\0'; /* its size is known again at free: strlen + 1 */
+    st = markup_writer_open(&b->w, copy, n, err);
+    if (st != MARKUP_OK) {
+        markup_alc_free(b->alc, copy, n + 1);
+        return st;
+    }
+    b->tags[b->ntags++] = copy;
+    return MARKUP_OK;
 }
 
 markup_status markup_baked_builder_attr(markup_baked_builder *b, const char *name, size_t name_len,
@@ -231,7 +266,12 @@ markup_status markup_baked_builder_doctype(markup_baked_builder *b, markup_error
 markup_status markup_baked_builder_close(markup_baked_builder *b, markup_error *err) {
     markup_clear_(err);
     if (!b) return markup_fail_(err, MARKUP_ERR_INVALID_ARG, "NULL builder");
-    return markup_writer_close(&b->w, err);
+    markup_status st = markup_writer_close(&b->w, err);
+    if (st == MARKUP_OK) {
+        b->ntags--;
+        markup_alc_free(b->alc, b->tags[b->ntags], tag_copy_size(b, b->ntags));
+    }
+    return st;
 }
 
 markup_status markup_baked_builder_child_slot(markup_baked_builder *b, markup_error *err) {
@@ -249,7 +289,7 @@ markup_status markup_baked_builder_attr_slot(markup_baked_builder *b, const char
     markup_clear_(err);
     if (!b) return markup_fail_(err, MARKUP_ERR_INVALID_ARG, "NULL builder");
     if (!b->w.in_start_tag)
-        return markup_fail_(err, MARKUP_ERR_CONTEXT,
+        return markup_fail_(err, MARKUP_ERR_INVALID_ARG,
                             "an attribute slot belongs in a start tag: right after open or "
                             "another attribute");
     markup_status st = markup_writer_check_attr_slot(&b->w, name, name_len, err);
@@ -534,9 +574,12 @@ markup_status markup_baked_render(const markup_baked *tpl, const markup_value *v
                 goto fail;
             }
             if (v->kind == MARKUP_VALUE_HTML && slot->in_text) {
-                /* Inside a title, textarea...: no end tag that ends it. */
+                /* Inside a title, textarea...: no end tag that ends it, nor
+                   the start of one that what follows could finish (an
+                   attribute value's closing quote ends it for it). */
                 st = attr ? markup_context_check_attr_html(slot->where, v->s, v->n, err)
                           : markup_html_check_text_inside(v->s, v->n, err);
+                if (st == MARKUP_OK && !attr) st = markup_html_check_slot_end_(v->s, v->n, err);
                 if (st != MARKUP_OK) {
                     markup_buf_truncate(out, start);
                     return markup_error_in_(err, st, "values");

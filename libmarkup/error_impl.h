@@ -46,4 +46,15 @@ static inline markup_status markup_error_in_(markup_error *err, markup_status st
     return st;
 }
 
+/* A check ran on bytes the caller never gave as an argument (a tree's
+   stored strings, a rendered template): the failure has no position for
+   them. Returns `st`. */
+static inline markup_status markup_error_unplaced_(markup_error *err, markup_status st) {
+    if (st != MARKUP_OK && err) {
+        err->pos = MARKUP_POS_NONE;
+        err->arg = NULL;
+    }
+    return st;
+}
+
 #endif /* MARKUP_ERROR_IMPL_H */

@@ -171,6 +171,26 @@ static const char *const TEXT_ELEMENT_END_TAGS[] = {
 };
 #define TEXT_ELEMENTS (sizeof TEXT_ELEMENT_END_TAGS / sizeof TEXT_ELEMENT_END_TAGS[0])
 
+markup_status markup_html_check_slot_end_(const char *s, size_t n, markup_error *err) {
+    enum { LONGEST_END_TAG = 10 }; /* "</noframes", "</textarea", "</noscript" */
+    size_t from = n > LONGEST_END_TAG - 1 ? n - (LONGEST_END_TAG - 1) : 0;
+    for (size_t i = from; i < n; i++) {
+        if (s[i] != '<') continue;
+        /* What follows could finish it only if s ends in the start of one
+           of the end tags: "<", "</", "</ti" ..., not "</em>" or "< b". */
+        for (size_t t = 0; t < TEXT_ELEMENTS; t++) {
+            const char *end_tag = TEXT_ELEMENT_END_TAGS[t];
+            if (n - i < strlen(end_tag) && starts_with_ignore_case(s + i, n - i, end_tag, n - i))
+                return markup_refuse_(err, i, "s", "<",
+                                      "trusted HTML in a slot inside a title, textarea, "
+                                      "noscript, iframe, xmp, noembed or noframes ends in the "
+                                      "start of an end tag that what follows the slot could "
+                                      "finish");
+        }
+    }
+    return MARKUP_OK;
+}
+
 bool markup_html_reads_as_text(const char *tag, size_t n) {
     if (tag == NULL) return false;
     for (size_t i = 0; i < TEXT_ELEMENTS; i++) {

@@ -8,10 +8,11 @@
  *
  * Nodes freeze when adopted, so a parent is always built after its
  * children: no cycles, and a frozen subtree can be shared and rendered from
- * many threads. A child made in place (markup_node_new_child) is the one
- * exception: it is not shared, and freezes with the parent that owns it,
- * which it finds through `owner`. Rendering and freeing walk the tree with
- * explicit stacks, never C recursion.
+ * many threads. A child made in place (markup_node_append_element) is the
+ * one exception: it is not shared, its parent owns it (`owner`), and it is
+ * frozen together with that parent, at once, so that a frozen node never
+ * looks at another to know it is frozen. Rendering, freezing and freeing
+ * walk the tree with explicit stacks or lists, never C recursion.
  */
 #include <stdatomic.h>
 #include <stdint.h>
@@ -64,8 +65,9 @@ struct markup_node {
     size_t nattrs, attrs_cap;
     node_child *children;
     size_t nchildren, children_cap;
-    markup_node *next_dead; /* links nodes waiting to be freed by unref */
-    markup_node *owner;     /* the parent a child made in place is frozen with */
+    markup_node *next_in_walk; /* links the nodes of a walk: the dead that unref
+                                  frees, or those append_child freezes */
+    markup_node *owner;        /* the parent that made this child in place */
     size_t tag_len;
     char tag[]; /* tag_len bytes, not NUL-terminated */
 };
@@ -88,7 +90,7 @@ static markup_status node_new(const char *tag, size_t tag_len, bool is_element,
     node->nattrs = node->attrs_cap = 0;
     node->children = NULL;
     node->nchildren = node->children_cap = 0;
-    node->next_dead = NULL;
+    node->next_in_walk = NULL;
     node->owner = NULL;
     node->tag_len = tag_len;
     if (tag_len) memcpy(node->tag, tag, tag_len);
@@ -129,19 +131,19 @@ static bool release(markup_node *node) {
 
 void markup_node_unref(markup_node *node) {
     if (node == NULL || !release(node)) return;
-    /* Dead nodes form a list through next_dead: freeing a node releases its
+    /* Dead nodes form a list through next_in_walk: freeing a node releases its
        children, and those that die join the list instead of recursing. */
-    node->next_dead = NULL;
+    node->next_in_walk = NULL;
     markup_node *pending = node;
     while (pending != NULL) {
         markup_node *dead = pending;
-        pending = dead->next_dead;
+        pending = dead->next_in_walk;
         for (size_t i = 0; i < dead->nchildren; i++) {
             if (dead->children[i].kind != CHILD_NODE) continue;
             markup_node *child = dead->children[i].u.node;
             if (child->owner == dead) child->owner = NULL; /* it may live on */
             if (release(child)) {
-                child->next_dead = pending;
+                child->next_in_walk = pending;
                 pending = child;
             }
         }
@@ -170,10 +172,37 @@ size_t markup_node_child_count(const markup_node *node) { return node ? node->nc
 
 /* ---- building ---------------------------------------------------------- */
 
-/* Frozen itself, or made in place inside a parent that is. */
 static bool is_frozen(const markup_node *node) {
+    return atomic_load_explicit(&node->frozen, memory_order_relaxed);
+}
+
+/* Freezes `node` and every child made in place inside it, at any depth
+   (they are frozen with their owner). The list runs through next_in_walk:
+   no allocation, no recursion. */
+static void freeze(markup_node *node) {
+    atomic_store_explicit(&node->frozen, true, memory_order_relaxed);
+    node->next_in_walk = NULL;
+    for (markup_node *pending = node; pending != NULL;) {
+        markup_node *n = pending;
+        pending = n->next_in_walk;
+        for (size_t i = 0; i < n->nchildren; i++) {
+            if (n->children[i].kind != CHILD_NODE) continue;
+            markup_node *child = n->children[i].u.node;
+            /* Frozen first: a frozen child may be shared, and its owner is
+               no business of this walk. */
+            if (is_frozen(child) || child->owner != n) continue;
+            atomic_store_explicit(&child->frozen, true, memory_order_relaxed);
+            child->next_in_walk = pending;
+            pending = child;
+        }
+    }
+}
+
+/* Whether `node` is `child` or made in place inside it: appending `child`
+   to it would make a cycle. An unfrozen node's parents are all owners. */
+static bool inside(const markup_node *node, const markup_node *child) {
     for (; node != NULL; node = node->owner)
-        if (atomic_load_explicit(&node->frozen, memory_order_relaxed)) return true;
+        if (node == child) return true;
     return false;
 }
 
@@ -368,8 +397,6 @@ markup_status markup_node_append_doctype(markup_node *node, markup_error *err) {
 static markup_status adopt(markup_node *node, markup_node *child, markup_error *err) {
     if (node == NULL || child == NULL)
         return markup_fail_(err, MARKUP_ERR_INVALID_ARG, "NULL node");
-    if (child == node)
-        return markup_fail_(err, MARKUP_ERR_INVALID_ARG, "a node cannot contain itself");
     markup_status st = check_child_target(node, err);
     if (st != MARKUP_OK) return st;
     if (is_raw_text(node))
@@ -384,13 +411,19 @@ static markup_status adopt(markup_node *node, markup_node *child, markup_error *
 
 markup_status markup_node_append_child(markup_node *node, markup_node *child, markup_error *err) {
     markup_clear_(err);
+    /* An unfrozen node may be made in place inside `child` (a new one from
+       append_element cannot, and skips this walk up its owners). */
+    if (node != NULL && !is_frozen(node) && inside(node, child))
+        return markup_fail_(err, MARKUP_ERR_INVALID_ARG,
+                            "a node cannot contain itself or an element it was made in");
     markup_status st = adopt(node, child, err);
-    if (st == MARKUP_OK) atomic_store_explicit(&child->frozen, true, memory_order_relaxed);
+    if (st == MARKUP_OK && !is_frozen(child)) freeze(child);
     return st;
 }
 
-markup_node *markup_node_new_child(markup_node *parent, const char *tag, const char *const *attrs,
-                                   const char *text, markup_error *err) {
+markup_node *markup_node_append_element(markup_node *parent, const char *tag,
+                                        const char *const *attrs, const char *text,
+                                        markup_error *err) {
     markup_clear_(err);
     if (parent == NULL || tag == NULL) {
         markup_fail_(err, MARKUP_ERR_INVALID_ARG, "NULL parent or tag");
@@ -406,9 +439,11 @@ markup_node *markup_node_new_child(markup_node *parent, const char *tag, const c
         }
         st = markup_node_add_attr(child, attrs[i], strlen(attrs[i]), attrs[i + 1],
                                   strlen(attrs[i + 1]), err);
+        /* The position is in one of the strings of attrs. */
+        markup_error_in_(err, st, "attrs");
     }
     if (st == MARKUP_OK && text != NULL)
-        st = markup_node_append_text(child, text, strlen(text), err);
+        st = markup_error_in_(err, markup_node_append_text(child, text, strlen(text), err), "text");
     /* Built whole before it is adopted: on failure the parent is unchanged. */
     if (st == MARKUP_OK) st = adopt(parent, child, err);
     if (st == MARKUP_OK) child->owner = parent;
@@ -424,7 +459,9 @@ markup_status markup_node_append_baked(markup_node *node, const markup_baked *tp
     markup_buf html;
     markup_buf_init(&html, node->alc);
     markup_status st = markup_baked_render(tpl, values, nvalues, &html, err);
-    if (st == MARKUP_OK) st = add_string_child(node, CHILD_HTML, html.data, html.len, err);
+    if (st == MARKUP_OK)
+        st = markup_error_unplaced_(err,
+                                    add_string_child(node, CHILD_HTML, html.data, html.len, err));
     markup_buf_free(&html);
     return st;
 }
@@ -436,7 +473,9 @@ markup_status markup_node_append_json(markup_node *node, const char *json, size_
     markup_buf safe;
     markup_buf_init(&safe, node->alc);
     markup_status st = markup_html_json_for_script(&safe, json, n, err);
-    if (st == MARKUP_OK) st = add_string_child(node, CHILD_TEXT, safe.data, safe.len, err);
+    if (st == MARKUP_OK)
+        st = markup_error_unplaced_(err,
+                                    add_string_child(node, CHILD_TEXT, safe.data, safe.len, err));
     markup_buf_free(&safe);
     return st;
 }
@@ -551,7 +590,8 @@ static markup_status render_tree(const markup_node *node, markup_writer *w, mark
             st = write_string_child(w, parent, c, err);
     }
     if (stack.on_heap) markup_alc_free(stack.alc, stack.frames, stack.cap * sizeof(render_frame));
-    return st;
+    /* A refusal points into the tree's own strings, which are no argument. */
+    return markup_error_unplaced_(err, st);
 }
 
 markup_status markup_node_render_in(const markup_node *node, markup_buf *out, markup_context where,

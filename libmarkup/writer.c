@@ -159,8 +159,9 @@ markup_status markup_writer_flush_tag(markup_writer *w, markup_error *err) {
 
 markup_status markup_writer_check_child_slot(markup_writer *w, markup_error *err) {
     markup_clear_(err);
-    markup_status st = markup_writer_flush_tag(w, err);
-    if (st != MARKUP_OK) return st;
+    if (w == NULL) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
+    /* Refused before the start tag's '>' goes out: a refusal changes
+       nothing. */
     markup_context c = top(w);
     if (c.mode == MODE_VOID)
         return markup_fail_(err, MARKUP_ERR_VOID_CHILD, "a void element cannot have children");
@@ -168,13 +169,15 @@ markup_status markup_writer_check_child_slot(markup_writer *w, markup_error *err
         return markup_fail_(
             err, MARKUP_ERR_RAW_TEXT,
             "the text of <script> and <style> is checked whole, so it cannot hold a slot");
+    markup_status st = markup_writer_flush_tag(w, err);
+    if (st != MARKUP_OK) return st;
     /* In a text element, trusted HTML just before the slot may have begun
        an end tag that the slot's text would finish. */
-    if (in_text(c) && w->tail_len && memchr(w->tail, '<', w->tail_len))
+    if (in_text(c) && markup_html_check_slot_end_(w->tail, w->tail_len, NULL) != MARKUP_OK)
         return markup_fail_(
             err, MARKUP_ERR_CONTEXT,
-            "trusted HTML just before this slot ends in a '<' that the slot's text could "
-            "turn into the end tag of the element around it");
+            "trusted HTML just before this slot ends in the start of an end tag that the "
+            "slot's text could finish, ending the element around it");
     return MARKUP_OK;
 }
 
@@ -527,6 +530,9 @@ static markup_status check_piece(markup_writer *w, markup_context c, const char 
     if (!seam_only) {
         st = markup_html_check_raw_text(kind, s, n, err);
         if (st == MARKUP_OK && in_text(c)) st = markup_html_check_text_inside(s, n, err);
+        /* A writer started at a slot cannot see what follows it. */
+        if (st == MARKUP_OK && in_text(c) && w->resumed)
+            st = markup_html_check_slot_end_(s, n, err);
         if (st != MARKUP_OK) return st;
         if (kind != MARKUP_TAG_NORMAL && w->after_frameset && n)
             return markup_fail_(

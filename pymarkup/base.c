@@ -285,6 +285,15 @@ int pm_node_attr_value_error(pm_state *st, PyObject *where, PyObject *name, PyOb
 
 int pm_raw_text_error(PyObject *tag, const char *what, const markup_error *err) {
     const char *found = err->refused ? err->refused : "<!--";
+    if (strcmp(found, "<") == 0) { /* markup_html_check_slot_end_ */
+        PyErr_Format(PyExc_ValueError,
+                     "trusted (__html__) text ends in '<' (at byte %zu) where it fills a slot "
+                     "inside a <title>, <textarea>, <noscript>, <iframe>, <xmp>, <noembed> or "
+                     "<noframes>: what follows the slot could make that '<' the element's end "
+                     "tag; give the value as a plain str to have it escaped",
+                     err->pos);
+        return -1;
+    }
     const char *tag_name = PyUnicode_AsUTF8(tag); /* ASCII, checked at creation */
     if (tag_name == NULL) return -1;
     int own = found[1] == '!';

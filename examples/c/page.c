@@ -46,26 +46,28 @@ static markup_baked *build_row(markup_error *err) {
 
 static markup_value text(const char *s) { return (markup_value){MARKUP_VALUE_TEXT, MARKUP_STR(s)}; }
 
-/* The page, top-down: each new_child is owned by its parent. */
+/* The page, top-down: each append_element is owned by its parent. */
 static markup_node *build_page(const markup_baked *row, markup_error *err) {
     markup_node *doc = NULL, *html, *head, *script, *body, *p, *input, *ul;
     if (markup_node_new_fragment(NULL, &doc) != MARKUP_OK ||
         markup_node_append_doctype(doc, err) != MARKUP_OK ||
-        !(html = markup_node_new_child(doc, "html", MARKUP_ATTRS("lang", "en"), NULL, err)) ||
-        !(head = markup_node_new_child(html, "head", NULL, NULL, err)) ||
-        !markup_node_new_child(head, "meta", MARKUP_ATTRS("charset", "utf-8"), NULL, err) ||
-        !markup_node_new_child(head, "title", NULL, "Tea & <Cake>", err) ||
-        !(script = markup_node_new_child(head, "script", MARKUP_ATTRS("type", "application/json"),
-                                         NULL, err)) ||
+        !(html = markup_node_append_element(doc, "html", MARKUP_ATTRS("lang", "en"), NULL, err)) ||
+        !(head = markup_node_append_element(html, "head", NULL, NULL, err)) ||
+        !markup_node_append_element(head, "meta", MARKUP_ATTRS("charset", "utf-8"), NULL, err) ||
+        !markup_node_append_element(head, "title", NULL, "Tea & <Cake>", err) ||
+        !(script = markup_node_append_element(
+              head, "script", MARKUP_ATTRS("type", "application/json"), NULL, err)) ||
         markup_node_append_json(script, MARKUP_STR("{\"q\":\"</script><b>\",\"n\":1}"), err) !=
             MARKUP_OK ||
-        !(body = markup_node_new_child(html, "body", NULL, NULL, err)) ||
-        !markup_node_new_child(body, "h1", NULL, "Fish & \"Chips\"", err) ||
-        !(p = markup_node_new_child(body, "p", NULL, NULL, err)) ||
-        !markup_node_new_child(p, "a", MARKUP_ATTRS("href", "/search?q=a&b=c"), "Search", err) ||
-        !(input = markup_node_new_child(body, "input", MARKUP_ATTRS("name", "q"), NULL, err)) ||
+        !(body = markup_node_append_element(html, "body", NULL, NULL, err)) ||
+        !markup_node_append_element(body, "h1", NULL, "Fish & \"Chips\"", err) ||
+        !(p = markup_node_append_element(body, "p", NULL, NULL, err)) ||
+        !markup_node_append_element(p, "a", MARKUP_ATTRS("href", "/search?q=a&b=c"), "Search",
+                                    err) ||
+        !(input =
+              markup_node_append_element(body, "input", MARKUP_ATTRS("name", "q"), NULL, err)) ||
         markup_node_add_attr_bool(input, MARKUP_STR("required"), true, err) != MARKUP_OK ||
-        !(ul = markup_node_new_child(body, "ul", NULL, NULL, err)))
+        !(ul = markup_node_append_element(body, "ul", NULL, NULL, err)))
         goto fail;
     for (size_t i = 0; i < sizeof items / sizeof items[0]; i++) {
         markup_value values[3] = {text(items[i][0]), text(items[i][1]), text(items[i][2])};
@@ -90,8 +92,8 @@ static int mistakes(const markup_baked *row) {
     markup_buf_init(&out, NULL);
     if (markup_node_new_element(MARKUP_STR("div"), NULL, &div, &err) != MARKUP_OK ||
         markup_node_new_element(MARKUP_STR("section"), NULL, &wrap, &err) != MARKUP_OK ||
-        !(br = markup_node_new_child(div, "br", NULL, NULL, &err)) ||
-        !(script = markup_node_new_child(div, "script", NULL, NULL, &err))) {
+        !(br = markup_node_append_element(div, "br", NULL, NULL, &err)) ||
+        !(script = markup_node_append_element(div, "script", NULL, NULL, &err))) {
         markup_node_unref(div);
         markup_node_unref(wrap);
         return report("the mistakes' nodes", &err);

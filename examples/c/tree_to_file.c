@@ -11,13 +11,13 @@ int main(void) {
     static const char *const teas[] = {"Sencha", "Earl <Grey>", "Tea & \"cake\""};
     markup_error err = MARKUP_ERROR_INIT;
     markup_node *page = NULL, *body, *list = NULL;
-    /* The root is ours; every new_child belongs to its parent. */
+    /* The root is ours; every append_element belongs to its parent. */
     if (markup_node_new_element(MARKUP_STR("html"), NULL, &page, &err) == MARKUP_OK &&
-        (body = markup_node_new_child(page, "body", NULL, NULL, &err)) &&
-        markup_node_new_child(body, "h1", NULL, "Our teas", &err))
-        list = markup_node_new_child(body, "ul", MARKUP_ATTRS("class", "teas"), NULL, &err);
+        (body = markup_node_append_element(page, "body", NULL, NULL, &err)) &&
+        markup_node_append_element(body, "h1", NULL, "Our teas", &err))
+        list = markup_node_append_element(body, "ul", MARKUP_ATTRS("class", "teas"), NULL, &err);
     for (size_t i = 0; list && i < sizeof teas / sizeof teas[0]; i++)
-        if (!markup_node_new_child(list, "li", NULL, teas[i], &err)) list = NULL;
+        if (!markup_node_append_element(list, "li", NULL, teas[i], &err)) list = NULL;
     if (list && markup_node_render_file(page, stdout, &err) == MARKUP_OK &&
         fputc('\n', stdout) != EOF) {
         markup_node_unref(page);

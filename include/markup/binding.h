@@ -278,10 +278,14 @@ MARKUP_API markup_status markup_context_check_attr_html(markup_context where, co
    or a slot is recorded). */
 MARKUP_API markup_status markup_writer_flush_tag(markup_writer *w, markup_error *err);
 
-/* Ends a pending start tag and checks that a child slot (a value written
-   later by another writer started at markup_writer_context) may stand
-   here: not in raw text (RAW_TEXT) nor a void element (VOID_CHILD), and in
-   a text element not right after trusted HTML ending in a '<' (CONTEXT). */
+/* Checks that a child slot (a value written later by another writer
+   started at markup_writer_context) may stand here, then ends a pending
+   start tag: not in raw text (RAW_TEXT) nor a void element (VOID_CHILD),
+   both refused with nothing written, and in a text element not right
+   after trusted HTML that ends in the start of an end tag such as "</ti"
+   (CONTEXT). A writer started at a slot inside a text element refuses
+   trusted HTML that ends so (RAW_TEXT, err->refused "<"): what follows
+   the slot could finish the end tag. */
 MARKUP_API markup_status markup_writer_check_child_slot(markup_writer *w, markup_error *err);
 
 /* Where the next child would stand, to start another writer there later
@@ -528,8 +532,8 @@ MARKUP_API markup_status markup_program_patch(markup_program_builder *b, uint32_
 
 /* Checks the program (see above) and turns it into an immutable one. The
    builder is consumed whether or not this succeeds. Errors: INVALID_ARG
-   with err->pos the first bad instruction and err->msg what is wrong,
-   NOMEM. */
+   with err->pos the index of the first bad instruction (not a byte; arg
+   "b") and err->msg what is wrong, NOMEM. */
 MARKUP_API markup_status markup_program_builder_finish(markup_program_builder *b,
                                                        markup_program **out, markup_error *err);
 

@@ -28,7 +28,7 @@
  *     _new / _free, _ref / _unref, _finish: create and release; the
  *               caller owns what _new and _finish give
  *     _count, _size, _name: queries that never fail
- *   `new_child`, `append_*` and `add_attr*` build a tree; `_slot` adds a
+ *   `append_*` and `add_attr*` build a tree; `_slot` adds a
  *   slot to a template.
  *
  * Strings
@@ -36,9 +36,9 @@
  *   NUL-terminated and may contain NUL. A NULL pointer with length 0 is the
  *   empty string; NULL with a non-zero length is MARKUP_ERR_INVALID_ARG.
  *   MARKUP_STR(s) passes a NUL-terminated string as such a pair.
- *   markup_node_new_child takes NUL-terminated strings for the everyday
- *   case. Functions that keep a string copy it, except the writer's and the
- *   builder's tags, which must stay valid until their close. No input may
+ *   markup_node_append_element takes NUL-terminated strings for the everyday
+ *   case. Functions that keep a string copy it, except the writer's tags,
+ *   which must stay valid until their close. No input may
  *   point into the markup_buf being written, which moves when it grows
  *   (markup_buf_append alone allows it).
  *
@@ -65,8 +65,9 @@
  *   libmarkup has no global mutable state. Distinct objects may be used from
  *   distinct threads freely. An object may be read (rendered) from many
  *   threads at once while nobody modifies it: a markup_baked template is
- *   immutable, and a frozen markup_node (one appended to a parent) cannot
- *   be modified. A markup_buf, a writer and a builder belong to one thread
+ *   immutable, and a frozen markup_node (one appended to a parent with
+ *   markup_node_append_child, and what was made in place inside it) cannot
+ *   be modified. A tree still being built belongs to one thread. A markup_buf, a writer and a builder belong to one thread
  *   at a time.
  */
 #ifndef MARKUP_MARKUP_H
@@ -86,7 +87,7 @@
    evaluated twice. */
 #define MARKUP_STR(s) (s), strlen(s)
 
-/* The `attrs` list of markup_node_new_child, name and value pairs:
+/* The `attrs` list of markup_node_append_element, name and value pairs:
    MARKUP_ATTRS("href", url, "class", "button"). A C99 compound literal:
    it lives until the end of the enclosing block. */
 #define MARKUP_ATTRS(...) ((const char *const[]){__VA_ARGS__, NULL})
@@ -111,7 +112,7 @@ typedef enum markup_status {
     MARKUP_ERR_RAW_TEXT,          /* text would end <script>/<style> (or a
                                     <title>, <noscript>... around it) early,
                                     or an element inside <script>/<style>    */
-    MARKUP_ERR_FROZEN,            /* node already adopted by a parent         */
+    MARKUP_ERR_FROZEN,            /* node frozen: appended to a parent        */
     MARKUP_ERR_TOO_DEEP,          /* tree nested deeper than MARKUP_MAX_DEPTH */
     MARKUP_ERR_SLOT_COUNT,        /* wrong number of baked slot values        */
     MARKUP_ERR_SLOT_VALUE,        /* slot value kind not allowed in that slot */
@@ -555,10 +556,11 @@ static inline size_t markup_writer_depth(const markup_writer *w) { return w->dep
    only; a document is a fragment that starts with a doctype). Nodes are
    reference-counted (atomically). A tree is built one of two ways:
 
-   Top-down, in place: markup_node_new_child makes an element inside its
-   parent and returns it borrowed: the parent holds the only reference,
-   nothing is unref'd but the root. The child stays writable as long as
-   its parent is.
+   Top-down, in place: markup_node_append_element makes an element inside
+   its parent and returns it borrowed: the parent holds the only reference,
+   nothing is unref'd but the root. The child stays writable until its
+   parent is frozen, and belongs to the tree being built: one thread builds
+   a tree (with the nodes made in place in it) at a time.
 
    Bottom-up, shared: markup_node_new_element returns a node with one
    reference, the caller's; markup_node_append_child gives the parent a
@@ -566,8 +568,9 @@ static inline size_t markup_writer_depth(const markup_writer *w) { return w->dep
    child: it can no longer be modified (MARKUP_ERR_FROZEN), and may be
    appended to other parents too and rendered from many threads.
 
-   Appending a node to a parent freezes it with everything made in place
-   inside it. No cycle can form either way. */
+   Appending a node to a parent freezes it, and everything made in place
+   inside it, at once. A node cannot be appended inside itself (INVALID_ARG),
+   so no cycle can form. */
 typedef struct markup_node markup_node;
 
 /* Creates an element. The tag is validated (markup_html_check_tag) and
@@ -639,8 +642,8 @@ MARKUP_API markup_status markup_node_append_doctype(markup_node *node, markup_er
 
 /* Appends `child` and freezes it. The parent takes its own reference; the
    caller keeps (and must still drop) theirs. Errors: FROZEN (parent frozen),
-   INVALID_ARG (child NULL or child == node), VOID_CHILD, RAW_TEXT (element
-   inside <script>/<style>), NOMEM. */
+   INVALID_ARG (child NULL, or `node` is `child` or made in place inside it),
+   VOID_CHILD, RAW_TEXT (element inside <script>/<style>), NOMEM. */
 MARKUP_API markup_status markup_node_append_child(markup_node *node, markup_node *child,
                                                   markup_error *err);
 
@@ -648,17 +651,17 @@ MARKUP_API markup_status markup_node_append_child(markup_node *node, markup_node
    element <tag> inside `parent` (on the parent's allocator), with the
    attributes in `attrs` (NULL, or name, value, name, value, ..., NULL;
    text values, escaped when rendered) and a text child `text` (NULL for
-   none). Returns the element, borrowed: the parent owns it, and it stays
-   writable as long as the parent is (see above). NULL on failure, with
-   err set (any error of new_element, add_attr, append_text and
-   append_child; INVALID_ARG for a name without a value); the parent is
-   then unchanged.
+   none). Returns the element, borrowed: the parent owns it (do not unref
+   it), and it stays writable until the parent is frozen (see above). NULL
+   on failure, with err set (any error of new_element, add_attr,
+   append_text and append_child, err->arg "tag", "attrs" or "text";
+   INVALID_ARG for a name without a value); the parent is then unchanged.
 
-     markup_node *a = markup_node_new_child(p, "a", MARKUP_ATTRS("href", url), "Search",
+     markup_node *a = markup_node_append_element(p, "a", MARKUP_ATTRS("href", url), "Search",
                                             &err);   */
-MARKUP_API markup_node *markup_node_new_child(markup_node *parent, const char *tag,
-                                              const char *const *attrs, const char *text,
-                                              markup_error *err);
+MARKUP_API markup_node *markup_node_append_element(markup_node *parent, const char *tag,
+                                                   const char *const *attrs, const char *text,
+                                                   markup_error *err);
 
 /* Appends JSON text (serialized by the caller, not parsed) as a text child
    made safe by markup_html_json_for_script: the way to put data into a
@@ -701,10 +704,11 @@ MARKUP_API markup_status markup_node_render(const markup_node *node, markup_buf 
             nothing. Refused in <script>/<style> and in void elements.
             Inside title, textarea, noscript, iframe, xmp, noembed and
             noframes an HTML value is checked when filled: none of their
-            end tags (MARKUP_ERR_RAW_TEXT).
+            end tags, and no start of one at its end ("<", "</ti"), which
+            what follows the slot could finish (MARKUP_ERR_RAW_TEXT).
      ATTR   a whole attribute, stored with its name, in a start tag (right
             after open or another attribute; anywhere else is
-            MARKUP_ERR_CONTEXT): TEXT writes ' name="escaped"', HTML
+            MARKUP_ERR_INVALID_ARG): TEXT writes ' name="escaped"', HTML
             ' name="verbatim"', TRUE ' name', OMIT nothing. Attributes that
             change how the parser reads the content (font's color, face
             and size in svg, annotation-xml's encoding) must be static.
@@ -745,8 +749,8 @@ MARKUP_API void markup_baked_builder_free(markup_baked_builder *b);
 /* The static HTML, as markup_writer_open, _attr, _attr_html, _attr_bool,
    _text, _html, _comment, _doctype and _close write it, with the same
    errors; every string is also checked for UTF-8 (INVALID_UTF8, err->arg
-   names it). A tag's bytes must stay valid until its close. A failed call
-   adds nothing and leaves the builder usable. */
+   names it) and copied. A failed call adds nothing and leaves the builder
+   usable. */
 MARKUP_API markup_status markup_baked_builder_open(markup_baked_builder *b, const char *tag,
                                                    size_t n, markup_error *err);
 MARKUP_API markup_status markup_baked_builder_attr(markup_baked_builder *b, const char *name,
@@ -774,9 +778,9 @@ MARKUP_API markup_status markup_baked_builder_child_slot(markup_baked_builder *b
                                                          markup_error *err);
 
 /* An attribute slot for attribute `name` (validated, copied) in the start
-   tag just opened. Errors: CONTEXT (no start tag is open: after text, a
-   child or a close; or an attribute that must be static),
-   INVALID_ATTR_NAME, NOMEM. */
+   tag just opened. Errors: INVALID_ARG (no start tag is open: after text,
+   a child or a close, as for markup_baked_builder_attr), CONTEXT (an
+   attribute that must be static), INVALID_ATTR_NAME, NOMEM. */
 MARKUP_API markup_status markup_baked_builder_attr_slot(markup_baked_builder *b, const char *name,
                                                         size_t name_len, markup_error *err);
 

@@ -1079,3 +1079,47 @@ def test_positional_calls_bind_as_python_does():
     assert g(1, 2) == "<p>12</p>"
     with pytest.raises(TypeError, match="takes from 1 to 2 positional arguments but 3 were given"):
         g(1, 2, 3)
+
+
+# Two trusted values side by side in a text element, or one before the
+# template's own text, could join into its end tag: "<" then "/title>".
+# Each value alone holds none, so each slot's value may not end in a '<'
+# close enough to its end for what follows to finish one.
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        (SafeString("<"), SafeString("/title><script>alert(1)</script>")),
+        (SafeString("x </titl"), "e>"),
+        (SafeString("<"), "/title>"),
+    ],
+)
+def test_adjacent_trusted_values_cannot_end_a_title(a, b):
+    @baked
+    def page(a, b):
+        return h.Title(a, b)
+
+    with pytest.raises(ValueError, match=r"ends in '<' .* fills a slot inside a <title>"):
+        page(a, b)
+
+
+def test_adjacent_trusted_values_cannot_end_a_textarea_in_a_loop():
+    @baked
+    def page(parts):
+        return h.Textarea([p for p in parts])
+
+    with pytest.raises(ValueError, match="ends in '<'"):
+        page([SafeString("a<"), SafeString("/textarea><b>x</b>")])
+    # A '<' further from the end cannot reach past it.
+    ok = [SafeString("a < b, as we said"), SafeString("<i>")]
+    assert str(page([ok[0]])) == "<textarea>a < b, as we said</textarea>"
+
+
+def test_trusted_value_in_a_title_slot_still_renders():
+    @baked
+    def page(a):
+        return h.Title(a, " - Shop")
+
+    assert str(page(SafeString("Tea &amp; <em>cake</em>"))) == (
+        "<title>Tea &amp; <em>cake</em> - Shop</title>"
+    )
+    assert str(page("</title><")) == "<title>&lt;/title&gt;&lt; - Shop</title>"
