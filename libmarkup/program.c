@@ -17,11 +17,16 @@
 
 typedef struct instr {
     uint8_t op;    /* markup_op */
-    uint8_t fused; /* PARAM or ITEM whose value only feeds the one-argument
-                      APPLY after it: run as one, without a reference */
+    uint8_t fused; /* fuse_kind: what runs together with this instruction */
     uint32_t a;
     uint32_t b;
 } instr;
+
+/* A PARAM or ITEM whose value only feeds the one-argument APPLY after it
+   runs as one with it, on the borrowed value; when a WRITE or an IF takes
+   the APPLY's result, that runs in the same step too, and the result never
+   goes on the stack. */
+enum fuse_kind { FUSE_NONE, FUSE_APPLY, FUSE_APPLY_WRITE, FUSE_APPLY_IF };
 
 typedef struct prog_slot {
     markup_program_slot pub; /* name points into the names area once finished */
@@ -333,14 +338,20 @@ markup_status markup_program_builder_finish(markup_program_builder *b, markup_pr
     if (b->statics.len) memcpy(statics, b->statics.data, b->statics.len);
     if (b->names.len) memcpy(names, b->names.data, b->names.len);
     /* A PARAM or ITEM right before a one-argument APPLY (a field of a
-       parameter or of a loop item, the usual expression) is fused with it.
-       No jump lands between them: jumps land where the stack is empty. */
+       parameter or of a loop item, the usual expression) is fused with it,
+       and with a WRITE or IF right after. No jump lands between them: jumps
+       land where the stack is empty, and a WRITE or IF after the two leaves
+       it empty again. */
     for (size_t pc = 0; pc + 1 < b->ncode; pc++) {
         instr *in = &code[pc];
         const instr *next = &code[pc + 1];
-        if ((in->op == MARKUP_OP_PARAM || in->op == MARKUP_OP_ITEM) &&
-            next->op == MARKUP_OP_APPLY && next->b == 1)
-            in->fused = 1;
+        if ((in->op != MARKUP_OP_PARAM && in->op != MARKUP_OP_ITEM) ||
+            next->op != MARKUP_OP_APPLY || next->b != 1)
+            continue;
+        uint8_t then = pc + 2 < b->ncode ? code[pc + 2].op : MARKUP_OP_STATIC;
+        in->fused = then == MARKUP_OP_WRITE ? FUSE_APPLY_WRITE
+                    : then == MARKUP_OP_IF  ? FUSE_APPLY_IF
+                                            : FUSE_APPLY;
     }
     for (size_t i = 0; i < b->nslots; i++) {
         slots[i] = b->slots[i];
@@ -525,12 +536,27 @@ markup_status markup_program_run(const markup_program *prog, const markup_progra
         case MARKUP_OP_ITEM: {
             void *v =
                 in->op == MARKUP_OP_PARAM ? params[in->a] : r.loops[r.nloops - 1 - in->a].item;
-            if (in->fused) { /* the APPLY after it, on the borrowed value */
+            if (in->fused != FUSE_NONE) { /* the APPLY after it, on the borrowed value */
                 void *result = NULL;
                 at = pc + 1;
                 st = data->apply(ctx, code[pc + 1].a, &v, 1, &result);
-                if (st == MARKUP_OK) r.stack[r.sp++] = result;
-                pc += 2;
+                if (st != MARKUP_OK) break;
+                const instr *then = &code[pc + 2];
+                if (in->fused == FUSE_APPLY_WRITE) {
+                    at = pc + 2;
+                    st = data->write(ctx, &prog->slots[then->a].pub, result, out);
+                    data->release(ctx, result);
+                    pc += 3;
+                } else if (in->fused == FUSE_APPLY_IF) {
+                    bool yes = false;
+                    at = pc + 2;
+                    st = data->truth(ctx, result, &yes);
+                    data->release(ctx, result);
+                    pc = yes ? pc + 3 : then->a;
+                } else {
+                    r.stack[r.sp++] = result;
+                    pc += 2;
+                }
             } else {
                 r.stack[r.sp++] = data->retain(ctx, v);
                 pc++;

@@ -120,6 +120,9 @@ typedef struct pm_op {
     PyObject *kwnames; /* OP_CALL: the keyword names (tuple), or NULL */
     Py_ssize_t count;  /* OP_UNPACK: how many names (`which` is this one) */
     PyObject *path;    /* a str.format template over the loop indices */
+    Py_ssize_t at;     /* OP_ATTR/OP_ITEM: where the key was last found in a
+                          dict (a position for PyDict_Next), or -1 */
+    int dict_attr;     /* OP_ATTR: the key names an attribute of dict itself */
 } pm_op;
 
 typedef struct pm_baked {
@@ -504,6 +507,7 @@ typedef struct program_call {
     pm_baked *self;
     int ascii;           /* everything written so far is known to be ASCII */
     int placeholder_met; /* a stand-in was met: inline the builder */
+    int scans_left;      /* dict scans this call may still make for hints */
 } program_call;
 
 static int program_on_placeholder(pm_render_ctx *ctx, PyObject *placeholder, const char *attr_name,
@@ -557,19 +561,63 @@ static PyObject *field_attr(PyObject *obj, PyObject *key) {
     return NULL;
 }
 
-/* And for `x[key]`: the item, else (for a str key) the attribute. */
-static PyObject *field_item(PyObject *obj, PyObject *key) {
-    if (PyDict_CheckExact(obj)) { /* the usual row: no __getitem__ dispatch */
-#if PY_VERSION_HEX >= 0x030D0000
-        PyObject *found; /* a strong reference, as a build without a GIL needs */
-        int r = PyDict_GetItemRef(obj, key, &found);
-        if (r > 0) return found;
-        if (r < 0) return NULL;
+/* Field reads on dicts. The rows of a page are usually dicts built alike,
+   so a key found at one position of a row's dict is usually at the same
+   position in the next row's. That position is tried first, through
+   PyDict_Next, which checks it against the dict's bounds; only the very
+   key object counts as found there, so a stale position costs one try and
+   can never give a wrong value. Learning a position walks the dict once;
+   a call walks at most `scans_left` dicts, so rows whose keys are other
+   objects (parsed JSON) cost no more than a hash lookup and a try. Without
+   a GIL the shared position would be a data race: no hints there. */
+#ifndef Py_GIL_DISABLED
+#  define PM_FIELD_HINTS 1
 #else
-        PyObject *found = PyDict_GetItemWithError(obj, key);
-        if (found) return Py_NewRef(found);
-        if (PyErr_Occurred()) return NULL;
+#  define PM_FIELD_HINTS 0
 #endif
+#define PM_HINT_SCANS    64 /* per call */
+#define PM_HINT_MAX_SIZE 64 /* dicts larger than this are not walked */
+
+/* The value of `o`'s key in exact dict `dict` (a new reference), NULL with
+   no error when the key is missing, NULL with an error on failure. */
+static PyObject *dict_field(program_call *c, pm_op *o, PyObject *dict) {
+    PyObject *key = o->payload;
+#if PM_FIELD_HINTS
+    PyObject *k, *v;
+    Py_ssize_t pos = o->at;
+    if (pos >= 0 && PyDict_Next(dict, &pos, &k, &v) && k == key) return Py_NewRef(v);
+#endif
+#if PY_VERSION_HEX >= 0x030D0000
+    PyObject *found; /* a strong reference, as a build without a GIL needs */
+    if (PyDict_GetItemRef(dict, key, &found) <= 0) return NULL;
+#else
+    PyObject *found = PyDict_GetItemWithError(dict, key);
+    if (!found) return NULL;
+    Py_INCREF(found);
+#endif
+#if PM_FIELD_HINTS
+    if (c->scans_left > 0 && PyDict_GET_SIZE(dict) <= PM_HINT_MAX_SIZE) {
+        c->scans_left--;
+        pos = 0;
+        while (PyDict_Next(dict, &pos, &k, &v)) {
+            if (k == key) {
+                o->at = pos - 1;
+                break;
+            }
+        }
+    }
+#else
+    (void)c;
+#endif
+    return found;
+}
+
+/* And for `x[key]`: the item, else (for a str key) the attribute. */
+static PyObject *field_item(program_call *c, pm_op *o, PyObject *obj) {
+    PyObject *key = o->payload;
+    if (PyDict_CheckExact(obj)) { /* the usual row: no __getitem__ dispatch */
+        PyObject *found = dict_field(c, o, obj);
+        if (found || PyErr_Occurred()) return found;
     }
     PyObject *v = PyObject_GetItem(obj, key);
     if (v || !PyUnicode_Check(key) || !is_lookup_error()) return v;
@@ -633,13 +681,21 @@ static PyObject *unpack(PyObject *seq, Py_ssize_t count, Py_ssize_t which) {
 
 static markup_status d_apply(void *ctx, uint32_t op, void *const *args, uint32_t nargs,
                              void **out) {
-    const pm_op *o = &((program_call *)ctx)->self->ops[op];
+    program_call *c = ctx;
+    pm_op *o = &c->self->ops[op];
     PyObject *const *a = (PyObject *const *)args;
     PyObject *v = NULL;
     switch (o->kind) {
     case OP_CONST: v = Py_NewRef(o->payload); break;
-    case OP_ATTR: v = field_attr(a[0], o->payload); break;
-    case OP_ITEM: v = field_item(a[0], o->payload); break;
+    case OP_ATTR:
+        /* On a dict, a key that no dict attribute shadows is an item. */
+        if (PyDict_CheckExact(a[0]) && !o->dict_attr) {
+            v = dict_field(c, o, a[0]);
+            if (v || PyErr_Occurred()) break;
+        }
+        v = field_attr(a[0], o->payload);
+        break;
+    case OP_ITEM: v = field_item(c, o, a[0]); break;
     case OP_BINARY: v = binary(o->which, a[0], a[1]); break;
     case OP_COMPARE:
         if (o->which == OP_CONTAINS) {
@@ -822,7 +878,7 @@ static markup_status d_write(void *ctx, const markup_program_slot *slot, void *v
         }
         if (n < 0) return MARKUP_ERR_SLOT_VALUE;
     }
-    c->ascii = 0;
+    size_t start = out->len;
     if (slot->kind == MARKUP_SLOT_ATTR) {
         c->rctx.w = NULL;
         c->rctx.plain = NULL;
@@ -845,7 +901,11 @@ static markup_status d_write(void *ctx, const markup_program_slot *slot, void *v
         rc = pm_render_child(&c->rctx, v, (int)slot->depth);
         markup_writer_dispose(&w);
     }
-    return rc == 0 ? MARKUP_OK : MARKUP_ERR_SLOT_VALUE;
+    if (rc != 0) return MARKUP_ERR_SLOT_VALUE;
+    /* What this value wrote is checked here, so that the page need not be
+       checked whole at the end. */
+    if (c->ascii && !pm_is_ascii(out->data + start, (Py_ssize_t)(out->len - start))) c->ascii = 0;
+    return MARKUP_OK;
 }
 
 static const markup_program_data program_data = {
@@ -934,7 +994,8 @@ static PyObject *call_program(pm_baked *self, PyObject **values) {
     program_call c = {{.st = self->st, .buf = &buf, .on_placeholder = program_on_placeholder},
                       self,
                       self->static_ascii,
-                      0};
+                      0,
+                      PM_HINT_SCANS};
     markup_program_fault fault;
     PyObject *result = NULL;
     markup_status st = markup_program_run(self->prog, &program_data, &c, (void *const *)values,
@@ -1482,6 +1543,12 @@ static int read_ops(pm_baked *self, PyObject *ops) {
             o->which = (int)which;
         } else if (kind < OP_CONST || kind > OP_UNPACK) {
             goto bad;
+        }
+        o->at = -1;
+        if (kind == OP_ATTR) {
+            /* `{}.items` is the method: such keys take the general path. */
+            o->dict_attr = !PyUnicode_CheckExact(payload) ||
+                           PyObject_HasAttr((PyObject *)&PyDict_Type, payload);
         }
         o->payload = Py_NewRef(payload);
         o->path = Py_NewRef(path);

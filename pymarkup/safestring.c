@@ -165,7 +165,7 @@ static const markup_alloc str_alloc = {str_alloc_malloc, str_alloc_realloc, str_
 
 #define HIGH_BITS UINT64_C(0x8080808080808080)
 
-static int is_ascii(const char *s, Py_ssize_t n) {
+int pm_is_ascii(const char *s, Py_ssize_t n) {
     /* Whole pages pass through here: four words per step, one test, which
        stops at the first step with a byte above 0x7F. */
     uint64_t high = 0;
@@ -203,7 +203,7 @@ static int utf8_measure(const unsigned char *s, Py_ssize_t n, utf8_shape *shape)
     Py_ssize_t chars = 0, i = 0;
     Py_UCS4 widest = 0;
     while (i < n) {
-        if (n - i >= 32) { /* four words at a time, as is_ascii */
+        if (n - i >= 32) { /* four words at a time, as pm_is_ascii */
             uint64_t w[4];
             memcpy(w, s + i, 32);
             if (((w[0] | w[1] | w[2] | w[3]) & HIGH_BITS) == 0) {
@@ -358,7 +358,7 @@ static void keep_utf8(PyObject *r, const char *s, Py_ssize_t n) {
 
 PyObject *pm_safestring_from_utf8(pm_state *st, const char *s, Py_ssize_t n) {
 #ifdef PM_DIRECT_SAFESTRING
-    if (is_ascii(s, n)) return pm_safestring_from_ascii(st, s, n);
+    if (pm_is_ascii(s, n)) return pm_safestring_from_ascii(st, s, n);
     utf8_shape shape;
     if (!PyType_IS_GC(st->safestring_type) &&
         utf8_measure((const unsigned char *)s, n, &shape) == 0) {

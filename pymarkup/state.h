@@ -334,6 +334,9 @@ int pm_raw_text_error(PyObject *tag, const char *what, const markup_error *err);
 /* SafeString (safestring.c; above the ground floor only)                     */
 /* ------------------------------------------------------------------------ */
 
+/* Whether the `n` bytes at `s` are all ASCII. */
+int pm_is_ascii(const char *s, Py_ssize_t n);
+
 /* A new SafeString holding `n` bytes of UTF-8 (already safe HTML). */
 PyObject *pm_safestring_from_utf8(pm_state *st, const char *s, Py_ssize_t n);
 

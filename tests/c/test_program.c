@@ -41,6 +41,8 @@ typedef struct data_ctx {
     long iters_open; /* iterations begun and not yet ended */
     int fail_at_id;  /* APPLY_CUSTOMER fails on this order id (0: never) */
     long fail_seen;
+    const char *fail_write; /* writing this string fails */
+    bool fail_truth;        /* testing a BOOL value fails */
 } data_ctx;
 
 typedef struct iter {
@@ -104,8 +106,12 @@ static markup_status d_apply(void *ctx, uint32_t op, void *const *args, uint32_t
 }
 
 static markup_status d_truth(void *ctx, void *value, bool *out) {
-    (void)ctx;
+    data_ctx *c = ctx;
     const val *v = value;
+    if (c->fail_truth && v->kind == VAL_BOOL) {
+        c->fail_seen++;
+        return MARKUP_ERR_SLOT_VALUE;
+    }
     *out = v->kind == VAL_STR ? v->s[0] != 0 : v->n != 0;
     return MARKUP_OK;
 }
@@ -158,8 +164,12 @@ static markup_status d_loop_value(void *ctx, uint32_t what, const markup_loop_st
    stands; attribute values as the whole value of their attribute. */
 static markup_status d_write(void *ctx, const markup_program_slot *slot, void *value,
                              markup_buf *out) {
-    (void)ctx;
+    data_ctx *c = ctx;
     const val *v = value;
+    if (c->fail_write && v->kind == VAL_STR && strcmp(v->s, c->fail_write) == 0) {
+        c->fail_seen++;
+        return MARKUP_ERR_SLOT_VALUE;
+    }
     char num[32];
     const char *s = v->s;
     if (v->kind == VAL_INT) {
@@ -333,6 +343,41 @@ static void test_failure_midway(void **state) {
     markup_program_free(p);
 }
 
+/* A field read runs in one step with the WRITE or IF that takes its value:
+   when that WRITE or IF fails, the value is given back and the fault names
+   the WRITE or IF. */
+static void test_failure_after_a_field_read(void **state) {
+    (void)state;
+    markup_program *p = orders_program();
+    val list = {.kind = VAL_ORDERS, .orders = orders, .n = 3};
+    void *params[] = {&list};
+    markup_buf out;
+    markup_buf_init(&out, NULL);
+    for (int which = 0; which < 2; which++) {
+        data_ctx c = {0};
+        if (which == 0)
+            c.fail_write = "Cy";
+        else
+            c.fail_truth = true;
+        markup_program_fault fault;
+        assert_int_equal(markup_program_run(p, &data_ops, &c, params, 1, &out, &fault),
+                         MARKUP_ERR_SLOT_VALUE);
+        assert_int_equal(c.fail_seen, 1);
+        assert_int_equal(out.len, 0);
+        assert_int_equal(c.live, 0);
+        assert_int_equal(c.iters_open, 0);
+        assert_int_equal(fault.nloops, 1);
+        assert_int_equal(fault.index[0], which == 0 ? 1 : 0);
+        assert_int_equal(markup_program_op(p, fault.pc, NULL, NULL),
+                         which == 0 ? MARKUP_OP_WRITE : MARKUP_OP_IF);
+        uint32_t a = 0, n = 0;
+        assert_int_equal(markup_program_op(p, fault.pc - 1, &a, &n), MARKUP_OP_APPLY);
+        assert_int_equal(a, which == 0 ? APPLY_CUSTOMER : APPLY_OVERDUE);
+    }
+    markup_buf_free(&out);
+    markup_program_free(p);
+}
+
 /* Output that cannot grow: NOMEM, with everything given back. */
 static void test_out_of_memory(void **state) {
     (void)state;
@@ -433,8 +478,11 @@ static void test_patch_only_jumps(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_orders_page),      cmocka_unit_test(test_failure_midway),
-        cmocka_unit_test(test_out_of_memory),    cmocka_unit_test(test_builder_checks),
+        cmocka_unit_test(test_orders_page),
+        cmocka_unit_test(test_failure_midway),
+        cmocka_unit_test(test_failure_after_a_field_read),
+        cmocka_unit_test(test_out_of_memory),
+        cmocka_unit_test(test_builder_checks),
         cmocka_unit_test(test_patch_only_jumps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -164,6 +164,68 @@ def test_dot_and_subscript_follow_jinja2s_lookup_rule():
         assert fn(o) == tpl.render(o=o)
 
 
+def _key(*parts):
+    """An equal key that is another object than the interned literal."""
+    return "".join(parts)
+
+
+def test_dict_rows_of_every_shape_give_the_field_of_their_own_row():
+    # Fields of dict rows are looked for first where the last row had them:
+    # rows whose keys stand elsewhere, are other (equal) objects, were
+    # deleted, or are missing must still give their own values.
+    page = baked(lambda rows: h.Ul([h.Li(r["name"], "|", r.price) for r in rows]))
+    moved = {"price": 3, "name": "c"}
+    holed = {"x": 0, "name": "d", "price": 4}
+    del holed["x"]
+    readded = {"name": "e", "price": 5}
+    del readded["name"]
+    readded["name"] = "e"
+    other_keys = {_key("na", "me"): "f", _key("pri", "ce"): 6}
+    wide = {f"k{i}": i for i in range(100)}
+    wide.update(name="g", price=7)
+    rows = [
+        {"name": "a", "price": 1},
+        {"name": "b", "price": 2},
+        moved,
+        holed,
+        readded,
+        other_keys,
+        wide,
+        {"price": 8, "name": "h"},
+    ]
+    want = render(h.Ul([h.Li(r["name"], "|", r["price"]) for r in rows]))
+    for _ in range(3):  # positions learnt in one call are kept for the next
+        assert page(rows) == want
+        assert page(list(reversed(rows))) == render(
+            h.Ul([h.Li(r["name"], "|", r["price"]) for r in reversed(rows)])
+        )
+    with pytest.raises(KeyError, match=r"rows\[1\]\['name'\]"):
+        page([{"name": "a", "price": 1}, {"nam": "b", "price": 2}])
+    assert page([{"name": "z", "price": 0}]) == "<ul><li>z|0</li></ul>"
+
+
+def test_a_dict_attribute_wins_over_the_item_under_the_dot():
+    # o.keys is dict.keys (a method, so true), as in Jinja2: a dot-read of
+    # a name that dict itself has does not take the item.
+    page = baked(lambda o: h.P(when(o.keys, "method", "item"), "|", o.name))
+    o = {"keys": "", "name": "n"}
+    assert page(o) == "<p>method|n</p>"
+    assert page(o) == JINJA.from_string(
+        "<p>{{ 'method' if o.keys else 'item' }}|{{ o.name }}</p>"
+    ).render(o=o)
+
+
+class _Row(dict):
+    def __getitem__(self, key):
+        return "sub:" + dict.__getitem__(self, key)
+
+
+def test_a_dict_subclass_reads_through_its_own_getitem():
+    page = baked(lambda rows: h.Ul([h.Li(r["name"]) for r in rows]))
+    rows = [{"name": "a"}, _Row(name="b"), {"name": "c"}]
+    assert page(rows) == "<ul><li>a</li><li>sub:b</li><li>c</li></ul>"
+
+
 def test_a_missing_field_names_its_path():
     page = baked(lambda orders: h.Ul([h.Li(o["name"], " ", o["total"]) for o in orders]))
     rows = [{"name": "a", "total": 1}, {"name": "b", "total": 2}, {"name": "c"}]
