@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "alloc_impl.h"
+#include "copy_impl.h"
 #include "error_impl.h"
 #include "markup/binding.h"
 
@@ -465,6 +466,18 @@ static markup_status advance(run *r, loop_frame *f, bool *more) {
     return MARKUP_OK;
 }
 
+/* Appends a static segment (never empty: the builder drops those). Rows
+   are made of short ones: copied inline, not through a call. */
+static inline markup_status put_static(markup_buf *out, const char *s, size_t n) {
+    if (out->cap - out->len < n) {
+        markup_status st = markup_buf_reserve(out, n);
+        if (st != MARKUP_OK) return st;
+    }
+    copy_short(out->data + out->len, s, n);
+    out->len += n;
+    return MARKUP_OK;
+}
+
 markup_status markup_program_run(const markup_program *prog, const markup_program_data *data,
                                  void *ctx, void *const *params, size_t nparams, markup_buf *out,
                                  markup_program_fault *fault) {
@@ -485,7 +498,7 @@ markup_status markup_program_run(const markup_program *prog, const markup_progra
         at = pc;
         switch ((markup_op)in->op) {
         case MARKUP_OP_STATIC:
-            st = markup_buf_append(out, prog->statics + in->a, in->b);
+            st = put_static(out, prog->statics + in->a, in->b);
             pc++;
             break;
         case MARKUP_OP_WRITE:

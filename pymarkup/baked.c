@@ -122,7 +122,9 @@ typedef struct pm_op {
     PyObject *path;    /* a str.format template over the loop indices */
     Py_ssize_t at;     /* OP_ATTR/OP_ITEM: where the key was last found in a
                           dict (a position for PyDict_Next), or -1 */
-    int dict_attr;     /* OP_ATTR: the key names an attribute of dict itself */
+    int dict_item;     /* OP_ATTR/OP_ITEM: on an exact dict, the field is the
+                          item (for OP_ATTR: dict itself has no attribute of
+                          that name, `{}.items` being the method) */
 } pm_op;
 
 typedef struct pm_baked {
@@ -613,12 +615,7 @@ static PyObject *dict_field(program_call *c, pm_op *o, PyObject *dict) {
 }
 
 /* And for `x[key]`: the item, else (for a str key) the attribute. */
-static PyObject *field_item(program_call *c, pm_op *o, PyObject *obj) {
-    PyObject *key = o->payload;
-    if (PyDict_CheckExact(obj)) { /* the usual row: no __getitem__ dispatch */
-        PyObject *found = dict_field(c, o, obj);
-        if (found || PyErr_Occurred()) return found;
-    }
+static PyObject *field_item(PyObject *obj, PyObject *key) {
     PyObject *v = PyObject_GetItem(obj, key);
     if (v || !PyUnicode_Check(key) || !is_lookup_error()) return v;
     PyObject *type, *value, *tb;
@@ -679,23 +676,13 @@ static PyObject *unpack(PyObject *seq, Py_ssize_t count, Py_ssize_t which) {
     return v;
 }
 
-static markup_status d_apply(void *ctx, uint32_t op, void *const *args, uint32_t nargs,
-                             void **out) {
-    program_call *c = ctx;
-    pm_op *o = &c->self->ops[op];
-    PyObject *const *a = (PyObject *const *)args;
+static PM_NOINLINE markup_status apply_general(const pm_op *o, PyObject *const *a, uint32_t nargs,
+                                               void **out) {
     PyObject *v = NULL;
     switch (o->kind) {
     case OP_CONST: v = Py_NewRef(o->payload); break;
-    case OP_ATTR:
-        /* On a dict, a key that no dict attribute shadows is an item. */
-        if (PyDict_CheckExact(a[0]) && !o->dict_attr) {
-            v = dict_field(c, o, a[0]);
-            if (v || PyErr_Occurred()) break;
-        }
-        v = field_attr(a[0], o->payload);
-        break;
-    case OP_ITEM: v = field_item(c, o, a[0]); break;
+    case OP_ATTR: v = field_attr(a[0], o->payload); break;
+    case OP_ITEM: v = field_item(a[0], o->payload); break;
     case OP_BINARY: v = binary(o->which, a[0], a[1]); break;
     case OP_COMPARE:
         if (o->which == OP_CONTAINS) {
@@ -747,6 +734,23 @@ static markup_status d_apply(void *ctx, uint32_t op, void *const *args, uint32_t
     if (!v) return MARKUP_ERR_SLOT_VALUE;
     *out = v;
     return MARKUP_OK;
+}
+
+static markup_status d_apply(void *ctx, uint32_t op, void *const *args, uint32_t nargs,
+                             void **out) {
+    program_call *c = ctx;
+    pm_op *o = &c->self->ops[op];
+    /* The usual operation, a field of a dict row, without __getitem__
+       dispatch; a missing key takes the general path, which raises. */
+    if (o->dict_item && PyDict_CheckExact((PyObject *)args[0])) {
+        PyObject *v = dict_field(c, o, args[0]);
+        if (v) {
+            *out = v;
+            return MARKUP_OK;
+        }
+        if (PyErr_Occurred()) return MARKUP_ERR_SLOT_VALUE;
+    }
+    return apply_general(o, (PyObject *const *)args, nargs, out);
 }
 
 static markup_status d_truth(void *ctx, void *value, bool *out) {
@@ -1545,11 +1549,8 @@ static int read_ops(pm_baked *self, PyObject *ops) {
             goto bad;
         }
         o->at = -1;
-        if (kind == OP_ATTR) {
-            /* `{}.items` is the method: such keys take the general path. */
-            o->dict_attr = !PyUnicode_CheckExact(payload) ||
-                           PyObject_HasAttr((PyObject *)&PyDict_Type, payload);
-        }
+        o->dict_item = kind == OP_ITEM || (kind == OP_ATTR && PyUnicode_CheckExact(payload) &&
+                                           !PyObject_HasAttr((PyObject *)&PyDict_Type, payload));
         o->payload = Py_NewRef(payload);
         o->path = Py_NewRef(path);
         self->nops = i + 1;
