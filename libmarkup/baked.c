@@ -675,7 +675,8 @@ markup_status markup_baked_render_file(const markup_baked *tpl, const markup_val
                                        size_t nvalues, FILE *f, markup_error *err) {
     markup_clear_(err);
     if (f == NULL) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
-    return markup_baked_render_to(tpl, values, nvalues, markup_file_sink_, f, err);
+    return markup_file_result_(
+        markup_baked_render_to(tpl, values, nvalues, markup_file_sink_, f, err), err);
 }
 
 char *markup_baked_render_string(const markup_baked *tpl, const markup_value *values,

@@ -434,7 +434,8 @@ markup_node *markup_node_append_element(markup_node *parent, const char *tag,
     for (size_t i = 0; st == MARKUP_OK && attrs != NULL && attrs[i] != NULL; i += 2) {
         if (attrs[i + 1] == NULL) {
             st = markup_fail_(err, MARKUP_ERR_INVALID_ARG,
-                              "attrs ends with a name and no value: name, value, ..., NULL");
+                              "an attribute in attrs has a NULL value (or attrs ends after a "
+                              "name): name, value, ..., NULL");
             break;
         }
         st = markup_node_add_attr(child, attrs[i], strlen(attrs[i]), attrs[i + 1],
@@ -626,7 +627,7 @@ markup_status markup_node_render_to(const markup_node *node, markup_sink sink, v
 markup_status markup_node_render_file(const markup_node *node, FILE *f, markup_error *err) {
     markup_clear_(err);
     if (f == NULL) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
-    return markup_node_render_to(node, markup_file_sink_, f, err);
+    return markup_file_result_(markup_node_render_to(node, markup_file_sink_, f, err), err);
 }
 
 char *markup_node_render_string(const markup_node *node, size_t *len, markup_error *err) {

@@ -15,6 +15,11 @@
 /* A markup_sink writing to the FILE* `f`: MARKUP_ERR_IO on a short write. */
 markup_status markup_file_sink_(void *f, const char *data, size_t n);
 
+/* What a _file function returns for the status `st` of its render through
+   markup_file_sink_: a failed write is named as one in `err`, not as a
+   sink that stopped. */
+markup_status markup_file_result_(markup_status st, markup_error *err);
+
 /* The bytes of `buf` as a new malloc'd NUL-terminated string (their
    length in *len when len is not NULL); `buf` is freed either way. NULL
    with err set (NOMEM) on failure. */

@@ -139,6 +139,7 @@ static void test_a_failing_file_is_an_io_error(void **state) {
     markup_error err = MARKUP_ERROR_INIT;
     assert_int_equal(markup_node_render_file(t, full, &err), MARKUP_ERR_IO);
     assert_int_equal(err.code, MARKUP_ERR_IO);
+    assert_non_null(strstr(err.msg, "writing to the FILE failed"));
     assert_string_equal(markup_status_message(MARKUP_ERR_IO), "writing the output failed");
     fclose(full);
     markup_node_unref(t);

@@ -309,6 +309,10 @@ static void test_error_positions_name_the_argument(void **state) {
         markup_node_append_element(root, "p", MARKUP_ATTRS("id", "x", "a b", "1"), NULL, &err));
     assert_int_equal(err.pos, 1);
     assert_string_equal(err.arg, "attrs");
+    /* A NULL value (a missing URL, say) is named as one. */
+    assert_null(markup_node_append_element(root, "a", MARKUP_ATTRS("href", NULL), "x", &err));
+    assert_int_equal(err.code, MARKUP_ERR_INVALID_ARG);
+    assert_non_null(strstr(err.msg, "NULL value"));
     assert_null(markup_node_append_element(root, "p", NULL, "ok\xff", &err));
     assert_int_equal(err.pos, 2);
     assert_string_equal(err.arg, "text");
