@@ -567,8 +567,9 @@ static PyObject *field_attr(PyObject *obj, PyObject *key) {
    so a key found at one position of a row's dict is usually at the same
    position in the next row's. That position is tried first, through
    PyDict_Next, which checks it against the dict's bounds; only the very
-   key object counts as found there, so a stale position costs one try and
-   can never give a wrong value. Learning a position walks the dict once;
+   key object, at that very position, counts as found there, so a stale
+   position can never give a wrong value (keys are exact str, whose hash
+   cannot change under the dict). Learning a position walks the dict once;
    a call walks at most `scans_left` dicts, so rows whose keys are other
    objects (parsed JSON) cost no more than a hash lookup and a try. Without
    a GIL the shared position would be a data race: no hints there. */
@@ -587,7 +588,10 @@ static PyObject *dict_field(program_call *c, pm_op *o, PyObject *dict) {
 #if PM_FIELD_HINTS
     PyObject *k, *v;
     Py_ssize_t pos = o->at;
-    if (pos >= 0 && PyDict_Next(dict, &pos, &k, &v) && k == key) return Py_NewRef(v);
+    /* PyDict_Next skips deleted entries: past a hole the position is stale
+       (and is learnt again below). */
+    if (pos >= 0 && PyDict_Next(dict, &pos, &k, &v) && k == key && pos == o->at + 1)
+        return Py_NewRef(v);
 #endif
 #if PY_VERSION_HEX >= 0x030D0000
     PyObject *found; /* a strong reference, as a build without a GIL needs */
@@ -598,7 +602,8 @@ static PyObject *dict_field(program_call *c, pm_op *o, PyObject *dict) {
     Py_INCREF(found);
 #endif
 #if PM_FIELD_HINTS
-    if (c->scans_left > 0 && PyDict_GET_SIZE(dict) <= PM_HINT_MAX_SIZE) {
+    if (c->scans_left > 0 && PyDict_GET_SIZE(dict) <= PM_HINT_MAX_SIZE &&
+        PyUnicode_CheckExact(key)) {
         c->scans_left--;
         pos = 0;
         while (PyDict_Next(dict, &pos, &k, &v)) {
@@ -741,14 +746,19 @@ static markup_status d_apply(void *ctx, uint32_t op, void *const *args, uint32_t
     program_call *c = ctx;
     pm_op *o = &c->self->ops[op];
     /* The usual operation, a field of a dict row, without __getitem__
-       dispatch; a missing key takes the general path, which raises. */
+       dispatch. A missing key takes the general path, which raises; so
+       does a failed lookup under the dot (a key's __eq__ raising), which
+       Jinja2's rule reports as the attribute's error. */
     if (o->dict_item && PyDict_CheckExact((PyObject *)args[0])) {
         PyObject *v = dict_field(c, o, args[0]);
         if (v) {
             *out = v;
             return MARKUP_OK;
         }
-        if (PyErr_Occurred()) return MARKUP_ERR_SLOT_VALUE;
+        if (PyErr_Occurred()) {
+            if (o->kind == OP_ITEM) return MARKUP_ERR_SLOT_VALUE;
+            PyErr_Clear();
+        }
     }
     return apply_general(o, (PyObject *const *)args, nargs, out);
 }

@@ -193,6 +193,16 @@ static void test_template_to_a_sink_a_file_and_a_string(void **state) {
                      MARKUP_ERR_INVALID_UTF8);
     assert_int_equal(markup_baked_render_to(tpl, values, 2, NULL, NULL, &err),
                      MARKUP_ERR_INVALID_ARG);
+#ifdef __linux__
+    /* A write that fails is named as one, as for a tree. */
+    FILE *full = fopen("/dev/full", "w");
+    if (full != NULL) {
+        setvbuf(full, NULL, _IONBF, 0);
+        assert_int_equal(markup_baked_render_file(tpl, values, 2, full, &err), MARKUP_ERR_IO);
+        assert_non_null(strstr(err.msg, "writing to the FILE failed"));
+        fclose(full);
+    }
+#endif
     markup_baked_free(tpl);
 }
 

@@ -215,6 +215,38 @@ def test_a_dict_attribute_wins_over_the_item_under_the_dot():
     ).render(o=o)
 
 
+class _Collides:
+    """A key that lands where "name" is looked for and cannot be compared."""
+
+    def __hash__(self):
+        return hash("name")
+
+    def __eq__(self, other):
+        raise TypeError("not comparable")
+
+
+def test_a_failed_item_lookup_under_the_dot_is_the_attribute_error():
+    # Jinja2's rule for r.name: the attribute, then the item; when the item
+    # lookup fails too, the error reported is the attribute's.
+    page = baked(lambda r: h.P(r.name))
+    with pytest.raises(AttributeError, match=r"r\.name"):
+        page({_Collides(): 1})
+    item = baked(lambda r: h.P(r["name"]))
+    with pytest.raises(TypeError, match="not comparable"):
+        item({_Collides(): 1})
+
+
+def test_a_non_ascii_value_through_the_general_path_in_an_ascii_page():
+    # The page is known to be ASCII until a value writes something else:
+    # a value the general path writes (here an element) is checked there.
+    page = baked(lambda rows: h.Ul([h.Li(r["x"]) for r in rows]))
+    got = page([{"x": "a"}, {"x": h.I("\u00e9\u6f22")}, {"x": h.B("b")}])
+    assert got == "<ul><li>a</li><li><i>\u00e9\u6f22</i></li><li><b>b</b></li></ul>"
+    assert not got.isascii()
+    assert got.encode() == str(got).encode("utf-8")
+    assert page([{"x": h.B("b")}]).isascii()
+
+
 class _Row(dict):
     def __getitem__(self, key):
         return "sub:" + dict.__getitem__(self, key)
