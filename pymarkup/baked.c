@@ -581,6 +581,108 @@ static PyObject *field_attr(PyObject *obj, PyObject *key) {
 #define PM_HINT_SCANS    64 /* per call */
 #define PM_HINT_MAX_SIZE 64 /* dicts larger than this are not walked */
 
+/* Trying a position through PyDict_Next is a call that checks the kind of
+   table, skips holes and hands back three values: half the cost of a field
+   read. Where CPython's layout of a dict's entries is known (3.11 to 3.15,
+   with a GIL), the entry at the position is read directly. The layout is
+   mirrored here by its facts (the keys object's header, then the index
+   table of 2**dk_log2_index_bytes bytes, then the entries as key-value
+   pairs when every key is a str); module load checks the mirror against
+   PyDict_Next on dicts of several sizes, with and without holes, and keeps
+   PyDict_Next alone if any answer differs (tests/python/test_baked.py
+   requires the direct reads on these versions). */
+#if PM_FIELD_HINTS && !defined(Py_LIMITED_API) && PY_VERSION_HEX >= 0x030B0000 &&                  \
+    PY_VERSION_HEX < 0x03100000
+#  define PM_DICT_ENTRIES 1
+typedef struct dict_keys_layout {
+    Py_ssize_t refcnt;
+    uint8_t log2_size;
+    uint8_t log2_index_bytes;
+    uint8_t kind; /* 1: every key is a str, entries are dict_str_entry */
+    uint32_t version;
+    Py_ssize_t usable;
+    Py_ssize_t nentries; /* entries in use or deleted, in insertion order */
+    char indices[];
+} dict_keys_layout;
+
+typedef struct dict_str_entry {
+    PyObject *key;
+    PyObject *value; /* NULL for a deleted entry */
+} dict_str_entry;
+
+#  define DICT_KEYS_STR 1
+
+static int dict_entries_direct; /* set once, by dict_entries_check() */
+
+/* The value of entry `pos` of exact dict `dict` when its key is `key`, else
+   NULL: a borrowed reference, no error. Split tables (a dict that shares
+   its keys with the instances of a class) hold their values elsewhere: not
+   read here. */
+static inline PyObject *dict_entry_direct(PyObject *dict, Py_ssize_t pos, PyObject *key) {
+    const PyDictObject *mp = (const PyDictObject *)dict;
+    const dict_keys_layout *keys = (const dict_keys_layout *)(const void *)mp->ma_keys;
+    if (mp->ma_values != NULL || keys->kind != DICT_KEYS_STR || pos >= keys->nentries) return NULL;
+    const dict_str_entry *e =
+        (const dict_str_entry *)(const void *)(keys->indices +
+                                               ((size_t)1 << keys->log2_index_bytes)) +
+        pos;
+    return e->key == key ? e->value : NULL;
+}
+
+/* Whether dict_entry_direct agrees with PyDict_Next on every position of
+   `dict`: each live entry found by both, each hole by neither. */
+static int dict_entries_agree(PyObject *dict) {
+    const dict_keys_layout *keys =
+        (const dict_keys_layout *)(const void *)((PyDictObject *)dict)->ma_keys;
+    Py_ssize_t pos = 0, live = 0, next = 0;
+    PyObject *k = NULL, *v = NULL;
+    while (PyDict_Next(dict, &pos, &k, &v)) {
+        /* PyDict_Next moved past the holes before this entry: they read as
+           nothing, and this entry as its value. */
+        for (; next < pos - 1; next++)
+            if (dict_entry_direct(dict, next, k) != NULL) return 0;
+        if (dict_entry_direct(dict, pos - 1, k) != v) return 0;
+        next = pos;
+        live++;
+    }
+    if (live != PyDict_GET_SIZE(dict) || next > keys->nentries) return 0;
+    for (; next < keys->nentries; next++) /* holes at the end */
+        if (dict_entry_direct(dict, next, k) != NULL) return 0;
+    return 1;
+}
+
+/* Sets dict_entries_direct when the mirror reads dicts as PyDict_Next does:
+   sizes whose index tables take 1 and 2 bytes an entry, with holes left by
+   deleted keys. -1 with an error only when making the dicts fails. */
+static int dict_entries_check(void) {
+    static const int sizes[] = {1, 5, 300};
+    int ok = 1;
+    for (size_t i = 0; ok && i < sizeof sizes / sizeof sizes[0]; i++) {
+        PyObject *dict = PyDict_New();
+        if (!dict) return -1;
+        for (int j = 0; j < sizes[i]; j++) {
+            PyObject *key = PyUnicode_FromFormat("key%d", j);
+            PyObject *value = key ? PyLong_FromLong(j) : NULL;
+            int rc = value ? PyDict_SetItem(dict, key, value) : -1;
+            Py_XDECREF(key);
+            Py_XDECREF(value);
+            /* Every third key deleted, the first kept: holes at known places. */
+            if (rc == 0 && j % 3 == 2) rc = PyDict_DelItem(dict, key);
+            if (rc < 0) {
+                Py_DECREF(dict);
+                return -1;
+            }
+        }
+        ok = dict_entries_agree(dict);
+        Py_DECREF(dict);
+    }
+    dict_entries_direct = ok;
+    return 0;
+}
+#else
+#  define PM_DICT_ENTRIES 0
+#endif
+
 /* The value of `o`'s key in exact dict `dict` (a new reference), NULL with
    no error when the key is missing, NULL with an error on failure. */
 static PyObject *dict_field(program_call *c, pm_op *o, PyObject *dict) {
@@ -588,6 +690,12 @@ static PyObject *dict_field(program_call *c, pm_op *o, PyObject *dict) {
 #if PM_FIELD_HINTS
     PyObject *k, *v;
     Py_ssize_t pos = o->at;
+#  if PM_DICT_ENTRIES
+    if (pos >= 0 && dict_entries_direct) {
+        v = dict_entry_direct(dict, pos, key);
+        if (v) return Py_NewRef(v);
+    }
+#  endif
     /* PyDict_Next skips deleted entries: past a hole the position is stale
        (and is learnt again below). */
     if (pos >= 0 && PyDict_Next(dict, &pos, &k, &v) && k == key && pos == o->at + 1)
@@ -1708,8 +1816,23 @@ fail:
     return NULL;
 }
 
+PyDoc_STRVAR(dict_entries_doc,
+             "_dict_entries_direct()\n--\n\n"
+             "Whether dict fields are read from CPython's layout of a dict's entries\n"
+             "(True on CPython 3.11 to 3.15 with a GIL), for the tests.");
+
+static PyObject *dict_entries(PyObject *module, PyObject *Py_UNUSED(ignored)) {
+    (void)module;
+#if PM_DICT_ENTRIES
+    return PyBool_FromLong(dict_entries_direct);
+#else
+    Py_RETURN_FALSE;
+#endif
+}
+
 static PyMethodDef baked_functions[] = {
     {"_compile", baked_compile, METH_VARARGS, compile_doc},
+    {"_dict_entries_direct", dict_entries, METH_NOARGS, dict_entries_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1724,5 +1847,8 @@ int pm_baked_init(PyObject *module, pm_state *st) {
 #endif
     if (PyModule_AddType(module, st->placeholder_type) < 0) return -1;
     if (PyModule_AddType(module, st->baked_type) < 0) return -1;
+#if PM_DICT_ENTRIES
+    if (dict_entries_check() < 0) return -1;
+#endif
     return PyModule_AddFunctions(module, baked_functions);
 }

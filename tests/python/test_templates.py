@@ -10,6 +10,7 @@ or raises the same type of error.
 import gc
 import itertools
 import sys
+import sysconfig
 import threading
 import types
 
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 
 from markup import (
     SafeString,
+    _core,
     aria,
     baked,
     classes,
@@ -169,6 +171,12 @@ def _key(*parts):
     return "".join(parts)
 
 
+class _Instance:
+    def __init__(self, name, price):
+        self.name = name
+        self.price = price
+
+
 def test_dict_rows_of_every_shape_give_the_field_of_their_own_row():
     # Fields of dict rows are looked for first where the last row had them:
     # rows whose keys stand elsewhere, are other (equal) objects, were
@@ -183,6 +191,8 @@ def test_dict_rows_of_every_shape_give_the_field_of_their_own_row():
     other_keys = {_key("na", "me"): "f", _key("pri", "ce"): 6}
     wide = {f"k{i}": i for i in range(100)}
     wide.update(name="g", price=7)
+    replaced = {"name": "old", "price": 9}
+    replaced["name"] = "i"
     rows = [
         {"name": "a", "price": 1},
         {"name": "b", "price": 2},
@@ -192,6 +202,10 @@ def test_dict_rows_of_every_shape_give_the_field_of_their_own_row():
         other_keys,
         wide,
         {"price": 8, "name": "h"},
+        replaced,
+        {"name": "j", 1: "int key", "price": 10},  # a table of any keys
+        vars(_Instance("k", 11)),  # a table that shares its keys with the class's instances
+        vars(_Instance("l", 12)),
     ]
     want = render(h.Ul([h.Li(r["name"], "|", r["price"]) for r in rows]))
     for _ in range(3):  # positions learnt in one call are kept for the next
@@ -202,6 +216,15 @@ def test_dict_rows_of_every_shape_give_the_field_of_their_own_row():
     with pytest.raises(KeyError, match=r"rows\[1\]\['name'\]"):
         page([{"name": "a", "price": 1}, {"nam": "b", "price": 2}])
     assert page([{"name": "z", "price": 0}]) == "<ul><li>z|0</li></ul>"
+
+
+def test_dict_fields_are_read_from_cpythons_layout_where_it_is_known():
+    # The layout of a dict's entries is mirrored for CPython 3.11 to 3.15
+    # (with a GIL) and checked against PyDict_Next when the module loads:
+    # a mismatch falls back to PyDict_Next, which this would catch.
+    known = (3, 11) <= sys.version_info[:2] <= (3, 15)
+    free_threaded = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
+    assert _core._dict_entries_direct() is (known and not free_threaded)
 
 
 def test_a_dict_attribute_wins_over_the_item_under_the_dot():
