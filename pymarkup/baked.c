@@ -588,118 +588,148 @@ static PyObject *field_attr(PyObject *obj, PyObject *key) {
    mirrored here by its facts (the keys object's header, then the index
    table of 2**dk_log2_index_bytes bytes, then the entries as key-value
    pairs when every key is a str); module load checks the mirror against
-   PyDict_Next on dicts of several sizes, with and without holes, and keeps
-   PyDict_Next alone if any answer differs (tests/python/test_baked.py
-   requires the direct reads on these versions). */
-#if PM_FIELD_HINTS && !defined(Py_LIMITED_API) && PY_VERSION_HEX >= 0x030B0000 &&                  \
-    PY_VERSION_HEX < 0x03100000
+   PyDict_Next and keeps PyDict_Next alone if any answer differs
+   (tests/python/test_templates.py requires the direct reads on these
+   versions). */
+#if PM_FIELD_HINTS && PM_CPYTHON_LAYOUTS && PY_VERSION_HEX >= 0x030B0000
 #  define PM_DICT_ENTRIES 1
 typedef struct dict_keys_layout {
     Py_ssize_t refcnt;
     uint8_t log2_size;
     uint8_t log2_index_bytes;
-    uint8_t kind; /* 1: every key is a str, entries are dict_str_entry */
+    uint8_t kind; /* DICT_KEYS_STR, or a table this file does not read */
     uint32_t version;
     Py_ssize_t usable;
     Py_ssize_t nentries; /* entries in use or deleted, in insertion order */
     char indices[];
 } dict_keys_layout;
 
+#  define DICT_KEYS_STR 1 /* every key a str: entries are dict_str_entry */
+
 typedef struct dict_str_entry {
     PyObject *key;
     PyObject *value; /* NULL for a deleted entry */
 } dict_str_entry;
 
-#  define DICT_KEYS_STR 1
+/* Set by every module load to the same answer (dict_entries_check). */
+#  ifdef PM_HAVE_ATOMICS
+static _Atomic int dict_entries_ok;
+#  else
+static int dict_entries_ok;
+#  endif
 
-static int dict_entries_direct; /* set once, by dict_entries_check() */
-
-/* The value of entry `pos` of exact dict `dict` when its key is `key`, else
-   NULL: a borrowed reference, no error. Split tables (a dict that shares
-   its keys with the instances of a class) hold their values elsewhere: not
-   read here. */
-static inline PyObject *dict_entry_direct(PyObject *dict, Py_ssize_t pos, PyObject *key) {
-    const PyDictObject *mp = (const PyDictObject *)dict;
-    const dict_keys_layout *keys = (const dict_keys_layout *)(const void *)mp->ma_keys;
-    if (mp->ma_values != NULL || keys->kind != DICT_KEYS_STR || pos >= keys->nentries) return NULL;
-    const dict_str_entry *e =
-        (const dict_str_entry *)(const void *)(keys->indices +
-                                               ((size_t)1 << keys->log2_index_bytes)) +
-        pos;
-    return e->key == key ? e->value : NULL;
+static inline int dict_entries_direct(void) {
+#  ifdef PM_HAVE_ATOMICS
+    return atomic_load_explicit(&dict_entries_ok, memory_order_relaxed);
+#  else
+    return dict_entries_ok;
+#  endif
 }
 
-/* Whether dict_entry_direct agrees with PyDict_Next on every position of
-   `dict`: each live entry found by both, each hole by neither. */
-static int dict_entries_agree(PyObject *dict) {
-    const dict_keys_layout *keys =
-        (const dict_keys_layout *)(const void *)((PyDictObject *)dict)->ma_keys;
+static inline const dict_keys_layout *dict_keys(PyObject *dict) {
+    return (const dict_keys_layout *)(const void *)((PyDictObject *)dict)->ma_keys;
+}
+
+/* Whether exact dict `dict` keeps its entries as dict_str_entry pairs.
+   Not a table with other keys than str, nor a split table (a dict that
+   shares its keys with the instances of a class), whose values are kept
+   elsewhere. */
+static inline int dict_entries_readable(PyObject *dict) {
+    return ((PyDictObject *)dict)->ma_values == NULL && dict_keys(dict)->kind == DICT_KEYS_STR;
+}
+
+/* The value of entry `pos` of readable dict `dict` when its key is `key`,
+   else NULL: a borrowed reference, no error. */
+static inline PyObject *dict_entry_at(PyObject *dict, Py_ssize_t pos, PyObject *key) {
+    const dict_keys_layout *keys = dict_keys(dict);
+    if (pos >= keys->nentries) return NULL;
+    const dict_str_entry *entries =
+        (const dict_str_entry *)(const void *)(keys->indices +
+                                               ((size_t)1 << keys->log2_index_bytes));
+    return entries[pos].key == key ? entries[pos].value : NULL;
+}
+
+/* Whether dict_entry_at agrees with PyDict_Next on every position of
+   `dict`: each live entry found there by its key, each hole found by no
+   key, not even by the keys in `gone` (deleted from it). */
+static int dict_entries_agree(PyObject *dict, PyObject *gone) {
+    if (!dict_entries_readable(dict)) return 0;
+    Py_ssize_t nentries = dict_keys(dict)->nentries;
     Py_ssize_t pos = 0, live = 0, next = 0;
-    PyObject *k = NULL, *v = NULL;
-    while (PyDict_Next(dict, &pos, &k, &v)) {
-        /* PyDict_Next moved past the holes before this entry: they read as
-           nothing, and this entry as its value. */
-        for (; next < pos - 1; next++)
-            if (dict_entry_direct(dict, next, k) != NULL) return 0;
-        if (dict_entry_direct(dict, pos - 1, k) != v) return 0;
+    PyObject *k, *v;
+    for (;;) {
+        int more = PyDict_Next(dict, &pos, &k, &v);
+        Py_ssize_t hole_end = more ? pos - 1 : nentries; /* holes before it, or at the end */
+        if (hole_end < next || hole_end > nentries) return 0;
+        for (; next < hole_end; next++)
+            for (Py_ssize_t g = 0; g < PyList_GET_SIZE(gone); g++)
+                if (dict_entry_at(dict, next, PyList_GET_ITEM(gone, g)) != NULL) return 0;
+        if (!more) break;
+        if (dict_entry_at(dict, pos - 1, k) != v) return 0;
         next = pos;
         live++;
     }
-    if (live != PyDict_GET_SIZE(dict) || next > keys->nentries) return 0;
-    for (; next < keys->nentries; next++) /* holes at the end */
-        if (dict_entry_direct(dict, next, k) != NULL) return 0;
-    return 1;
+    return live == PyDict_GET_SIZE(dict);
 }
 
-/* Sets dict_entries_direct when the mirror reads dicts as PyDict_Next does:
-   sizes whose index tables take 1 and 2 bytes an entry, with holes left by
-   deleted keys. -1 with an error only when making the dicts fails. */
+/* Sets dict_entries_ok when the mirror reads dicts as PyDict_Next does:
+   index tables of 1 and 2 bytes an entry, holes left by deleted keys, and
+   a table with an int key, which it must not take for one of str keys.
+   -1 with an error only when making the dicts fails. */
 static int dict_entries_check(void) {
     static const int sizes[] = {1, 5, 300};
     int ok = 1;
     for (size_t i = 0; ok && i < sizeof sizes / sizeof sizes[0]; i++) {
-        PyObject *dict = PyDict_New();
-        if (!dict) return -1;
-        for (int j = 0; j < sizes[i]; j++) {
+        PyObject *dict = PyDict_New(), *gone = PyList_New(0);
+        int rc = dict && gone ? 0 : -1;
+        for (int j = 0; rc == 0 && j < sizes[i]; j++) {
             PyObject *key = PyUnicode_FromFormat("key%d", j);
             PyObject *value = key ? PyLong_FromLong(j) : NULL;
-            int rc = value ? PyDict_SetItem(dict, key, value) : -1;
+            rc = value ? PyDict_SetItem(dict, key, value) : -1;
+            /* Every third key deleted, the first kept: holes at known places. */
+            if (rc == 0 && j % 3 == 2) {
+                rc = PyList_Append(gone, key);
+                if (rc == 0) rc = PyDict_DelItem(dict, key);
+            }
             Py_XDECREF(key);
             Py_XDECREF(value);
-            /* Every third key deleted, the first kept: holes at known places. */
-            if (rc == 0 && j % 3 == 2) rc = PyDict_DelItem(dict, key);
-            if (rc < 0) {
-                Py_DECREF(dict);
-                return -1;
-            }
         }
-        ok = dict_entries_agree(dict);
-        Py_DECREF(dict);
+        if (rc == 0) ok = dict_entries_agree(dict, gone);
+        Py_XDECREF(dict);
+        Py_XDECREF(gone);
+        if (rc < 0) return -1;
     }
-    dict_entries_direct = ok;
+    PyObject *mixed = Py_BuildValue("{s:i,i:i}", "key", 0, 1, 1);
+    if (!mixed) return -1;
+    if (dict_entries_readable(mixed)) ok = 0;
+    Py_DECREF(mixed);
+#  ifdef PM_HAVE_ATOMICS
+    atomic_store_explicit(&dict_entries_ok, ok, memory_order_relaxed);
+#  else
+    dict_entries_ok = ok;
+#  endif
     return 0;
 }
 #else
 #  define PM_DICT_ENTRIES 0
 #endif
 
-/* The value of `o`'s key in exact dict `dict` (a new reference), NULL with
-   no error when the key is missing, NULL with an error on failure. */
-static PyObject *dict_field(program_call *c, pm_op *o, PyObject *dict) {
+/* dict_field's lookup by hash, which learns where the key stands for the
+   next row. `tried` when the hinted position was read directly and missed:
+   PyDict_Next would not find the key there either. Out of line, so that
+   the usual read before it stays short. */
+static PM_NOINLINE PyObject *dict_field_lookup(program_call *c, pm_op *o, PyObject *dict,
+                                               int tried) {
     PyObject *key = o->payload;
 #if PM_FIELD_HINTS
     PyObject *k, *v;
-    Py_ssize_t pos = o->at;
-#  if PM_DICT_ENTRIES
-    if (pos >= 0 && dict_entries_direct) {
-        v = dict_entry_direct(dict, pos, key);
-        if (v) return Py_NewRef(v);
-    }
-#  endif
+    Py_ssize_t pos = tried ? -1 : o->at;
     /* PyDict_Next skips deleted entries: past a hole the position is stale
        (and is learnt again below). */
     if (pos >= 0 && PyDict_Next(dict, &pos, &k, &v) && k == key && pos == o->at + 1)
         return Py_NewRef(v);
+#else
+    (void)tried;
 #endif
 #if PY_VERSION_HEX >= 0x030D0000
     PyObject *found; /* a strong reference, as a build without a GIL needs */
@@ -725,6 +755,20 @@ static PyObject *dict_field(program_call *c, pm_op *o, PyObject *dict) {
     (void)c;
 #endif
     return found;
+}
+
+/* The value of `o`'s key in exact dict `dict` (a new reference), NULL with
+   no error when the key is missing, NULL with an error on failure. */
+static inline PyObject *dict_field(program_call *c, pm_op *o, PyObject *dict) {
+    int tried = 0;
+#if PM_DICT_ENTRIES
+    if (o->at >= 0 && dict_entries_direct() && dict_entries_readable(dict)) {
+        PyObject *v = dict_entry_at(dict, o->at, o->payload);
+        if (v) return Py_NewRef(v);
+        tried = 1;
+    }
+#endif
+    return dict_field_lookup(c, o, dict, tried);
 }
 
 /* And for `x[key]`: the item, else (for a str key) the attribute. */
@@ -1821,10 +1865,10 @@ PyDoc_STRVAR(dict_entries_doc,
              "Whether dict fields are read from CPython's layout of a dict's entries\n"
              "(True on CPython 3.11 to 3.15 with a GIL), for the tests.");
 
-static PyObject *dict_entries(PyObject *module, PyObject *Py_UNUSED(ignored)) {
+static PyObject *py_dict_entries_direct(PyObject *module, PyObject *Py_UNUSED(ignored)) {
     (void)module;
 #if PM_DICT_ENTRIES
-    return PyBool_FromLong(dict_entries_direct);
+    return PyBool_FromLong(dict_entries_direct());
 #else
     Py_RETURN_FALSE;
 #endif
@@ -1832,7 +1876,7 @@ static PyObject *dict_entries(PyObject *module, PyObject *Py_UNUSED(ignored)) {
 
 static PyMethodDef baked_functions[] = {
     {"_compile", baked_compile, METH_VARARGS, compile_doc},
-    {"_dict_entries_direct", dict_entries, METH_NOARGS, dict_entries_doc},
+    {"_dict_entries_direct", py_dict_entries_direct, METH_NOARGS, dict_entries_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -49,7 +49,7 @@ enum {
    by name, so a changed layout fails to compile; versions the layouts were
    not checked against (tests/python/test_safestring_layout.py runs under
    the debug allocator; checked on 3.9-3.15) call str.__new__. */
-#if !defined(Py_LIMITED_API) && !defined(Py_GIL_DISABLED) && PY_VERSION_HEX < 0x03100000
+#if PM_CPYTHON_LAYOUTS
 #  define PM_DIRECT_SAFESTRING 1
 /* The allocator CPython's str frees a subclass's characters and cached
    UTF-8 with: PyMem from 3.13, PyObject before. */

@@ -42,6 +42,15 @@ static inline int PyModule_AddObjectRef(PyObject *m, const char *name, PyObject 
 }
 #endif
 
+/* CPython's private layouts (a str's, a dict's entries) are used only on
+   the versions they were checked against, up to 3.15, with a GIL and
+   outside the limited API; each user adds its own lower bound. */
+#if !defined(Py_LIMITED_API) && !defined(Py_GIL_DISABLED) && PY_VERSION_HEX < 0x03100000
+#  define PM_CPYTHON_LAYOUTS 1
+#else
+#  define PM_CPYTHON_LAYOUTS 0
+#endif
+
 /* ------------------------------------------------------------------------ */
 /* Module state                                                               */
 /* ------------------------------------------------------------------------ */
