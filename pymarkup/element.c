@@ -31,6 +31,13 @@ static inline int is_raw_kind(uint8_t kind) {
 
 #define PM_VEC_INLINE 16
 
+/* What to do instead of a per-call value in <script>/<style> text (the
+   tracer in _template.py gives the same advice for formatted text). */
+#define PM_RAW_PER_CALL_ADVICE                                                                     \
+    "which is raw (not escaped) and checked when the element is built, so it cannot change per "   \
+    "call: build the element per call (with tojson(...) for data) and pass it in as a "            \
+    "parameter, or put json.dumps(...) in a data- attribute, where it is escaped as text"
+
 typedef struct pm_vec {
     PyObject **items;
     Py_ssize_t len;
@@ -578,6 +585,22 @@ static PM_NOINLINE int raw_child_error(pm_tag *tag, PyObject *child) {
     return -1;
 }
 
+/* A per-call value of an @baked builder inside <script>/<style>: raw text
+   is checked whole when the element is built, so it cannot change per call. */
+static PM_NOINLINE int raw_placeholder_error(pm_tag *tag, PyObject *child) {
+    pm_placeholder *ph = (pm_placeholder *)child;
+    if (ph->index >= 0)
+        PyErr_Format(PyExc_TypeError,
+                     "@baked %U(): parameter '%U' is in the text of <%U>, " PM_RAW_PER_CALL_ADVICE,
+                     ph->func_name, ph->name, tag->name);
+    else
+        PyErr_Format(
+            PyExc_TypeError,
+            "@baked %U(): a per-call value is in the text of <%U>, " PM_RAW_PER_CALL_ADVICE,
+            ph->func_name, tag->name);
+    return -1;
+}
+
 static PM_NOINLINE int add_children_seq(pm_tag *tag, pm_vec *kids, PyObject *seq) {
     if (pm_stack_check("while flattening markup children") < 0 ||
         Py_EnterRecursiveCall(" while flattening markup children"))
@@ -689,9 +712,7 @@ static PM_NOINLINE int add_child_rare(pm_tag *tag, pm_vec *kids, PyObject *child
     pm_state *st = tag->st;
     int raw = is_raw_kind(tag->kind);
     if (pm_is_placeholder(st, child)) {
-        /* A baked parameter inside <script>/<style> would be filled with
-           escaped text, which is wrong for raw text. */
-        if (raw) return raw_child_error(tag, child);
+        if (raw) return raw_placeholder_error(tag, child);
         return vec_push(kids, child);
     }
     if (PyBool_Check(child)) return bad_child(tag, child);

@@ -1141,9 +1141,10 @@ class _Compiler:
                     raise TypeError(
                         f"@baked {self.session.func_name}(): {_describe(item)} is in the text "
                         f"of a <script> or <style>, which is raw (not escaped) and checked "
-                        f"when the element is built, so it cannot change per call. Make the "
-                        f"whole element a parameter (build it per call and pass it in), or "
-                        f"pass data to scripts with tojson() in an attribute"
+                        f"when the element is built, so it cannot change per call: build the "
+                        f"element per call (with tojson(...) for data) and pass it in as a "
+                        f"parameter, or put json.dumps(...) in a data- attribute, where it is "
+                        f"escaped as text"
                     )
         for kind, a, b in self.plan(items):
             if kind == "item":

@@ -492,8 +492,32 @@ def test_text_cut_after_formatting_is_refused():
 
 
 def test_script_text_cannot_change_per_call():
-    with pytest.raises(TypeError, match="script"):
+    with pytest.raises(TypeError, match="script") as exc:
         baked(lambda x: h.Script(f"var x = {x};"))
+    _assert_raw_text_advice(str(exc.value))
+
+
+def _assert_raw_text_advice(msg):
+    # The advice must never be tojson() in an attribute: tojson() keeps '"'
+    # (JSON needs it), which would end a double-quoted attribute value.
+    assert "pass it in as a parameter" in msg and "json.dumps(...) in a data- attribute" in msg
+    assert "tojson() in an attribute" not in msg
+
+
+@pytest.mark.parametrize(
+    "builder, named",
+    [
+        (lambda state: h.Script("const state = ", state, ";"), "parameter 'state'"),
+        (lambda rows: h.Style([r["css"] for r in rows]), "per-call value"),
+    ],
+)
+def test_a_stand_in_in_raw_text_is_refused_with_the_way_out(builder, named):
+    with pytest.raises(TypeError) as exc:
+        baked(builder)
+    msg = str(exc.value)
+    assert named in msg and ("<script>" in msg or "<style>" in msg)
+    assert "\U0010fffd" not in msg and "\U0010fffd" not in msg  # no tracer internals
+    _assert_raw_text_advice(msg)
 
 
 def test_classes_with_fixed_names_still_bake():
