@@ -589,7 +589,7 @@ static PM_NOINLINE int render_child_rare(pm_render_ctx *ctx, PyObject *child, in
     PyErr_Format(PyExc_TypeError,
                  "render(): cannot render an object of type '%.100s'; pass an element, str, "
                  "int, float, None, a SafeString (or any object with __html__), or a list of "
-                 "these",
+                 "these (use str(value) if its text is what you want)",
                  Py_TYPE(child)->tp_name);
     return -1;
 }

@@ -7,6 +7,8 @@ render() gives for the undecorated builder called with the same values
 or raises the same type of error.
 """
 
+import datetime
+import decimal
 import gc
 import itertools
 import sys
@@ -814,3 +816,16 @@ def test_unpacking_takes_exactly_as_many_items_as_python():
     same_as_plain(pairs, ["cd", {"k": 1, "l": 2}, range(2)])  # any iterable read again
     with pytest.raises(ValueError, match=r"ps\[0\]\[0\]"):
         baked(pairs)([(1, 2, 3)])
+
+
+@pytest.mark.parametrize("value", [decimal.Decimal("1.10"), datetime.date(2024, 5, 1)])
+def test_a_value_jinja2_would_print_is_refused_with_the_way_out(value):
+    # Jinja2 prints str() of these; markup refuses them, as a child of a
+    # plain tree and as a template's per-call child alike, saying how to get
+    # their text, which a format spec gives inside the template.
+    with pytest.raises(TypeError, match=r"use str\(value\)"):
+        render(h.P(value))
+    with pytest.raises(TypeError, match=r"argument 'x'.*use str\(value\)"):
+        baked(lambda x: h.P(x))(value)
+    formatted = baked(lambda x: h.P(f"{x}"))
+    assert formatted(value) == render(h.P(str(value)))
