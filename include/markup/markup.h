@@ -520,8 +520,11 @@ MARKUP_API markup_status markup_writer_attr_bool(markup_writer *w, const char *n
                                                  size_t name_len, bool present, markup_error *err);
 
 /* Text: escaped, or raw inside an HTML <script>/<style> (checked, err->pos
-   at the refused '<' of s). The bytes must be valid UTF-8 (not checked
-   here; markup_utf8_validate). Errors: VOID_CHILD, RAW_TEXT, NOMEM. */
+   at the refused '<' of s, or MARKUP_POS_NONE when only joining s to the
+   piece before forms the sequence). The bytes must be valid UTF-8 (not
+   checked here; markup_utf8_validate). Errors: VOID_CHILD, RAW_TEXT,
+   CONTEXT (script/style text where the parser ignores their start tag, as
+   after a <frameset>), NOMEM. */
 MARKUP_API markup_status markup_writer_text(markup_writer *w, const char *s, size_t n,
                                             markup_error *err);
 
