@@ -127,6 +127,59 @@ static void release(pm_chunks *self) {
     markup_writer_dispose(&self->w);
 }
 
+/* Drops what the walk holds, as release(), and for a sync stream first
+   closes the generators it was walking, innermost first, so that their
+   finally blocks (a cursor's, a transaction's) run now, not whenever the
+   tree that holds them is freed. Only generators: another iterator's
+   close() may mean something else (a file's). An async stream's driver
+   closes what it walks itself, where it runs the rest. Every generator is
+   closed even if closing one fails; the first such error is raised, with
+   an error already being raised as its context. Returns 0 or -1. */
+static int release_closing(pm_chunks *self) {
+    PyObject *gens = NULL;
+    if (!self->is_async) {
+        for (Py_ssize_t i = self->nframes - 1; i >= 0; i--) {
+            PyObject *owner = self->frames[i].owner;
+            if (self->frames[i].kind != FRAME_ITER || !PyGen_Check(owner)) continue;
+            if (gens == NULL && (gens = PyList_New(0)) == NULL) break;
+            if (PyList_Append(gens, owner) < 0) {
+                Py_CLEAR(gens);
+                break;
+            }
+        }
+    }
+    release(self);
+    if (gens == NULL) return PyErr_Occurred() ? -1 : 0;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb); /* the error that stopped the walk, if any */
+    PyObject *failed = NULL, *failed_value = NULL, *failed_tb = NULL;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(gens); i++) {
+        PyObject *r = PyObject_CallMethod(PyList_GET_ITEM(gens, i), "close", NULL);
+        if (r != NULL) {
+            Py_DECREF(r);
+        } else if (failed == NULL) {
+            PyErr_Fetch(&failed, &failed_value, &failed_tb);
+        } else {
+            PyErr_Clear();
+        }
+    }
+    Py_DECREF(gens);
+    if (failed == NULL) {
+        PyErr_Restore(type, value, tb);
+        return type ? -1 : 0;
+    }
+    if (type != NULL) {
+        PyErr_NormalizeException(&type, &value, &tb);
+        PyErr_NormalizeException(&failed, &failed_value, &failed_tb);
+        if (tb) PyException_SetTraceback(value, tb);
+        PyException_SetContext(failed_value, value); /* steals value */
+        Py_DECREF(type);
+        Py_XDECREF(tb);
+    }
+    PyErr_Restore(failed, failed_value, failed_tb);
+    return -1;
+}
+
 /* ---- the walk ----------------------------------------------------------- */
 
 static int wait_for(pm_chunks *self, PyObject *awaitable, int depth) {
@@ -289,7 +342,7 @@ static int advance(pm_chunks *self) {
             self->state = STREAM_FAILED;
             /* aiter_render's driver closes the async iterators still open
                (_open_async_iterators), then calls close(). */
-            if (!self->is_async) release(self);
+            if (!self->is_async) (void)release_closing(self);
             markup_buf_free(&self->buf);
             self->pos = 0;
         } else if (r == STEP_END) {
@@ -430,9 +483,10 @@ static PyObject *chunks_close(PyObject *op, PyObject *unused) {
         return NULL;
     }
     if (self->state == STREAM_RUNNING) self->state = STREAM_DONE;
-    release(self);
+    int r = release_closing(self);
     markup_buf_free(&self->buf);
     self->pos = 0;
+    if (r < 0) return NULL;
     Py_RETURN_NONE;
 }
 
@@ -524,6 +578,15 @@ static int parse_chunk_size(PyObject *obj, size_t *chunk, const char *func) {
     return 0;
 }
 
+/* Whether the root is lazy itself (an iterator, a callable, an awaitable,
+   an async iterable): it is then taken at the first step, when the caller
+   starts iterating. */
+static int root_is_lazy(pm_state *st, PyObject *node) {
+    if (Py_TYPE(node) == st->lazy_type) return 1;
+    if (PyUnicode_Check(node) || PyDict_Check(node) || pm_is_placeholder(st, node)) return 0;
+    return pm_lazy_kind(st, node) >= 0;
+}
+
 static PyObject *new_stream(PyObject *module, PyObject *node, PyObject *chunk_obj, int is_async) {
     const char *func = is_async ? "aiter_render" : "iter_render";
     size_t chunk = 65536;
@@ -556,6 +619,22 @@ static PyObject *new_stream(PyObject *module, PyObject *node, PyObject *chunk_ob
         pm_raise_status(status, func);
         Py_DECREF(self);
         return NULL;
+    }
+    /* Any other root is taken now, which takes none of its lazy children:
+       a value render() refuses (bytes, a dict, a bool...) fails in the call
+       that asked for the stream, while a web view can still answer with an
+       error page, not after a server has sent the status line. */
+    if (!root_is_lazy(st, node)) {
+        PyObject *root = self->pending;
+        self->pending = NULL;
+        self->busy = 1; /* the code it may run (an __html__) cannot reenter */
+        int r = take(self, root, 0);
+        self->busy = 0;
+        Py_DECREF(root);
+        if (r < 0) {
+            Py_DECREF(self);
+            return NULL;
+        }
     }
     return (PyObject *)self;
 }

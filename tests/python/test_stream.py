@@ -13,7 +13,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from markup import Comment, SafeString, baked, escape, h, iter_render, render, render_bytes
+from markup import (
+    Comment,
+    SafeString,
+    aiter_render,
+    baked,
+    escape,
+    h,
+    iter_render,
+    render,
+    render_bytes,
+)
 
 from conftest import HOSTILE_VALUES, value_id
 
@@ -210,16 +220,53 @@ class Opaque:
     "node, exc, message",
     [
         ([h.P("x"), Opaque()], TypeError, "cannot render an object of type 'Opaque'"),
-        ("a\ud800b", ValueError, "surrogate"),
-        (True, TypeError, "bool"),
+        (h.Div(h.P("x"), (c for c in [Opaque()])), TypeError, "type 'Opaque'"),
+        (iter([b"x"]), TypeError, "cannot render bytes"),
     ],
 )
-def test_render_errors_are_raised_by_next(node, exc, message):
+def test_render_errors_inside_the_page_are_raised_by_next(node, exc, message):
     it = iter_render(node)
     with pytest.raises(exc, match=message):
         next(it)
     with pytest.raises(StopIteration):  # then it stops
         next(it)
+
+
+@pytest.mark.parametrize(
+    "node, exc, message",
+    [
+        ("a\ud800b", ValueError, "surrogate"),
+        (True, TypeError, "bool"),
+        (b"<p>x</p>", TypeError, "cannot render bytes"),
+        ({"a": 1}, TypeError, "type 'dict'"),
+        (Opaque(), TypeError, "type 'Opaque'"),
+        (h.P, TypeError, "factory"),
+    ],
+)
+def test_a_root_render_refuses_is_refused_by_the_call(node, exc, message):
+    # A web view that streams a wrong object gets the error while it can
+    # still answer with an error page, not after the status line went out.
+    with pytest.raises(exc, match=message):
+        iter_render(node)
+    with pytest.raises(exc, match=message):
+        aiter_render(node)
+
+
+def test_a_lazy_root_is_not_taken_by_the_call():
+    taken = []
+
+    def rows():
+        taken.append("started")
+        yield h.P("x")
+
+    def late():
+        taken.append("called")
+        return h.P("y")
+
+    streams = [iter_render(rows()), iter_render(late), iter_render(h.Div(rows()))]
+    assert taken == []
+    assert [b"".join(s) for s in streams] == [b"<p>x</p>", b"<p>y</p>", b"<div><p>x</p></div>"]
+    assert taken == ["started", "called", "started"]
 
 
 def test_render_errors_match_render_bytes():
@@ -246,6 +293,112 @@ def test_error_midway_comes_after_the_chunks_before_it():
     assert b"".join(got) == rendered[: len(rendered) // 16 * 16]
 
 
+# --- closing the generators it walks -----------------------------------------
+
+
+def _logged_rows(log, name, count, inner=0):
+    try:
+        for i in range(count):
+            cells = [h.Td(f"{name}{i}")]
+            if inner:
+                cells.append(h.Td(_logged_rows(log, f"{name}{i}.", inner)))
+            yield h.Tr(cells)
+    finally:
+        log.append(name)
+
+
+def test_closing_the_stream_closes_the_generators_it_walks_innermost_first():
+    log = []
+    it = iter_render(h.Table(_logged_rows(log, "r", 100, inner=3)), chunk_size=16)
+    next(it)
+    next(it)
+    assert log == []  # suspended, not closed
+    it.close()
+    assert log == ["r0.", "r"]
+    assert list(it) == []
+
+
+def test_a_failed_walk_closes_the_generators_around_the_failure():
+    log = []
+
+    def failing():
+        yield h.P("x")
+        raise LookupError("the database went away")
+
+    def outer():
+        try:
+            yield h.Div(failing())
+            yield h.P("never")
+        finally:
+            log.append("outer")
+
+    with pytest.raises(LookupError, match="went away"):
+        list(iter_render(h.Main(outer()), chunk_size=4))
+    assert log == ["outer"]
+
+
+def test_a_generator_that_fails_to_close_raises_from_close():
+    log = []
+
+    def stubborn():
+        try:
+            for i in range(100):
+                yield h.P(i)
+        finally:
+            raise RuntimeError("cleanup failed")
+
+    def outer():
+        try:
+            yield h.Div(stubborn())
+        finally:
+            log.append("outer")
+
+    it = iter_render(h.Main(outer()), chunk_size=4)
+    assert b"".join(next(it) for _ in range(10)).startswith(b"<main><div><p>0</p>")
+    with pytest.raises(RuntimeError, match="cleanup failed"):
+        it.close()
+    assert log == ["outer"]  # closed too, though the one inside it failed
+
+
+def test_a_failure_to_close_after_an_error_keeps_that_error_as_its_context():
+    def failing():
+        yield h.P("x")
+        raise LookupError("first")
+
+    def stubborn():
+        try:
+            yield h.Div(failing())
+        finally:
+            raise RuntimeError("cleanup failed")
+
+    with pytest.raises(RuntimeError, match="cleanup failed") as exc:
+        list(iter_render(h.Main(stubborn()), chunk_size=4))
+    assert isinstance(exc.value.__context__, LookupError)
+
+
+def test_other_iterators_are_not_closed():
+    class Cursor:
+        closed = False
+
+        def __init__(self):
+            self.rows = iter([h.P("a"), h.P("b"), h.P("c")])
+
+        def __iter__(self):
+            return self
+
+        def __next__(self):
+            return next(self.rows)
+
+        def close(self):  # a file's or a cursor's close means more than "stop"
+            self.closed = True
+
+    cursor = Cursor()
+    it = iter_render(h.Div(cursor), chunk_size=4)
+    next(it)
+    it.close()
+    assert not cursor.closed
+
+
 def test_the_iterator_type_is_not_constructible():
     with pytest.raises(TypeError):
         type(iter_render("x"))()
@@ -257,7 +410,8 @@ def test_the_iterator_type_is_not_constructible():
 def test_iterator_holds_the_tree_until_it_ends():
     text = "shared text é " * 10
     child = h.P(text)
-    node = h.Div(child, [child])
+    # More elements than a stream renders whole: it walks them child by child.
+    node = h.Div(child, [h.Span(child) for _ in range(100)])
     before = (sys.getrefcount(text), sys.getrefcount(child), sys.getrefcount(node))
     it = iter_render(node, chunk_size=5)
     assert sys.getrefcount(node) == before[2] + 1  # the walk starts from it
