@@ -10,7 +10,7 @@ it stands while the chunks before it are already on their way.
 """
 
 import asyncio
-from typing import AsyncIterator
+from typing import AsyncIterator, Union
 
 from fastapi import FastAPI
 
@@ -36,10 +36,10 @@ def index() -> Element:
 
 
 @app.get("/items/{name}", response_class=MarkupResponse, response_model=None)
-def item(name: str) -> Element:
+def item(name: str) -> Union[Element, MarkupResponse]:
     count = STOCK.get(name)
-    if count is None:
-        return page("Not found", h.P(f"No item {name}."))
+    if count is None:  # a response of its own, for its status
+        return MarkupResponse(page("Not found", h.P(f"No item {name}.")), status_code=404)
     return page(name, h.P(f"{count} in stock" if count else "Sold out"))
 
 

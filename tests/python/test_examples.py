@@ -234,6 +234,8 @@ def test_fastapi_pages(fastapi_example):
     response = client.get("/items/crème-brûlée")
     assert texts(parse(response.content), "p") == ["3 in stock"]
     response = client.get("/items/<b>")
+    assert response.status_code == 404
+    assert response.headers["content-type"] == "text/html; charset=utf-8"
     assert b"<b>" not in response.content
     assert texts(parse(response.content), "p") == ["No item <b>."]
 
