@@ -578,13 +578,18 @@ static int parse_chunk_size(PyObject *obj, size_t *chunk, const char *func) {
     return 0;
 }
 
-/* Whether the root is lazy itself (an iterator, a callable, an awaitable,
-   an async iterable): it is then taken at the first step, when the caller
-   starts iterating. */
-static int root_is_lazy(pm_state *st, PyObject *node) {
-    if (Py_TYPE(node) == st->lazy_type) return 1;
-    if (PyUnicode_Check(node) || PyDict_Check(node) || pm_is_placeholder(st, node)) return 0;
-    return pm_lazy_kind(st, node) >= 0;
+/* Whether the root is taken when the stream is made: an element, a list
+   or a tuple is walked from the first step, and a lazy root (an iterator,
+   a callable, an awaitable) is taken when the caller starts iterating;
+   anything else (text, a number, a SafeString, or a value render()
+   refuses) is taken at once. */
+static int take_root_now(pm_state *st, PyObject *node) {
+    PyTypeObject *type = Py_TYPE(node);
+    if (type == st->element_type || type == st->lazy_type || PyList_Check(node) ||
+        PyTuple_Check(node))
+        return 0;
+    if (PyUnicode_Check(node) || PyDict_Check(node) || pm_is_placeholder(st, node)) return 1;
+    return pm_lazy_kind(st, node) < 0;
 }
 
 static PyObject *new_stream(PyObject *module, PyObject *node, PyObject *chunk_obj, int is_async) {
@@ -620,11 +625,10 @@ static PyObject *new_stream(PyObject *module, PyObject *node, PyObject *chunk_ob
         Py_DECREF(self);
         return NULL;
     }
-    /* Any other root is taken now, which takes none of its lazy children:
-       a value render() refuses (bytes, a dict, a bool...) fails in the call
-       that asked for the stream, while a web view can still answer with an
-       error page, not after a server has sent the status line. */
-    if (!root_is_lazy(st, node)) {
+    /* So a value render() refuses (bytes, a dict, a bool...) fails in the
+       call that asked for the stream, while a web view can still answer
+       with an error page, not after a server has sent the status line. */
+    if (take_root_now(st, node)) {
         PyObject *root = self->pending;
         self->pending = NULL;
         self->busy = 1; /* the code it may run (an __html__) cannot reenter */
