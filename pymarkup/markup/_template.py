@@ -1311,10 +1311,45 @@ def trace(func: Any, name: str, params: List[str]) -> Tuple[_Session, List[Stand
     eager = _core._eager_children(True)
     try:
         tree = func(**dict(zip(params, stands)))
+    except TypeError as exc:
+        _name_stand_in_misuse(name, exc)
+        raise
     finally:
         _core._eager_children(eager)
         del _sessions()[session.nonce]
     return session, stands, tree
+
+
+# Python's own TypeError about a stand-in names its class ("sequence item
+# 0: expected str instance, _Item found", from ", ".join(xs)).
+_STAND_CLASS = re.compile(r"\b(?:Stand|_[A-Z][A-Za-z]*)\b")
+
+
+def _name_stand_in_misuse(name: str, exc: TypeError) -> None:
+    """Raises a TypeError that says what went wrong in the user's terms when
+    `exc` is Python's own, about a stand-in; returns otherwise."""
+    text = str(exc)
+    if text.startswith("@baked") or not any(
+        match.group(0) == cls.__name__
+        for match in _STAND_CLASS.finditer(text)
+        for cls in _stand_classes()
+    ):
+        return
+    raise TypeError(
+        f"@baked {name}(): a per-call value was given to Python code that needs the real "
+        f"value now ({text}). The builder runs once, when it is decorated, so that code "
+        f"cannot run per call; prepare the value in the caller, or write an element per "
+        f"item (a join or a sum over the items is one value, not one element per item)"
+    ) from exc
+
+
+def _stand_classes() -> List[type]:
+    found, todo = [], [Stand]
+    while todo:
+        cls = todo.pop()
+        found.append(cls)
+        todo.extend(cls.__subclasses__())
+    return found
 
 
 def _refuse_frozen_text(session: _Session, node: Any, seen: Dict[int, None]) -> None:
