@@ -159,8 +159,8 @@ static int release_closing(pm_chunks *self) {
             Py_DECREF(r);
         } else if (failed == NULL) {
             PyErr_Fetch(&failed, &failed_value, &failed_tb);
-        } else {
-            PyErr_Clear();
+        } else { /* a second failure: reported, not raised */
+            PyErr_WriteUnraisable(PyList_GET_ITEM(gens, i));
         }
     }
     Py_DECREF(gens);
@@ -172,7 +172,11 @@ static int release_closing(pm_chunks *self) {
         PyErr_NormalizeException(&type, &value, &tb);
         PyErr_NormalizeException(&failed, &failed_value, &failed_tb);
         if (tb) PyException_SetTraceback(value, tb);
-        PyException_SetContext(failed_value, value); /* steals value */
+        if (failed_value != value) {
+            PyException_SetContext(failed_value, value); /* steals value */
+        } else {
+            Py_DECREF(value);
+        }
         Py_DECREF(type);
         Py_XDECREF(tb);
     }
@@ -483,10 +487,11 @@ static PyObject *chunks_close(PyObject *op, PyObject *unused) {
         return NULL;
     }
     if (self->state == STREAM_RUNNING) self->state = STREAM_DONE;
-    int r = release_closing(self);
+    /* Emptied first: a generator's finally that asks for the next chunk
+       gets none. */
     markup_buf_free(&self->buf);
     self->pos = 0;
-    if (r < 0) return NULL;
+    if (release_closing(self) < 0) return NULL;
     Py_RETURN_NONE;
 }
 
@@ -578,18 +583,23 @@ static int parse_chunk_size(PyObject *obj, size_t *chunk, const char *func) {
     return 0;
 }
 
-/* Whether the root is taken when the stream is made: an element, a list
-   or a tuple is walked from the first step, and a lazy root (an iterator,
-   a callable, an awaitable) is taken when the caller starts iterating;
-   anything else (text, a number, a SafeString, or a value render()
-   refuses) is taken at once. */
+/* Whether the root is taken when the stream is made (1), or at the first
+   step (0), or -1 on error. An element, a list or a tuple is walked from
+   the first step; a lazy root (an iterator, a callable, an awaitable) and
+   an object with __html__ (which may run a query) are taken when the
+   caller starts iterating. Text, a number, and a value render() refuses
+   are taken at once. */
 static int take_root_now(pm_state *st, PyObject *node) {
     PyTypeObject *type = Py_TYPE(node);
     if (type == st->element_type || type == st->lazy_type || PyList_Check(node) ||
         PyTuple_Check(node))
         return 0;
     if (PyUnicode_Check(node) || PyDict_Check(node) || pm_is_placeholder(st, node)) return 1;
-    return pm_lazy_kind(st, node) < 0;
+    if (pm_lazy_kind(st, node) >= 0) return 0;
+    PyObject *method;
+    int html = pm_lookup_html(st, node, &method);
+    if (html > 0) Py_DECREF(method);
+    return html < 0 ? -1 : !html;
 }
 
 static PyObject *new_stream(PyObject *module, PyObject *node, PyObject *chunk_obj, int is_async) {
@@ -628,7 +638,12 @@ static PyObject *new_stream(PyObject *module, PyObject *node, PyObject *chunk_ob
     /* So a value render() refuses (bytes, a dict, a bool...) fails in the
        call that asked for the stream, while a web view can still answer
        with an error page, not after a server has sent the status line. */
-    if (take_root_now(st, node)) {
+    int now = take_root_now(st, node);
+    if (now < 0) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    if (now) {
         PyObject *root = self->pending;
         self->pending = NULL;
         self->busy = 1; /* the code it may run (an __html__) cannot reenter */

@@ -1320,19 +1320,22 @@ def trace(func: Any, name: str, params: List[str]) -> Tuple[_Session, List[Stand
     return session, stands, tree
 
 
-# Python's own TypeError about a stand-in names its class ("sequence item
-# 0: expected str instance, _Item found", from ", ".join(xs)).
-_STAND_CLASS = re.compile(r"\b(?:Stand|_[A-Z][A-Za-z]*)\b")
+# Python's own TypeError about a stand-in names its class, quoted or before
+# "found" ("sequence item 0: expected str instance, _Item found", from
+# ", ".join(xs); "unsupported operand type(s) for +: 'int' and '_Item'").
+_NAMED_CLASS = re.compile(r"""['"](_[A-Z][A-Za-z]*)['"]|\b(_[A-Z][A-Za-z]*) found\b""")
 
 
 def _name_stand_in_misuse(name: str, exc: TypeError) -> None:
     """Raises a TypeError that says what went wrong in the user's terms when
-    `exc` is Python's own, about a stand-in; returns otherwise."""
+    `exc` is Python's own, about a stand-in; returns otherwise (a subclass
+    of TypeError, or any other text, is left as it was raised)."""
     text = str(exc)
-    if text.startswith("@baked") or not any(
-        match.group(0) == cls.__name__
-        for match in _STAND_CLASS.finditer(text)
-        for cls in _stand_classes()
+    if type(exc) is not TypeError or text.startswith("@baked"):
+        return
+    names = {cls.__name__ for cls in _stand_classes()}
+    if not any(
+        (match.group(1) or match.group(2)) in names for match in _NAMED_CLASS.finditer(text)
     ):
         return
     raise TypeError(

@@ -263,8 +263,14 @@ def test_a_lazy_root_is_not_taken_by_the_call():
         taken.append("called")
         return h.P("y")
 
+    class Component:  # its __html__ may run a query: not in the view
+        def __html__(self):
+            taken.append("html")
+            return "<i>c</i>"
+
     streams = [iter_render(rows()), iter_render(late), iter_render(h.Div(rows()))]
     streams += [iter_render([late]), iter_render((h.P(1), late))]
+    streams += [iter_render(Component()), iter_render(h.Div(Component()))]
     assert taken == []
     assert [b"".join(s) for s in streams] == [
         b"<p>x</p>",
@@ -272,8 +278,10 @@ def test_a_lazy_root_is_not_taken_by_the_call():
         b"<div><p>x</p></div>",
         b"<p>y</p>",
         b"<p>1</p><p>y</p>",
+        b"<i>c</i>",
+        b"<div><i>c</i></div>",
     ]
-    assert taken == ["started", "called", "started", "called", "called"]
+    assert taken == ["started", "called", "started", "called", "called", "html", "html"]
 
 
 def test_render_errors_match_render_bytes():
@@ -316,13 +324,31 @@ def _logged_rows(log, name, count, inner=0):
 
 def test_closing_the_stream_closes_the_generators_it_walks_innermost_first():
     log = []
-    it = iter_render(h.Table(_logged_rows(log, "r", 100, inner=3)), chunk_size=16)
+    page = h.Table(_logged_rows(log, "r", 100, inner=3))  # held: they stay alive
+    it = iter_render(page, chunk_size=16)
     next(it)
     next(it)
     assert log == []  # suspended, not closed
     it.close()
     assert log == ["r0.", "r"]
     assert list(it) == []
+
+
+def test_a_generator_closed_by_the_stream_gets_no_more_chunks_from_it():
+    got = []
+
+    def rows():
+        try:
+            for i in range(100):
+                yield h.Tr(h.Td(i))
+        finally:
+            got.append(next(it, None))  # asks the stream being closed
+
+    page = h.Table(rows())
+    it = iter_render(page, chunk_size=8)
+    next(it)
+    it.close()
+    assert got == [None]
 
 
 def test_a_failed_walk_closes_the_generators_around_the_failure():
@@ -339,8 +365,9 @@ def test_a_failed_walk_closes_the_generators_around_the_failure():
         finally:
             log.append("outer")
 
+    page = h.Main(outer())  # held: the generator stays alive after the walk
     with pytest.raises(LookupError, match="went away"):
-        list(iter_render(h.Main(outer()), chunk_size=4))
+        list(iter_render(page, chunk_size=4))
     assert log == ["outer"]
 
 

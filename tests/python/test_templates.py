@@ -417,6 +417,34 @@ def test_what_a_loop_cannot_bake_is_refused(builder, phrase):
     assert str(exc.value).startswith("@baked <lambda>(): ")
 
 
+def test_pythons_own_error_about_a_stand_in_keeps_it_as_the_cause():
+    with pytest.raises(TypeError, match="needs the real value now") as exc:
+        baked(lambda xs: h.P(", ".join(xs)))
+    assert type(exc.value.__cause__) is TypeError
+    assert "expected str instance" in str(exc.value.__cause__)
+
+
+class _OwnError(TypeError):
+    pass
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        TypeError("Stand size must be an int"),
+        TypeError("expected a _Text instance"),  # a stand-in's name, not Python's phrasing
+        _OwnError("expected str instance, _Item found"),  # a subclass keeps its type
+    ],
+)
+def test_a_builders_own_type_error_goes_through_unchanged(error):
+    def builder(x):
+        raise error
+
+    with pytest.raises(type(error)) as exc:
+        baked(builder)
+    assert exc.value is error
+
+
 def test_a_counter_is_refused():
     def counted(xs):
         n = iter(range(100))
@@ -520,7 +548,7 @@ def test_a_stand_in_in_raw_text_is_refused_with_the_way_out(builder, named):
         baked(builder)
     msg = str(exc.value)
     assert named in msg and ("<script>" in msg or "<style>" in msg)
-    assert "\U0010fffd" not in msg and "\U0010fffd" not in msg  # no tracer internals
+    assert "\U0010fffd" not in msg and "\\U0010fffd" not in msg  # no tracer internals
     _assert_raw_text_advice(msg)
 
 
