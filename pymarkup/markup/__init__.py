@@ -49,6 +49,7 @@ __all__ = [
     "h",
     "iter_render",
     "looped",
+    "per_call",
     "pretty",
     "render",
     "render_bytes",

@@ -11,7 +11,7 @@ import sys
 
 from . import _core
 from ._core import _compile
-from ._template import compile_program, needs_program, trace
+from ._template import compile_program, inliner, needs_program, trace
 
 __all__ = ["baked"]
 
@@ -77,7 +77,16 @@ def baked(func):
     ):
         program, ops, paths = compile_program(session, params, tree)
     compiled = _compile(
-        func, tuple(params), npositional, defaults, name, tree, tuple(stands), program, ops, paths
+        inliner(func, params),
+        tuple(params),
+        npositional,
+        defaults,
+        name,
+        tree,
+        tuple(stands),
+        program,
+        ops,
+        paths,
     )
     functools.update_wrapper(compiled, func)
     return compiled

@@ -2,9 +2,9 @@
 
 The builder runs once with a stand-in per parameter. Whatever it does with a
 stand-in that a template can do per call (a field, arithmetic, a comparison,
-formatting, a loop, ``when``) gives another stand-in that records the
-operation; whatever would decide once for all calls (``bool()``, ``len()``,
-a method call) raises ``TypeError``. The tree that comes back is compiled:
+formatting, a loop, ``when``, a method call) gives another stand-in that
+records the operation; whatever would decide once for all calls
+(``bool()``, ``len()``, ``int()``) raises ``TypeError``. The tree that comes back is compiled:
 static HTML through the one HTML writer, values and control flow into a
 libmarkup template program (``markup._core._ProgramBuilder``).
 
@@ -206,7 +206,7 @@ class Stand(_core.StandIn):
     def __len__(self) -> int:
         self._refuse(
             "is passed to len()",
-            "compute the length in the caller and pass it as a parameter",
+            "use per_call(len, x), which calls len() on each call's value",
         )
 
     def __contains__(self, item: Any) -> bool:
@@ -215,11 +215,10 @@ class Stand(_core.StandIn):
             "use contains(container, item) inside when(...)",
         )
 
-    def __call__(self, *args: Any, **kwargs: Any):
-        self._refuse(
-            "is called (a method call the template cannot follow)",
-            "compute the value in the caller, or use the field as it is",
-        )
+    def __call__(self, *args: Any, **kwargs: Any) -> "Stand":
+        # A method of a field (o.get_absolute_url()), or a function given
+        # as a parameter: called per call, as Jinja2 calls it.
+        return _Call(self._m_session, _call_value, (self,) + args, kwargs, f"{self._m_path()}(...)")
 
     def __index__(self) -> int:
         self._refuse(
@@ -228,7 +227,9 @@ class Stand(_core.StandIn):
         )
 
     def __int__(self) -> int:
-        self._refuse("is converted with int()", "convert the data in the caller")
+        self._refuse(
+            "is converted with int()", "use per_call(int, x), which converts each call's value"
+        )
 
     def __float__(self) -> float:
         self._refuse(
@@ -243,13 +244,15 @@ class Stand(_core.StandIn):
         return self
 
     def __abs__(self):
-        self._refuse("is passed to abs()", "compute the value in the caller")
+        self._refuse("is passed to abs()", "use per_call(abs, x)")
 
     def __round__(self, ndigits=None):
         self._refuse("is passed to round()", 'use an f-string with a format spec, as f"{x:.2f}"')
 
     def __reversed__(self):
-        self._refuse("is passed to reversed()", "reverse the data in the caller")
+        self._refuse(
+            "is passed to reversed()", "iterate per_call(reversed, x), or reverse it in the caller"
+        )
 
     def _refusing(what: str, hint: str = "compute the value in the caller"):  # noqa: N805
         def method(self, *args: Any) -> Any:
@@ -480,23 +483,35 @@ class _When(Stand):
 
 
 class _Call(Stand):
-    """A function of markup's own (classes(), styles(), aria()) applied per
-    call, because an argument holds a stand-in."""
+    """A function applied per call because an argument holds a stand-in:
+    per_call(f, x) (classes(), styles() and aria() use it), or a stand-in
+    called (o.method(), with the stand-in as _call_value's first argument)."""
 
-    __slots__ = ("_m_func", "_m_call_args", "_m_kwargs")
+    __slots__ = ("_m_func", "_m_call_args", "_m_kwargs", "_m_shown")
 
     def __new__(
-        cls, session: "_Session", func: Any, args: Tuple[Any, ...], kwargs: Dict[str, Any]
+        cls,
+        session: "_Session",
+        func: Any,
+        args: Tuple[Any, ...],
+        kwargs: Dict[str, Any],
+        shown: Optional[str] = None,
     ) -> "_Call":
         self = Stand.__new__(cls, session, "")
         self._m_func, self._m_call_args, self._m_kwargs = func, args, kwargs
+        self._m_shown = shown or f"{getattr(func, '__name__', 'call')}(...)"
         return self
 
     def _m_path(self) -> str:
-        return f"{getattr(self._m_func, '__name__', 'call')}(...)"
+        return self._m_shown
 
     def _m_args(self):
         return (self._m_call_args, tuple(self._m_kwargs.values()))
+
+
+def _call_value(func: Any, /, *args: Any, **kwargs: Any) -> Any:
+    """A stand-in called while tracing, as the template calls it per call."""
+    return func(*args, **kwargs)
 
 
 def _text_session(text: str) -> Optional["_Session"]:
@@ -526,6 +541,42 @@ class _Text(Stand):
 
     def _m_args(self):
         return (self._m_text,)
+
+
+class _Const(Stand):
+    """A bool given to a @baked component inlined into another: constant,
+    but a stand-in, so that the component's `when(flag, ...)` tests it as
+    it tests the flag when the component is baked alone, instead of taking
+    it for the frozen answer of a test (which when() refuses)."""
+
+    __slots__ = ("_m_name", "_m_value")
+
+    def __new__(cls, session: "_Session", name: str, value: bool) -> "_Const":
+        self = Stand.__new__(cls, session, "")
+        self._m_name, self._m_value = name, value
+        return self
+
+    def _m_describe(self) -> str:
+        return f"parameter '{self._m_name}' (given {self._m_value})"
+
+    def _m_path(self) -> str:
+        return self._m_name
+
+
+def inliner(func: Any, params: List[str]) -> Any:
+    """The builder a @baked function runs when it is called with stand-ins
+    while another builder is traced (it is then inlined there): `func`,
+    with each bool argument as a _Const."""
+
+    def inline(**values: Any) -> Any:
+        found = _find_stand(tuple(values.values()))
+        if found is not None:
+            for name, value in values.items():
+                if isinstance(value, bool):
+                    values[name] = _Const(found._m_session, name, value)
+        return func(**values)
+
+    return inline
 
 
 def _find_stand(value: Any) -> Optional[Stand]:
@@ -562,9 +613,11 @@ def _holds_per_call(value: Any) -> bool:
 
 
 def per_call(func: Any, *args: Any, **kwargs: Any) -> Any:
-    """``func(*args, **kwargs)``: now, or in a @baked template per call when
-    an argument holds a value known only then. `func` must be pure (the
-    helpers of markup that build attribute values)."""
+    """``func(*args, **kwargs)``: now in plain code; in a ``@baked`` builder,
+    where an argument depends on the parameters, on each call with that
+    call's values (Jinja2's filters: ``per_call(len, orders)``,
+    ``per_call(", ".join, o.tags)``). The result is rendered as any value
+    is, escaped unless it is HTML."""
     found = _find_stand((args, kwargs))
     if found is None:
         return func(*args, **kwargs)
@@ -837,6 +890,8 @@ def _same(session: _Session, a: Any, b: Any, pairs: Dict[int, Tuple[int, int]]) 
                 raise _Mismatch(a, b)
         if isinstance(a, _Param) and a._m_index != b._m_index:
             raise _Mismatch(a, b)
+        if isinstance(a, _Const) and a._m_value is not b._m_value:
+            raise _Mismatch(a, b)
         if isinstance(a, _Field) and (a._m_key != b._m_key or a._m_how != b._m_how):
             raise _Mismatch(a, b)
         if isinstance(a, _Binary) and a._m_op != b._m_op:
@@ -990,6 +1045,8 @@ class _Compiler:
                 else f"[{key!r}]"
             )
             return self.path(value._m_base) + tail.replace("{", "{{").replace("}", "}}")
+        if isinstance(value, _Call) and value._m_func is _call_value:
+            return self.path(value._m_call_args[0]) + "(...)"
         return _path_of(value).replace("{", "{{").replace("}", "}}")
 
     def expr(self, value: Any) -> None:
@@ -997,6 +1054,8 @@ class _Compiler:
         emit = self.pb.emit
         if isinstance(value, str) and not isinstance(value, Stand) and _MARK in value:
             self.text_expr(self.session.split(value))  # a text formatted per call
+        elif isinstance(value, _Const):
+            emit(_APPLY, self.op((_OP_CONST, value._m_value, "")), 0)
         elif isinstance(value, _Text):
             self.text_expr(self.session.split(value._m_text))
         elif not isinstance(value, Stand) and _holds_per_call(value):
@@ -1341,8 +1400,9 @@ def _name_stand_in_misuse(name: str, exc: TypeError) -> None:
     raise TypeError(
         f"@baked {name}(): a per-call value was given to Python code that needs the real "
         f"value now ({text}). The builder runs once, when it is decorated, so that code "
-        f"cannot run per call; prepare the value in the caller, or write an element per "
-        f"item (a join or a sum over the items is one value, not one element per item)"
+        f"cannot run now; call it per call with per_call(func, *args) (as "
+        f"per_call(', '.join, tags)), prepare the value in the caller, or write an element "
+        f"per item"
     ) from exc
 
 

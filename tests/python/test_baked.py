@@ -23,7 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from markup import SafeString, baked, contains, h, render, when
+from markup import SafeString, baked, contains, h, per_call, render, when
 
 JINJA = jinja2.Environment(autoescape=True)
 
@@ -431,10 +431,8 @@ def _refused_cases():
         "== in an if": (lambda x: h.P("a" if x == "b" else "c"), "truth value"),
         "comprehension if": (lambda x: h.Ul([h.Li(i) for i in x if i]), "truth value"),
         "slicing": (lambda x: h.P(x[1:]), "sliced"),
-        "method": (lambda x: h.P(x.upper()), "called"),
         "len()": (lambda x: h.P(len(x)), "len()"),
         "in": (lambda x: h.P("a" in x), "'in'"),
-        "call": (lambda x: h.P(x()), "called"),
         "hash": (lambda x: h.P({x}), "dictionary key"),
         "item assignment": (lambda x: operator.setitem(x, 0, 1), "item assigned"),
         "item deletion": (lambda x: operator.delitem(x, 0), "item deleted"),
@@ -513,6 +511,13 @@ def _supported_cases():
         "attribute": (lambda x: h.P(x.real), [3, 2.5]),
         "attribute value": (lambda x: h.A({"href": f"/u/{x}"}, "u"), ["<a b>", 5]),
         "contains": (lambda x: h.P(when(contains(x, "a"), "has a")), [["a"], "bab", []]),
+        "method": (lambda x: h.P(x.upper(), x.replace("a", "<")), ["ab<", ""]),
+        "method in an attribute": (lambda x: h.A({"href": x.strip()}, "u"), [" /a?b&c "]),
+        "call": (lambda x: h.P(x(), x(1)), [lambda n=0: f"<{n}>", str]),
+        "items()": (lambda x: h.Ul([h.Li(k, "=", v) for k, v in x.items()]), [{"a": "<"}, {}]),
+        "per_call()": (lambda x: h.P(per_call(len, x), per_call(", ".join, x)), [["a", "&"], []]),
+        "per_call() loop": (lambda x: h.Ul([h.Li(i) for i in per_call(reversed, x)]), [[1, "<"]]),
+        "per_call() keywords": (lambda x: h.P(per_call(sorted, x, reverse=True)), [[2, 3, 1]]),
     }
 
 

@@ -32,6 +32,7 @@ from markup import (
     escape,
     h,
     looped,
+    per_call,
     render,
     styles,
     when,
@@ -141,6 +142,40 @@ def test_components_baked_or_plain_are_inlined():
     assert page(orders) == plain(orders) == render(h.Table([order_row(o) for o in orders]))
     # the component on its own still renders per call
     assert row(orders[0]) == render(order_row(orders[0]))
+
+
+def test_an_inlined_component_takes_constant_flags():
+    # A bool given to a baked component inside another one is a constant,
+    # not the frozen answer of a test: when(flag, ...) in the component
+    # tests it, as it does when the component is called on its own.
+    def card(o, show_note=False, wide=True):
+        return h.Div(
+            {"class": when(wide, "wide", "narrow"), "hidden": when(show_note, None, True)},
+            o["id"],
+            when(show_note, h.P(o["note"])),
+        )
+
+    baked_card = baked(card)
+    page = baked(
+        lambda orders: h.Main(
+            [baked_card(o) for o in orders],
+            [baked_card(o, show_note=True, wide=False) for o in orders],
+            baked_card(orders[0], True),
+        )
+    )
+    orders = [{"id": 1, "note": "a & b"}, {"id": 2, "note": "<x>"}]
+    want = render(
+        h.Main(
+            [card(o) for o in orders],
+            [card(o, show_note=True, wide=False) for o in orders],
+            card(orders[0], True),
+        )
+    )
+    assert page(orders) == want
+    assert "<p>&lt;x&gt;</p>" in want and 'class="narrow"' in want
+    # a loop whose items get different flags is still refused
+    with pytest.raises(TypeError, match="differ"):
+        baked(lambda xs: h.Ul([baked_card(x, i == 0) for i, x in enumerate(xs)]))
 
 
 # ---------------------------------------------------------------------------
@@ -859,3 +894,94 @@ def test_a_value_jinja2_would_print_is_refused_with_the_way_out(value):
         baked(lambda x: h.P(x))(value)
     formatted = baked(lambda x: h.P(f"{x}"))
     assert formatted(value) == render(h.P(str(value)))
+
+
+# ---------------------------------------------------------------------------
+# Calls per call: methods of fields, functions given as parameters, per_call()
+# ---------------------------------------------------------------------------
+
+
+class Order:
+    def __init__(self, id, name):
+        self.id, self.name = id, name
+
+    def get_absolute_url(self):
+        return f"/orders/{self.id}/?tab=lines&x=<1>"
+
+    def label(self, prefix, sep=": "):
+        return f"{prefix}{sep}{self.name}"
+
+    def fail(self):
+        if self.id == 2:
+            raise ValueError("no label for 2")
+        return "ok"
+
+
+def test_methods_and_functions_are_called_per_call_as_jinja2_calls_them():
+    def page(orders, fmt):
+        return h.Ul(
+            [
+                h.Li(
+                    h.A({"href": o.get_absolute_url()}, o.label("Order", sep=" - ")),
+                    o.name.upper(),
+                    fmt(o.id),
+                )
+                for o in orders
+            ]
+        )
+
+    fn = baked(page)
+    orders = [Order(1, "Ann & <Bo>"), Order(2, "Cy \"'")]
+    fmt = "#{:04d}".format
+    assert fn(orders, fmt) == render(page(orders, fmt))
+    tpl = JINJA.from_string(
+        '<ul>{% for o in orders %}<li><a href="{{ o.get_absolute_url() }}">'
+        "{{ o.label('Order', sep=' - ') }}</a>{{ o.name.upper() }}{{ fmt(o.id) }}</li>"
+        "{% endfor %}</ul>"
+    )
+    assert fn(orders, fmt) == tpl.render(orders=orders, fmt=fmt)
+    # each call calls again: nothing is kept from an earlier call
+    orders[0].name = "<changed>"
+    assert "&lt;CHANGED&gt;" in fn(orders, fmt)
+
+
+def test_a_failing_method_names_its_path_and_keeps_its_type():
+    fn = baked(lambda orders: h.Ul([h.Li(o.fail()) for o in orders]))
+    with pytest.raises(ValueError, match=r"orders\[1\]\.fail\(\.\.\.\): no label for 2"):
+        fn([Order(1, "a"), Order(2, "b")])
+    with pytest.raises(AttributeError, match=r"orders\[0\]\.nope"):
+        baked(lambda orders: h.Ul([h.Li(o.nope()) for o in orders]))([Order(1, "a")])
+
+
+def test_per_call_runs_a_function_on_each_calls_values():
+    def page(tags, items):
+        return h.Div(
+            h.P(per_call(", ".join, tags), " (", per_call(len, tags), ")"),
+            h.Ul([h.Li(i) for i in per_call(sorted, items, reverse=True)]),
+            when(per_call(len, items) > 2, h.P("many")),
+        )
+
+    fn = baked(page)
+    for tags, items in ((["a&b", "<c>"], [3, 1, 2]), ([], []), (["x"], ["<"])):
+        assert fn(tags, items) == render(page(tags, items))
+    # outside a template it calls at once
+    assert per_call(len, [1, 2]) == 2
+
+
+def test_a_call_that_changes_the_data_being_rendered_cannot_crash():
+    # The template walks lists by index and holds what it reads; a function
+    # called per call may empty the very list or dict being rendered.
+    def clear(xs):
+        xs.clear()
+        return "cleared"
+
+    fn = baked(
+        lambda xs, d: h.Ul([h.Li(x, per_call(clear, xs), d["k"], per_call(clear, d)) for x in xs])
+    )
+    for _ in range(3):
+        xs, d = ["<a>", "b", "c"], {"k": "v&"}
+        got = fn(xs, d)
+        assert got == "<ul><li>&lt;a&gt;clearedv&amp;cleared</li></ul>"
+    fn2 = baked(lambda d: h.P(d["k"], per_call(clear, d), d["k"]))
+    with pytest.raises(KeyError, match="k"):
+        fn2({"k": "v"})
