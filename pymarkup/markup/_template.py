@@ -223,7 +223,8 @@ class Stand(_core.StandIn):
     def __index__(self) -> int:
         self._refuse(
             "is used as an integer (an index, range(), %d or %x)",
-            'use an f-string with a format spec, as f"{x:d}"',
+            'use an f-string with a format spec, as f"{x:d}"; for range(), loop over '
+            "per_call(range, ...), which makes the range on each call",
         )
 
     def __int__(self) -> int:
@@ -1379,10 +1380,13 @@ def trace(func: Any, name: str, params: List[str]) -> Tuple[_Session, List[Stand
     return session, stands, tree
 
 
-# Python's own TypeError about a stand-in names its class, quoted or before
-# "found" ("sequence item 0: expected str instance, _Item found", from
-# ", ".join(xs); "unsupported operand type(s) for +: 'int' and '_Item'").
-_NAMED_CLASS = re.compile(r"""['"](_[A-Z][A-Za-z]*)['"]|\b(_[A-Z][A-Za-z]*) found\b""")
+# Python's own TypeError about a stand-in names its class, quoted, before
+# "found" or after "not" ("sequence item 0: expected str instance, _Item
+# found", from ", ".join(xs); "unsupported operand type(s) for +: 'int' and
+# '_Item'"; "%d format: a real number is required, not _Param").
+_NAMED_CLASS = re.compile(
+    r"""['"](_[A-Z][A-Za-z]*)['"]|\b(_[A-Z][A-Za-z]*) found\b|\bnot (_[A-Z][A-Za-z]*)$"""
+)
 
 
 def _name_stand_in_misuse(name: str, exc: TypeError) -> None:
@@ -1394,15 +1398,22 @@ def _name_stand_in_misuse(name: str, exc: TypeError) -> None:
         return
     names = {cls.__name__ for cls in _stand_classes()}
     if not any(
-        (match.group(1) or match.group(2)) in names for match in _NAMED_CLASS.finditer(text)
+        (match.group(1) or match.group(2) or match.group(3)) in names
+        for match in _NAMED_CLASS.finditer(text)
     ):
         return
+    if text.startswith("%"):  # "%d format: ...", "%x format: ..."
+        raise TypeError(
+            f"@baked {name}(): a per-call value is formatted with '%' ({text}); '%' "
+            f"converts it with int() or float() now, once for every call. Use an f-string "
+            f'with a format spec, as f"{{x:d}}" or f"{{x:x}}", which is formatted per call'
+        ) from exc
     raise TypeError(
         f"@baked {name}(): a per-call value was given to Python code that needs the real "
         f"value now ({text}). The builder runs once, when it is decorated, so that code "
-        f"cannot run now; call it per call with per_call(func, *args) (as "
-        f"per_call(', '.join, tags)), prepare the value in the caller, or write an element "
-        f"per item"
+        f"would run once for every call; call it on each call's value with "
+        f"per_call(func, *args) (as per_call(', '.join, tags)), prepare the value in the "
+        f"caller, or write an element per item"
     ) from exc
 
 

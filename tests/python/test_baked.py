@@ -474,12 +474,27 @@ def test_what_would_freeze_is_a_type_error_naming_the_parameter(case):
     assert "decided once" in message
 
 
-@pytest.mark.parametrize("fmt", ["%d", "%.2f"])
-def test_percent_number_formats_are_refused_by_python_itself(fmt):
+@pytest.mark.parametrize("fmt", ["%d", "%.2f", "%x"])
+def test_percent_number_formats_are_refused_at_decoration(fmt):
     # '%' replaces the stand-in's own TypeError with its generic one (from
-    # 3.15 for %f too); it still fails at decoration, not per call.
-    with pytest.raises(TypeError, match=r"number is required|requires a real number|float\(\)"):
+    # 3.15 for %f too); it still fails at decoration, not per call, and the
+    # message says so in the builder's terms.
+    with pytest.raises(TypeError) as info:
         baked(lambda x: h.P(fmt % x))
+    message = str(info.value)
+    assert re.match(r"@baked (.*\.)?<lambda>\(\): ", message)
+    assert "f-string with a format spec" in message
+    assert "_Param" not in message.split("(", 2)[0]
+
+
+def test_range_over_a_parameter_is_made_per_call():
+    with pytest.raises(TypeError, match=r"per_call\(range"):
+        baked(lambda n: h.P([h.A(p) for p in range(1, n + 1)]))
+    pages = baked(
+        lambda n: h.Nav([h.A({"href": f"?page={p}"}, p) for p in per_call(range, 1, n + 1)])
+    )
+    assert pages(2) == '<nav><a href="?page=1">1</a><a href="?page=2">2</a></nav>'
+    assert pages(0) == "<nav></nav>"
 
 
 def _supported_cases():
