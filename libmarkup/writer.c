@@ -31,16 +31,23 @@ enum {
 
 /* markup_context.flags: bits 0-6 are the text elements around (bit i-1 for
    text element i of MARKUP_TAG_TEXT_MASK). */
-#define IN_TEXT_MASK   0x7Fu
-#define IN_SELECT      0x80u
-#define IN_FOREIGN     0x100u /* HTML standing inside svg or math */
+#define IN_TEXT_MASK     0x7Fu
+#define IN_SELECT        0x80u
+#define IN_FOREIGN       0x100u /* HTML standing inside svg or math */
 /* In markup_writer_context only: a frameset was opened before this place,
    so a writer started there refuses script and style text as well. */
-#define AFTER_FRAMESET 0x200u
+#define AFTER_FRAMESET   0x200u
 /* In markup_writer_context only: a writer started there writes a part of a
    document that goes on after it (a baked slot), so it may not open a
    frameset, which would change how the parser reads the rest. */
-#define RESUMED        0x400u
+#define RESUMED          0x400u
+/* Inside a <template> whose content's reading no start tag has decided yet
+   (only ones read by the head's rules so far). Not inherited. */
+#define TEMPLATE_OPEN    0x800u
+/* Inside a <template> whose first deciding start tag was <col>: the parser
+   then ignores every start tag there but col and template, script and
+   style included, and reads their text as markup. */
+#define TEMPLATE_COLUMNS 0x1000u
 
 static inline markup_context top(const markup_writer *w) {
     return w->depth ? w->frames[w->depth - 1].inside : w->base;
@@ -186,7 +193,7 @@ markup_status markup_writer_check_child_slot(markup_writer *w, markup_error *err
 /* The context inside an HTML element of class `cls` whose parent's content
    is `up`; `foreign` when it stands inside svg or math. */
 static markup_context html_inside(markup_context up, markup_tag_class cls, bool foreign) {
-    markup_context c = {MODE_HTML, 0, up.flags};
+    markup_context c = {MODE_HTML, 0, (uint16_t)(up.flags & ~TEMPLATE_OPEN)};
     if (foreign) c.flags |= IN_FOREIGN;
     if (cls & (MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_IMAGE))
         c.mode = MODE_VOID;
@@ -199,6 +206,7 @@ static markup_context html_inside(markup_context up, markup_tag_class cls, bool 
     else if (cls & MARKUP_TAG_IS_MATH)
         c.mode = MODE_MATH;
     if (cls & MARKUP_TAG_IS_SELECT) c.flags |= IN_SELECT;
+    if (cls & MARKUP_TAG_IS_TEMPLATE) c.flags |= TEMPLATE_OPEN;
     unsigned text = cls & MARKUP_TAG_TEXT_MASK;
     if (text && c.mode == MODE_HTML) c.flags |= (uint16_t)(1u << (text - 1));
     return c;
@@ -207,7 +215,7 @@ static markup_context html_inside(markup_context up, markup_tag_class cls, bool 
 /* The context inside a foreign element of class `cls` in namespace `mode`
    (MODE_SVG or MODE_MATH). */
 static markup_context foreign_inside(markup_context up, markup_tag_class cls, uint8_t mode) {
-    markup_context c = {mode, 0, up.flags};
+    markup_context c = {mode, 0, (uint16_t)(up.flags & ~TEMPLATE_OPEN)};
     if (cls & MARKUP_TAG_IS_VOID) {
         c.mode = MODE_VOID; /* written as in HTML: no children, no end tag */
     } else if (mode == MODE_SVG && (cls & MARKUP_TAG_IS_SVG_POINT)) {
@@ -270,6 +278,11 @@ static markup_status place(const markup_writer *w, markup_tag_class cls, markup_
             err, MARKUP_ERR_CONTEXT,
             "inside svg or math the HTML parser may close every element up to a table "
             "around it for this one, the svg or math included");
+    if ((up.flags & TEMPLATE_OPEN) && (cls & MARKUP_TAG_IS_COL) && w->depth == 0 && w->resumed)
+        return markup_fail_(err, MARKUP_ERR_CONTEXT,
+                            "a <col> first in a template, in a part written into a larger "
+                            "document (a baked slot), would make the parser ignore script and "
+                            "style start tags in the rest of the template");
     if ((up.flags & IN_SELECT) && (cls & MARKUP_TAG_IS_STYLE))
         return markup_fail_(
             err, MARKUP_ERR_CONTEXT,
@@ -304,7 +317,17 @@ static markup_status grow(markup_writer *w) {
 /* Classes whose content html_inside reads differently from their parent's. */
 #define CHANGES_CONTENT                                                                            \
     (MARKUP_TAG_TEXT_MASK | MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_IMAGE | MARKUP_TAG_IS_SCRIPT |      \
-     MARKUP_TAG_IS_STYLE | MARKUP_TAG_IS_SVG | MARKUP_TAG_IS_MATH | MARKUP_TAG_IS_SELECT)
+     MARKUP_TAG_IS_STYLE | MARKUP_TAG_IS_SVG | MARKUP_TAG_IS_MATH | MARKUP_TAG_IS_SELECT |         \
+     MARKUP_TAG_IS_TEMPLATE)
+
+/* The first start tag in a template not read by the head's rules decides
+   how the parser reads the rest of the template's content; called once
+   that element's frame is pushed, its parent the template. */
+static void decide_template(markup_writer *w, markup_tag_class cls) {
+    markup_context *t = w->depth > 1 ? &w->frames[w->depth - 2].inside : &w->base;
+    t->flags &= (uint16_t)~TEMPLATE_OPEN;
+    if (cls & MARKUP_TAG_IS_COL) t->flags |= TEMPLATE_COLUMNS;
+}
 
 markup_status markup_writer_open_class(markup_writer *w, const char *tag, size_t n,
                                        markup_tag_class cls, markup_error *err) {
@@ -316,6 +339,7 @@ markup_status markup_writer_open_class(markup_writer *w, const char *tag, size_t
                             "tree nested deeper than MARKUP_MAX_DEPTH elements");
     markup_context up = top(w), inside;
     markup_status st;
+    bool decides_template = false;
     if (up.mode == MODE_HTML && up.flags == 0 && !(cls & SLOW_IN_HTML)) {
         /* Most elements of most pages: HTML content inside HTML content. */
         inside = (cls & CHANGES_CONTENT) ? html_inside(up, cls, false) : up;
@@ -326,6 +350,7 @@ markup_status markup_writer_open_class(markup_writer *w, const char *tag, size_t
             return st;
         }
         if (cls & MARKUP_TAG_IS_FRAMESET) w->after_frameset = true;
+        decides_template = (up.flags & TEMPLATE_OPEN) && !(cls & MARKUP_TAG_IS_HEAD_RULES);
     }
     if (w->depth == w->cap && (st = grow(w)) != MARKUP_OK) return markup_fail_status_(err, st);
     /* '>' of the parent's start tag, if still open, then "<tag". */
@@ -337,6 +362,7 @@ markup_status markup_writer_open_class(markup_writer *w, const char *tag, size_t
     copy_short(d, tag, n);
     w->out->len = (size_t)(d + n - w->out->data);
     w->frames[w->depth++] = (markup_writer_frame){tag, n, cls, inside};
+    if (decides_template) decide_template(w, cls);
     w->in_start_tag = true;
     /* attrs_may_go_direct(w), from what is at hand */
     w->attrs_direct = w->names_checked &&
@@ -539,6 +565,11 @@ static markup_status check_piece(markup_writer *w, markup_context c, const char 
                 err, MARKUP_ERR_CONTEXT,
                 "after a <frameset> the HTML parser ignores <script> and <style> start "
                 "tags and reads their text as markup");
+        if (kind != MARKUP_TAG_NORMAL && (c.flags & TEMPLATE_COLUMNS) && n)
+            return markup_fail_(
+                err, MARKUP_ERR_CONTEXT,
+                "in a <template> whose first element is a <col>, the HTML parser ignores "
+                "<script> and <style> start tags and reads their text as markup");
     }
     enum { KEEP = sizeof w->tail };
     if (w->tail_len) {

@@ -236,6 +236,12 @@ MARKUP_API markup_status markup_html_write_comment(markup_buf *buf, const char *
 /* image: the parser makes it an <img> (void) in HTML content; in svg it is
    an element of its own. */
 #define MARKUP_TAG_IS_IMAGE      (1u << 18)
+#define MARKUP_TAG_IS_TEMPLATE   (1u << 19)
+#define MARKUP_TAG_IS_COL        (1u << 20)
+/* Read by the head's rules inside a <template>, leaving how the parser
+   reads the template's content undecided: base basefont bgsound link meta
+   noframes script style template title. */
+#define MARKUP_TAG_IS_HEAD_RULES (1u << 21)
 
 /* The class of a tag name (n bytes, ASCII case-insensitive; not
    validated). Unknown tags (custom elements) are 0. Thread-safe. */

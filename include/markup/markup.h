@@ -413,6 +413,10 @@ MARKUP_API markup_status markup_html_json_for_script(markup_buf *out, const char
    - After a frameset the parser ignores script and style start tags: their
      text is refused. A writer started at another's markup_writer_context
      writes part of a larger document and may not open a frameset.
+   - So does a template whose first element not read by the head's rules
+     is a col (MARKUP_TAG_IS_HEAD_RULES): script and style text in the rest
+     of it is refused, and a writer started inside such a template, before
+     that first element, may not open that col.
 
    Usage: markup_writer_init, then any sequence of open, attr*, text, html,
    comment, doctype and close calls (attributes only straight after open;
