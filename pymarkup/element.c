@@ -631,6 +631,19 @@ static PM_NOINLINE int add_children_iter(pm_tag *tag, pm_vec *kids, PyObject *it
     return r;
 }
 
+/* Names the mapping by its keys: its values may be a @baked builder's
+   stand-ins, whose text is internal. */
+static PM_NOINLINE int mapping_after_child_error(pm_tag *tag, PyObject *mapping) {
+    PyObject *keys = PySequence_List(mapping);
+    if (!keys) return -1;
+    PyErr_Format(PyExc_TypeError,
+                 "<%U>: attribute mapping with keys %R given after a child; pass attribute "
+                 "mappings first, before any children (or use keywords)",
+                 tag->name, keys);
+    Py_DECREF(keys);
+    return -1;
+}
+
 static PM_NOINLINE int bad_child(pm_tag *tag, PyObject *child) {
     if (PyBool_Check(child)) {
         PyErr_Format(PyExc_TypeError,
@@ -644,10 +657,7 @@ static PM_NOINLINE int bad_child(pm_tag *tag, PyObject *child) {
                      "(e.g. value.decode('utf-8'))",
                      tag->name, Py_TYPE(child)->tp_name);
     } else if (PyDict_Check(child) || PyObject_IsInstance(child, tag->st->mapping_abc) == 1) {
-        PyErr_Format(PyExc_TypeError,
-                     "<%U>: attribute mapping %R given after a child; pass attribute "
-                     "mappings first, before any children (or use keywords)",
-                     tag->name, child);
+        mapping_after_child_error(tag, child);
     } else if (Py_TYPE(child) == tag->st->tag_type) {
         PyErr_Format(PyExc_TypeError,
                      "<%U>: got the factory %R as a child, not an element; call it: %R()",
@@ -808,14 +818,6 @@ static PM_NOINLINE int void_error(pm_tag *tag, Py_ssize_t nkids) {
                  "<%U> is a void element and cannot have children (got %zd); pass only "
                  "attributes, and put the content next to it instead",
                  tag->name, nkids);
-    return -1;
-}
-
-static PM_NOINLINE int mapping_after_child_error(pm_tag *tag, PyObject *mapping) {
-    PyErr_Format(PyExc_TypeError,
-                 "<%U>: attribute mapping %R given after a child; pass attribute mappings "
-                 "first, before any children (or use keywords)",
-                 tag->name, mapping);
     return -1;
 }
 

@@ -14,11 +14,22 @@ def test_mapping_after_child_is_type_error():
         h.Div("text", {"class": "x"})
     msg = str(exc.value)
     assert "<div>" in msg and "after a child" in msg and "first" in msg
+    assert "['class']" in msg
 
 
 def test_mapping_inside_children_list_is_type_error():
-    with pytest.raises(TypeError, match=r"<ul>.*mapping.*after a child"):
+    with pytest.raises(TypeError, match=r"<ul>.*mapping.*\['class'\].*after a child"):
         h.Ul([h.Li("a"), {"class": "x"}])
+
+
+def test_mapping_after_child_in_a_baked_builder_shows_no_stand_in():
+    # The values are stand-ins there; their text is internal.
+    from markup import baked
+
+    for build in (lambda x: h.Div("t", {"class": x}), lambda x: h.Ul([h.Li(x), {"id": x}])):
+        with pytest.raises(TypeError, match="after a child") as exc:
+            baked(build)
+        assert "\U0010fffd" not in str(exc.value)
 
 
 def test_duplicate_attribute_mapping_and_keyword():
