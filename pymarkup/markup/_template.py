@@ -1093,7 +1093,9 @@ class _Compiler:
             emit(_ITEM, self.level(value._m_loop, value), 0)
         elif isinstance(value, _Field):
             self.expr(value._m_base)
-            emit(_APPLY, self.op((value._m_how, value._m_key, self.path(value))), 1)
+            # Unpacking fails for the item as a whole (its count), not a name.
+            shown = value._m_base if value._m_how == _OP_UNPACK else value
+            emit(_APPLY, self.op((value._m_how, value._m_key, self.path(shown))), 1)
         elif isinstance(value, _Compare):
             self.expr(value._m_a)
             self.expr(value._m_b)

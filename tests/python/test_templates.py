@@ -879,8 +879,13 @@ def test_unpacking_takes_exactly_as_many_items_as_python():
     same_as_plain(pairs, [(1, 2, 3)])  # ValueError both ways
     same_as_plain(pairs, [(1,)])
     same_as_plain(pairs, ["cd", {"k": 1, "l": 2}, range(2)])  # any iterable read again
-    with pytest.raises(ValueError, match=r"ps\[0\]\[0\]"):
-        baked(pairs)([(1, 2, 3)])
+    # the error names the item that has the wrong count, not a name of it
+    with pytest.raises(ValueError, match=r"pairs\(\): ps\[1\]: too many values"):
+        baked(pairs)([(1, 2), (1, 2, 3)])
+    # a field read from an unpacked name keeps the name's place
+    fields = baked(lambda ps: h.Ul([h.Li(a, b["x"]) for a, b in ps]))
+    with pytest.raises(KeyError, match=r"ps\[0\]\[1\]\['x'\]"):
+        fields([(1, {})])
 
 
 @pytest.mark.parametrize("value", [decimal.Decimal("1.10"), datetime.date(2024, 5, 1)])
