@@ -534,6 +534,58 @@ static void test_resumed_writer_refuses_a_frameset(void **state) {
     stop(&f);
 }
 
+/* A col first in a template (head elements before it do not count) makes
+   the parser ignore every start tag in the rest of the template but col
+   and template: script and style text there would be read as markup. */
+static void test_template_whose_first_element_is_a_col(void **state) {
+    (void)state;
+    fixture f;
+    start(&f);
+    open_path(&f, (const char *const[]){"template", "title", NULL});
+    assert_int_equal(markup_writer_close(&f.w, &f.err), MARKUP_OK);
+    open_path(&f, (const char *const[]){"col", NULL});
+    assert_int_equal(markup_writer_close(&f.w, &f.err), MARKUP_OK);
+    open_path(&f, (const char *const[]){"div", "script", NULL});
+    assert_int_equal(markup_writer_text(&f.w, S("</template><img src=x onerror=alert(1)>"), &f.err),
+                     MARKUP_ERR_CONTEXT);
+    assert_int_equal(markup_writer_text(&f.w, S(""), &f.err), MARKUP_OK); /* nothing to misread */
+    close_all(&f);
+    assert_output(&f, "<template><title></title><col><div><script></script></div></template>");
+    stop(&f);
+
+    /* Once another element decided the template's reading, a col there is
+       ignored and changes nothing. */
+    start(&f);
+    open_path(&f, (const char *const[]){"template", "p", NULL});
+    assert_int_equal(markup_writer_close(&f.w, &f.err), MARKUP_OK);
+    open_path(&f, (const char *const[]){"col", NULL});
+    assert_int_equal(markup_writer_close(&f.w, &f.err), MARKUP_OK);
+    open_path(&f, (const char *const[]){"style", NULL});
+    assert_int_equal(markup_writer_text(&f.w, S("a{}"), &f.err), MARKUP_OK);
+    close_all(&f);
+    stop(&f);
+
+    /* A writer resumed first in a template may not open that col; after a
+       static col, it refuses script text. */
+    start(&f);
+    open_path(&f, (const char *const[]){"template", NULL});
+    assert_int_equal(markup_writer_flush_tag(&f.w, &f.err), MARKUP_OK);
+    markup_writer slot;
+    markup_writer_init(&slot, &f.buf, markup_writer_context(&f.w));
+    assert_int_equal(markup_writer_open(&slot, S("col"), &f.err), MARKUP_ERR_CONTEXT);
+    assert_string_equal(f.err.refused, "col");
+    markup_writer_dispose(&slot);
+    open_path(&f, (const char *const[]){"col", NULL});
+    assert_int_equal(markup_writer_close(&f.w, &f.err), MARKUP_OK);
+    markup_writer_init(&slot, &f.buf, markup_writer_context(&f.w));
+    assert_int_equal(markup_writer_open(&slot, S("script"), &f.err), MARKUP_OK);
+    assert_int_equal(markup_writer_text(&slot, S("x"), &f.err), MARKUP_ERR_CONTEXT);
+    assert_int_equal(markup_writer_close(&slot, &f.err), MARKUP_OK);
+    markup_writer_dispose(&slot);
+    close_all(&f);
+    stop(&f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_raw_or_escaped_by_where_the_parser_is),
@@ -548,6 +600,7 @@ int main(void) {
         cmocka_unit_test(test_sink),
         cmocka_unit_test(test_out_of_memory_leaves_the_writer_as_it_was),
         cmocka_unit_test(test_resumed_writer_refuses_a_frameset),
+        cmocka_unit_test(test_template_whose_first_element_is_a_col),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
