@@ -89,6 +89,7 @@ static const char *const known_tags[] = {
     "mglyph",
     "malignmark",
     "template",
+    "col",
     "frameset",
     "plaintext",
     "param",
