@@ -329,6 +329,12 @@ static void decide_template(markup_writer *w, markup_tag_class cls) {
     if (cls & MARKUP_TAG_IS_COL) t->flags |= TEMPLATE_COLUMNS;
 }
 
+void markup_writer_branch(markup_writer *w) {
+    if (w == NULL) return;
+    markup_context *t = w->depth ? &w->frames[w->depth - 1].inside : &w->base;
+    if (t->flags & TEMPLATE_OPEN) t->flags |= TEMPLATE_COLUMNS;
+}
+
 markup_status markup_writer_open_class(markup_writer *w, const char *tag, size_t n,
                                        markup_tag_class cls, markup_error *err) {
     markup_clear_(err);
@@ -568,8 +574,9 @@ static markup_status check_piece(markup_writer *w, markup_context c, const char 
         if (kind != MARKUP_TAG_NORMAL && (c.flags & TEMPLATE_COLUMNS) && n)
             return markup_fail_(
                 err, MARKUP_ERR_CONTEXT,
-                "in a <template> whose first element is a <col>, the HTML parser ignores "
-                "<script> and <style> start tags and reads their text as markup");
+                "in a <template> whose first element is a <col> (or may be: a condition or "
+                "loop came first), the HTML parser ignores <script> and <style> start tags "
+                "and reads their text as markup");
     }
     enum { KEEP = sizeof w->tail };
     if (w->tail_len) {

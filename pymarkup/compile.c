@@ -229,6 +229,12 @@ static PyObject *pb_emit(PyObject *op, PyObject *args) {
     if (raise_status(markup_program_emit(pb->b, (markup_op)code, (uint32_t)a, (uint32_t)b, &at)) <
         0)
         return NULL;
+    /* What comes after a condition or a loop's start or end may or may
+       not be written, or be written again: the writer must not take the
+       order in which the compiler walks it for the order of the output. */
+    if (code == MARKUP_OP_IF || code == MARKUP_OP_JUMP || code == MARKUP_OP_LOOP ||
+        code == MARKUP_OP_END_LOOP)
+        markup_writer_branch(&pb->w);
     return PyLong_FromUnsignedLong(at);
 }
 

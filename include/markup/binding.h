@@ -294,6 +294,14 @@ MARKUP_API markup_status markup_writer_flush_tag(markup_writer *w, markup_error 
    the slot could finish the end tag. */
 MARKUP_API markup_status markup_writer_check_child_slot(markup_writer *w, markup_error *err);
 
+/* Tells the writer that what it writes next may be skipped or repeated
+   when the output is used (a template program's condition or loop starts
+   or ends here). Where that leaves undecided how the parser reads later
+   content, the writer takes the reading that refuses more: in a template
+   whose first element is not yet known, a col may come first, so script
+   and style text in the rest of it is refused. */
+MARKUP_API void markup_writer_branch(markup_writer *w);
+
 /* Where the next child would stand, to start another writer there later
    (markup_writer_init): it carries what the parser would know at this
    point (a frameset before it), and that the new writer writes part of a

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 import htmldom
 from htmldom import El, Verbatim, bake, build, parse_dom
-from markup import SafeString, Tag, baked, escape, h, iter_render, render
+from markup import SafeString, Tag, baked, escape, h, iter_render, render, when
 
 EXAMPLES = int(os.environ.get("MARKUP_PARSER_STATE_EXAMPLES", "300"))
 SETTINGS = settings(
@@ -648,3 +648,32 @@ def test_regress_script_after_a_col_first_in_a_template():
     with pytest.raises(ValueError, match="a <col> first in a template"):
         first(h.Col())
     assert first(h.Span("ok")) == "<template><span>ok</span><div>static</div></template>"
+
+
+def test_regress_a_col_first_in_a_template_after_a_condition_or_loop():
+    """Found in review: a template program is compiled by walking every
+    branch and loop body once, in order, so an element in one branch
+    decided the template for code that a call may reach another way (the
+    other branch, an empty loop). After a condition or loop in a template
+    still undecided, a col may come first: raw text in the rest of it is
+    refused."""
+    script = h.Script("</template>" + PAY)
+    calls = [
+        (lambda x, s: h.Template(when(x, h.Div(), h.Col()), s), (False, script)),
+        (lambda x, s: h.Template(when(x, h.Span()), h.Col(), s), (False, script)),
+        (lambda xs, s: h.Template([h.Div(x) for x in xs], s, h.Col(), s), ([], script)),
+        (
+            lambda xs: h.Template([when(x["s"], x["s"], h.Col()) for x in xs]),
+            ([{"s": None}, {"s": script}],),
+        ),
+    ]
+    for build, args in calls:
+        with pytest.raises(ValueError, match="whose first element is a <col>"):
+            baked(build)(*args)
+    with pytest.raises(ValueError, match="whose first element is a <col>"):
+        baked(lambda xs: h.Template([h.Div(x) for x in xs], h.Col(), h.Style("a{}")))
+    # decided before the condition, or outside a template: nothing changes
+    after_div = baked(lambda x: h.Template(h.Div(), when(x, h.Col()), h.Script("ok")))
+    assert after_div(True) == "<template><div></div><col><script>ok</script></template>"
+    outside = baked(lambda x: h.Div(when(x, h.Col()), h.Script("ok")))
+    assert outside(True) == "<div><col><script>ok</script></div>"
