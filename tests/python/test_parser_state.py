@@ -667,9 +667,9 @@ def test_regress_a_col_first_in_a_template_after_a_condition_or_loop():
             ([{"s": None}, {"s": script}],),
         ),
     ]
-    for build, args in calls:
+    for builder, args in calls:
         with pytest.raises(ValueError, match="whose first element is a <col>"):
-            baked(build)(*args)
+            baked(builder)(*args)
     with pytest.raises(ValueError, match="whose first element is a <col>"):
         baked(lambda xs: h.Template([h.Div(x) for x in xs], h.Col(), h.Style("a{}")))
     # decided before the condition, or outside a template: nothing changes
