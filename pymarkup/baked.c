@@ -381,9 +381,11 @@ static Py_ssize_t find_param(pm_baked *self, PyObject *kw) {
 }
 
 /* Fills values[0..nparams) from the call; every entry is a borrowed
-   reference. Returns 0 or -1 with the TypeError Python would raise. */
+   reference. defaulted[i] tells whether values[i] is the default (the
+   call did not give it). Returns 0 or -1 with the TypeError Python would
+   raise. */
 static int bind_arguments(pm_baked *self, PyObject *const *args, Py_ssize_t nargs,
-                          PyObject *kwnames, PyObject **values) {
+                          PyObject *kwnames, PyObject **values, unsigned char *defaulted) {
     Py_ssize_t npos = nargs < self->npositional ? nargs : self->npositional;
     for (Py_ssize_t i = 0; i < npos; i++) values[i] = args[i];
     for (Py_ssize_t i = npos; i < self->nparams; i++) values[i] = NULL;
@@ -412,6 +414,7 @@ static int bind_arguments(pm_baked *self, PyObject *const *args, Py_ssize_t narg
     }
     int missing_pos = 0, missing_kw = 0;
     for (Py_ssize_t i = 0; i < self->nparams; i++) {
+        defaulted[i] = values[i] == NULL;
         if (values[i]) continue;
         if (self->defaults[i]) {
             values[i] = self->defaults[i];
@@ -1133,9 +1136,33 @@ static void name_failed_path(pm_baked *self, const markup_program_fault *fault) 
 }
 
 /* Called with stand-ins while another builder is traced: this function's
-   builder runs with them, so its tree is inlined into the caller's. */
-static PyObject *inline_call(pm_baked *self, PyObject **values) {
-    return PyObject_Vectorcall(self->builder, values, 0, self->nparams ? self->params : NULL);
+   builder runs with them, so its tree is inlined into the caller's. It is
+   given only the arguments the call gave (by keyword), so that it can
+   tell a default, a constant of this function, from a value the caller
+   computed (defaulted: NULL when the call gave every one). */
+static PyObject *inline_call(pm_baked *self, PyObject **values, const unsigned char *defaulted) {
+    if (!defaulted)
+        return PyObject_Vectorcall(self->builder, values, 0, self->nparams ? self->params : NULL);
+    Py_ssize_t n = 0;
+    for (Py_ssize_t i = 0; i < self->nparams; i++) n += !defaulted[i];
+    PyObject **given = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *given);
+    PyObject *names = PyTuple_New(n);
+    PyObject *result = NULL;
+    if (!given || !names) {
+        if (!given) PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0, k = 0; i < self->nparams; i++) {
+        if (defaulted[i]) continue;
+        given[k] = values[i];
+        PyTuple_SET_ITEM(names, k, Py_NewRef(PyTuple_GET_ITEM(self->params, i)));
+        k++;
+    }
+    result = PyObject_Vectorcall(self->builder, given, 0, names);
+done:
+    Py_XDECREF(names);
+    PyMem_Free(given);
+    return result;
 }
 
 static int any_stand_in(pm_baked *self, PyObject **values) {
@@ -1144,8 +1171,8 @@ static int any_stand_in(pm_baked *self, PyObject **values) {
     return 0;
 }
 
-static PyObject *call_program(pm_baked *self, PyObject **values) {
-    if (any_stand_in(self, values)) return inline_call(self, values);
+static PyObject *call_program(pm_baked *self, PyObject **values, const unsigned char *defaulted) {
+    if (any_stand_in(self, values)) return inline_call(self, values, defaulted);
     /* A field (a property) can call this function again, without end. */
     if (pm_stack_check("in a @baked function") < 0) return NULL;
     char scratch[SCRATCH_SIZE];
@@ -1172,7 +1199,7 @@ static PyObject *call_program(pm_baked *self, PyObject **values) {
                          : pm_safestring_from_utf8(self->st, buf.data, (Py_ssize_t)buf.len);
     } else if (c.placeholder_met) {
         PyErr_Clear();
-        result = inline_call(self, values);
+        result = inline_call(self, values, defaulted);
     } else if (PyErr_Occurred()) {
         name_failed_path(self, &fault);
     } else {
@@ -1192,6 +1219,8 @@ static PyObject *baked_vectorcall(PyObject *callable, PyObject *const *args, siz
     Py_ssize_t materialized = 0; /* values[0..materialized) may own a list */
     PyObject *owned[SMALL_PARAMS];
     PyObject **owned_lists = owned;
+    unsigned char defaulted_small[SMALL_PARAMS];
+    unsigned char *defaulted = NULL; /* NULL: the call gave every value */
     PyObject **allocated = NULL;
 
     if (kwnames == NULL && nargs == self->nparams && self->npositional == self->nparams &&
@@ -1201,14 +1230,17 @@ static PyObject *baked_vectorcall(PyObject *callable, PyObject *const *args, siz
         values = (PyObject **)args;
     } else {
         if (self->nparams > SMALL_PARAMS) {
-            values = allocated = PyMem_Calloc((size_t)self->nparams * 2, sizeof *values);
+            /* values, owned lists, then the defaulted flags */
+            values = allocated = PyMem_Calloc((size_t)self->nparams * 3, sizeof *values);
             if (!values) return PyErr_NoMemory();
             owned_lists = values + self->nparams;
         }
-        if (bind_arguments(self, args, nargs, kwnames, values) < 0) goto done;
+        defaulted = self->nparams > SMALL_PARAMS ? (unsigned char *)(values + 2 * self->nparams)
+                                                 : defaulted_small;
+        if (bind_arguments(self, args, nargs, kwnames, values, defaulted) < 0) goto done;
     }
     if (self->prog) {
-        result = call_program(self, values);
+        result = call_program(self, values, defaulted);
         goto done;
     }
 
@@ -1250,7 +1282,7 @@ static PyObject *baked_vectorcall(PyObject *callable, PyObject *const *args, siz
     call_ctx c = {
         {.st = self->st, .buf = &buf, .on_placeholder = call_on_placeholder}, self, values, 0, 0};
     if (st == MARKUP_ERR_SLOT_VALUE && any_stand_in(self, values)) {
-        result = inline_call(self, values);
+        result = inline_call(self, values, defaulted);
         markup_buf_free(&buf);
         goto done;
     }
@@ -1264,7 +1296,7 @@ static PyObject *baked_vectorcall(PyObject *callable, PyObject *const *args, siz
                        : pm_safestring_from_utf8(self->st, buf.data, (Py_ssize_t)buf.len);
     } else if (c.placeholder_met) {
         PyErr_Clear();
-        result = inline_call(self, values);
+        result = inline_call(self, values, defaulted);
     } else if (PyErr_Occurred()) {
         name_failed_argument(self, c.failed_slot);
     } else {

@@ -29,7 +29,7 @@ from ._core import (
 from ._baked import baked
 from ._pretty import pretty
 from ._stream import aiter_render
-from ._template import LoopState, _find_stand, contains, looped, per_call, when
+from ._template import LoopState, _find_stand, _per_call, contains, looped, per_call, when
 
 __all__ = [
     "MAX_DEPTH",
@@ -90,7 +90,7 @@ def classes(*names: Any, **flags: bool) -> Dict[str, str]:
     is then computed per call.
     """
     if _find_stand((names, flags)) is not None:
-        return {"class": per_call(_class_text, *names, **flags)}
+        return {"class": _per_call(_class_text, *names, **flags)}
     text = _class_text(*names, **flags)
     return {"class": text} if text is not None else {}
 
@@ -140,7 +140,7 @@ def styles(*mappings: Mapping[str, Any], **props: Any) -> Dict[str, str]:
     depend on the parameters: the attribute is then computed per call.
     """
     if _find_stand((mappings, props)) is not None:
-        return {"style": per_call(_style_text, *mappings, **props)}
+        return {"style": _per_call(_style_text, *mappings, **props)}
     text = _style_text(*mappings, **props)
     return {"style": text} if text is not None else {}
 
@@ -176,14 +176,14 @@ def _class_value(value: Any) -> Any:
     {"active": on}]``), joined as classes() joins its arguments; None (no
     attribute) when no class is left, a per-call value in a template."""
     if _find_stand(value) is not None:
-        return per_call(_class_text, value)
+        return _per_call(_class_text, value)
     return _class_text(value)
 
 
 def _style_value(value: Any) -> Any:
     """A mapping given as the style value, joined as styles() joins it."""
     if _find_stand(value) is not None:
-        return per_call(_style_text, value)
+        return _per_call(_style_text, value)
     return _style_text(value)
 
 
@@ -231,7 +231,7 @@ def aria(mapping: Optional[Mapping[str, _Value]] = None, /, **values: _Value) ->
     """
     out = _prefixed("aria", "aria-", mapping, values)
     for name, value in out.items():
-        out[name] = per_call(_aria_value, value)
+        out[name] = _per_call(_aria_value, value)
     return out
 
 

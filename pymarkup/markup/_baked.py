@@ -77,7 +77,7 @@ def baked(func):
     ):
         program, ops, paths = compile_program(session, params, tree)
     compiled = _compile(
-        inliner(func, params),
+        inliner(func, defaults),
         tuple(params),
         npositional,
         defaults,

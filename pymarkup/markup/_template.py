@@ -545,7 +545,7 @@ class _Text(Stand):
 
 
 class _Const(Stand):
-    """A bool given to a @baked component inlined into another: constant,
+    """A bool default of a @baked component inlined into another: constant,
     but a stand-in, so that the component's `when(flag, ...)` tests it as
     it tests the flag when the component is baked alone, instead of taking
     it for the frozen answer of a test (which when() refuses)."""
@@ -558,23 +558,27 @@ class _Const(Stand):
         return self
 
     def _m_describe(self) -> str:
-        return f"parameter '{self._m_name}' (given {self._m_value})"
+        return f"parameter '{self._m_name}' (its default, {self._m_value})"
 
     def _m_path(self) -> str:
         return self._m_name
 
 
-def inliner(func: Any, params: List[str]) -> Any:
+def inliner(func: Any, defaults: Dict[str, Any]) -> Any:
     """The builder a @baked function runs when it is called with stand-ins
-    while another builder is traced (it is then inlined there): `func`,
-    with each bool argument as a _Const."""
+    while another builder is traced (it is then inlined there). It is given
+    the arguments the call gave; a bool default, a constant of the
+    function, becomes a _Const. A bool the caller gave stays a bool: it may
+    be the frozen answer of `x is None`, which when() refuses."""
 
-    def inline(**values: Any) -> Any:
-        found = _find_stand(tuple(values.values()))
-        if found is not None:
-            for name, value in values.items():
-                if isinstance(value, bool):
-                    values[name] = _Const(found._m_session, name, value)
+    def inline(**given: Any) -> Any:
+        values = {**defaults, **given}
+        sessions = _sessions()
+        if sessions:
+            session = next(reversed(sessions.values()))  # the innermost trace
+            for name, value in defaults.items():
+                if name not in given and isinstance(value, bool):
+                    values[name] = _Const(session, name, value)
         return func(**values)
 
     return inline
@@ -618,7 +622,22 @@ def per_call(func: Any, *args: Any, **kwargs: Any) -> Any:
     where an argument depends on the parameters, on each call with that
     call's values (Jinja2's filters: ``per_call(len, orders)``,
     ``per_call(", ".join, o.tags)``). The result is rendered as any value
-    is, escaped unless it is HTML."""
+    is, escaped unless it is HTML. In a builder, a call with no argument
+    that depends on the parameters would be made once, when baking: it is
+    a TypeError."""
+    if _find_stand((args, kwargs)) is None and _sessions():
+        name = next(reversed(_sessions().values())).func_name
+        raise TypeError(
+            f"@baked {name}(): per_call({getattr(func, '__name__', 'func')}, ...) has no "
+            f"argument that depends on the parameters, so it would be called once, when "
+            f"baking, not per call; call it in the caller and pass the value as a parameter"
+        )
+    return _per_call(func, *args, **kwargs)
+
+
+def _per_call(func: Any, *args: Any, **kwargs: Any) -> Any:
+    """per_call() for markup's own helpers (classes(), styles() ...), whose
+    arguments may all be constants while a builder is traced."""
     found = _find_stand((args, kwargs))
     if found is None:
         return func(*args, **kwargs)
@@ -652,7 +671,9 @@ def when(cond: Any, then: Any, otherwise: Any = None) -> Any:
             f"@baked {name}(): when() got the constant {cond}. A test such as `x is None` or "
             f"`str(x) == 'a'` runs once, when baking, and its answer would be frozen into "
             f"the template; compare the value itself (`x == None`, `x == 'a'`), which is "
-            f"tested per call, or decide outside the template"
+            f"tested per call, or decide outside the template. A True or False given to a "
+            f"component called here looks the same: leave the flag at the component's "
+            f"default, or pass it on from a parameter of the page"
         )
     return then if cond else otherwise
 

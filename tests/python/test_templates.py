@@ -144,10 +144,12 @@ def test_components_baked_or_plain_are_inlined():
     assert row(orders[0]) == render(order_row(orders[0]))
 
 
-def test_an_inlined_component_takes_constant_flags():
-    # A bool given to a baked component inside another one is a constant,
-    # not the frozen answer of a test: when(flag, ...) in the component
-    # tests it, as it does when the component is called on its own.
+def test_an_inlined_component_takes_its_own_bool_defaults():
+    # A bool default of a baked component inlined into another is a
+    # constant of the component, not the frozen answer of a test: when() in
+    # the component tests it, as it does when the component is called on
+    # its own. A bool the caller gives may be such an answer (`o.note is
+    # None` is False while baking, whatever the data): still refused.
     def card(o, show_note=False, wide=True):
         return h.Div(
             {"class": when(wide, "wide", "narrow"), "hidden": when(show_note, None, True)},
@@ -157,25 +159,33 @@ def test_an_inlined_component_takes_constant_flags():
 
     baked_card = baked(card)
     page = baked(
-        lambda orders: h.Main(
+        lambda orders, note: h.Main(
             [baked_card(o) for o in orders],
-            [baked_card(o, show_note=True, wide=False) for o in orders],
-            baked_card(orders[0], True),
+            [baked_card(o, show_note=note, wide=note == 1) for o in orders],
+            baked_card(orders[0]),
         )
     )
     orders = [{"id": 1, "note": "a & b"}, {"id": 2, "note": "<x>"}]
-    want = render(
-        h.Main(
-            [card(o) for o in orders],
-            [card(o, show_note=True, wide=False) for o in orders],
-            card(orders[0], True),
+    for note in (True, False, 1):
+        want = render(
+            h.Main(
+                [card(o) for o in orders],
+                [card(o, show_note=note, wide=note == 1) for o in orders],
+                card(orders[0]),
+            )
         )
-    )
-    assert page(orders) == want
-    assert "<p>&lt;x&gt;</p>" in want and 'class="narrow"' in want
-    # a loop whose items get different flags is still refused
+        assert page(orders, note) == want
+    assert 'class="wide" hidden' in want
+    for frozen in (
+        lambda orders: h.Main([baked_card(o, o["note"] is None) for o in orders]),
+        lambda orders: h.Main([baked_card(o, show_note=True) for o in orders]),
+        lambda orders: h.Main(baked_card(orders[0], wide=False)),
+    ):
+        with pytest.raises(TypeError, match="component's default"):
+            baked(frozen)
+    # a loop whose items give different values is still refused
     with pytest.raises(TypeError, match="differ"):
-        baked(lambda xs: h.Ul([baked_card(x, i == 0) for i, x in enumerate(xs)]))
+        baked(lambda xs: h.Ul([baked_card(x, show_note=i) for i, x in enumerate(xs)]))
 
 
 # ---------------------------------------------------------------------------
@@ -971,6 +981,30 @@ def test_per_call_runs_a_function_on_each_calls_values():
         assert fn(tags, items) == render(page(tags, items))
     # outside a template it calls at once
     assert per_call(len, [1, 2]) == 2
+    # in a builder, a call with nothing per call would be made once, when
+    # baking: refused (markup's own helpers still take constants there)
+    with pytest.raises(TypeError, match=r"per_call\(len, \.\.\.\) has no argument"):
+        baked(lambda x: h.P(x, per_call(len, [1, 2])))
+    assert baked(lambda x: h.P(classes("a", "b"), x))("<") == '<p class="a b">&lt;</p>'
+
+
+def test_a_call_is_made_where_its_result_is_used():
+    # As documented: the result of a call is not kept between the places
+    # that use it; each use calls again (a plain call of the builder calls
+    # once and uses the result twice).
+    class Counter:
+        n = 0
+
+        def tick(self):
+            self.n += 1
+            return self.n
+
+    def page(c):
+        t = c.tick()
+        return h.P(t, "-", t)
+
+    assert baked(page)(Counter()) == "<p>1-2</p>"
+    assert render(page(Counter())) == "<p>1-1</p>"
 
 
 def test_a_call_that_changes_the_data_being_rendered_cannot_crash():
