@@ -1406,10 +1406,13 @@ def trace(func: Any, name: str, params: List[str]) -> Tuple[_Session, List[Stand
 # Python's own TypeError about a stand-in names its class, quoted, before
 # "found" or after "not" ("sequence item 0: expected str instance, _Item
 # found", from ", ".join(xs); "unsupported operand type(s) for +: 'int' and
-# '_Item'"; "%d format: a real number is required, not _Param").
+# '_Item'"; "%d format: a real number is required, not _Param", which
+# 3.15 words "format argument: %d requires a real number, not
+# markup._template._Param").
 _NAMED_CLASS = re.compile(
-    r"""['"](_[A-Z][A-Za-z]*)['"]|\b(_[A-Z][A-Za-z]*) found\b|\bnot (_[A-Z][A-Za-z]*)$"""
+    r"""['"](_[A-Z][A-Za-z]*)['"]|\b(_[A-Z][A-Za-z]*) found\b|\bnot (?:\w+\.)*(_[A-Z][A-Za-z]*)$"""
 )
+_PERCENT_FORMAT = re.compile(r"%\S* format:|format argument( \d+)?: %")
 
 
 def _name_stand_in_misuse(name: str, exc: TypeError) -> None:
@@ -1425,7 +1428,7 @@ def _name_stand_in_misuse(name: str, exc: TypeError) -> None:
         for match in _NAMED_CLASS.finditer(text)
     ):
         return
-    if text.startswith("%"):  # "%d format: ...", "%x format: ..."
+    if _PERCENT_FORMAT.match(text):
         raise TypeError(
             f"@baked {name}(): a per-call value is formatted with '%' ({text}); '%' "
             f"converts it with int() or float() now, once for every call. Use an f-string "
