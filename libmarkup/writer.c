@@ -330,7 +330,8 @@ static void decide_template(markup_writer *w, markup_tag_class cls) {
 }
 
 void markup_writer_branch(markup_writer *w) {
-    if (w == NULL) return;
+    /* A branch among a start tag's attributes writes no element. */
+    if (w == NULL || w->in_start_tag) return;
     markup_context *t = w->depth ? &w->frames[w->depth - 1].inside : &w->base;
     if (t->flags & TEMPLATE_OPEN) t->flags |= TEMPLATE_COLUMNS;
 }

@@ -299,7 +299,8 @@ MARKUP_API markup_status markup_writer_check_child_slot(markup_writer *w, markup
    or ends here). Where that leaves undecided how the parser reads later
    content, the writer takes the reading that refuses more: in a template
    whose first element is not yet known, a col may come first, so script
-   and style text in the rest of it is refused. */
+   and style text in the rest of it is refused. A branch among a start
+   tag's attributes changes nothing. */
 MARKUP_API void markup_writer_branch(markup_writer *w);
 
 /* Where the next child would stand, to start another writer there later

@@ -569,11 +569,21 @@ static void test_template_whose_first_element_is_a_col(void **state) {
        whatever the compiler met next: raw text in the rest is refused. */
     start(&f);
     open_path(&f, (const char *const[]){"template", NULL});
+    assert_int_equal(markup_writer_flush_tag(&f.w, &f.err), MARKUP_OK);
     markup_writer_branch(&f.w);
     open_path(&f, (const char *const[]){"div", NULL});
     assert_int_equal(markup_writer_close(&f.w, &f.err), MARKUP_OK);
     open_path(&f, (const char *const[]){"style", NULL});
     assert_int_equal(markup_writer_text(&f.w, S("a{}"), &f.err), MARKUP_ERR_CONTEXT);
+    close_all(&f);
+    stop(&f);
+    start(&f); /* a branch among the template's attributes: no change */
+    open_path(&f, (const char *const[]){"template", NULL});
+    markup_writer_branch(&f.w);
+    open_path(&f, (const char *const[]){"div", NULL});
+    assert_int_equal(markup_writer_close(&f.w, &f.err), MARKUP_OK);
+    open_path(&f, (const char *const[]){"style", NULL});
+    assert_int_equal(markup_writer_text(&f.w, S("a{}"), &f.err), MARKUP_OK);
     close_all(&f);
     stop(&f);
     start(&f); /* a template already decided, or no template: no change */

@@ -677,3 +677,7 @@ def test_regress_a_col_first_in_a_template_after_a_condition_or_loop():
     assert after_div(True) == "<template><div></div><col><script>ok</script></template>"
     outside = baked(lambda x: h.Div(when(x, h.Col()), h.Script("ok")))
     assert outside(True) == "<div><col><script>ok</script></div>"
+    # a condition among the template's own attributes writes no element
+    own_attr = baked(lambda x: h.Template({"class": when(x, "a")}, h.Div(), h.Script("ok")))
+    assert own_attr(True) == '<template class="a"><div></div><script>ok</script></template>'
+    assert own_attr(False) == "<template><div></div><script>ok</script></template>"
