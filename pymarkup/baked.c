@@ -1158,7 +1158,7 @@ static PyObject *inline_call(pm_baked *self, PyObject **values, const unsigned c
         PyTuple_SET_ITEM(names, k, Py_NewRef(PyTuple_GET_ITEM(self->params, i)));
         k++;
     }
-    result = PyObject_Vectorcall(self->builder, given, 0, names);
+    result = PyObject_Vectorcall(self->builder, given, 0, n ? names : NULL);
 done:
     Py_XDECREF(names);
     PyMem_Free(given);

@@ -574,12 +574,17 @@ def inliner(func: Any, defaults: Dict[str, Any]) -> Any:
     def inline(**given: Any) -> Any:
         values = {**defaults, **given}
         sessions = _sessions()
-        if sessions:
-            session = next(reversed(sessions.values()))  # the innermost trace
-            for name, value in defaults.items():
-                if name not in given and isinstance(value, bool):
-                    values[name] = _Const(session, name, value)
-        return func(**values)
+        if not sessions:  # pragma: no cover - the C side inlines only while tracing
+            return func(**values)
+        session = next(reversed(sessions.values()))  # the innermost trace
+        for name, value in defaults.items():
+            if name not in given and isinstance(value, bool):
+                values[name] = _Const(session, name, value)
+        session.inlining += 1
+        try:
+            return func(**values)
+        finally:
+            session.inlining -= 1
 
     return inline
 
@@ -625,11 +630,14 @@ def per_call(func: Any, *args: Any, **kwargs: Any) -> Any:
     is, escaped unless it is HTML. In a builder, a call with no argument
     that depends on the parameters would be made once, when baking: it is
     a TypeError."""
-    if _find_stand((args, kwargs)) is None and _sessions():
-        name = next(reversed(_sessions().values())).func_name
+    sessions = _sessions()
+    session = next(reversed(sessions.values())) if sessions else None
+    # In an inlined component, a constant the caller gave stands where the
+    # component's own decoration saw a parameter (and checked this call).
+    if session is not None and not session.inlining and _find_stand((args, kwargs)) is None:
         raise TypeError(
-            f"@baked {name}(): per_call({getattr(func, '__name__', 'func')}, ...) has no "
-            f"argument that depends on the parameters, so it would be called once, when "
+            f"@baked {session.func_name}(): per_call({getattr(func, '__name__', 'func')}, ...) "
+            f"has no argument that depends on the parameters, so it would be called once, when "
             f"baking, not per call; call it in the caller and pass the value as a parameter"
         )
     return _per_call(func, *args, **kwargs)
@@ -794,6 +802,7 @@ class _Session:
         self.marker_index: Dict[Tuple[int, str, str], int] = {}
         self.loops: List[_Loop] = []
         self.derived = False
+        self.inlining = 0  # inlined @baked components being traced now
 
     def marker(self, value: Stand, spec: str, conv: str) -> str:
         if _MARK in spec:

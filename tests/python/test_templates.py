@@ -988,6 +988,29 @@ def test_per_call_runs_a_function_on_each_calls_values():
     assert baked(lambda x: h.P(classes("a", "b"), x))("<") == '<p class="a b">&lt;</p>'
 
 
+def test_per_call_in_a_component_inlined_with_a_constant():
+    # Found in review: the component's own decoration saw a parameter in
+    # per_call(); inlined with a constant it is called once, with that
+    # constant, as the plain builder calls it.
+    def money(n):
+        return f"{n:.2f} EUR"
+
+    def badge(o, n):
+        return h.Span(o["name"], " ", per_call(money, n))
+
+    baked_badge = baked(badge)
+
+    def page(o, k):
+        return h.Div(baked_badge(o, 3), baked_badge(o, k))
+
+    fn = baked(page)
+    for o, k in (({"name": "<a>"}, 1.5), ({"name": "b&"}, 0)):
+        assert fn(o, k) == render(page(o, k))
+    # the page's own per_call with no per-call argument is still refused
+    with pytest.raises(TypeError, match=r"per_call\(money, \.\.\.\) has no argument"):
+        baked(lambda o: h.Div(baked_badge(o, 3), per_call(money, 3)))
+
+
 def test_a_call_is_made_where_its_result_is_used():
     # As documented: the result of a call is not kept between the places
     # that use it; each use calls again (a plain call of the builder calls
