@@ -144,6 +144,14 @@ static PyObject *pb_flush(PyObject *op, PyObject *Py_UNUSED(x)) {
     Py_RETURN_NONE;
 }
 
+/* Where a condition or loop stands among an element's children, the
+   start tag's '>' goes out before it, once, not in the first branch. */
+static PyObject *pb_content(PyObject *op, PyObject *Py_UNUSED(x)) {
+    pm_program_builder *pb = (pm_program_builder *)op;
+    if (pb_usable(pb) < 0 || raise_status(markup_writer_flush_tag(&pb->w, NULL)) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyObject *pb_render(PyObject *op, PyObject *args) {
     pm_program_builder *pb = (pm_program_builder *)op;
     PyObject *node;
@@ -261,6 +269,7 @@ static PyMethodDef pb_methods[] = {
     {"render_attr", pb_render_attr, METH_VARARGS,
      "render_attr(name, value): write an attribute of the open start tag."},
     {"flush", pb_flush, METH_NOARGS, "Hand the HTML written so far to the program."},
+    {"content", pb_content, METH_NOARGS, "End the open start tag: children follow."},
     {"child_slot", pb_child_slot, METH_O, "child_slot(depth) -> slot for a child value here."},
     {"attr_slot", pb_attr_slot, METH_O, "attr_slot(name) -> slot for attribute `name` here."},
     {"emit", pb_emit, METH_VARARGS, "emit(op, a, b) -> the instruction's position."},

@@ -1187,6 +1187,8 @@ class _Compiler:
         also a str with markers."""
         pb = self.pb
         if isinstance(value, _When):
+            if name is None:
+                pb.content()
             pb.flush()
             self.expr(value._m_cond)
             skip = pb.emit(_IF, 0, 0)
@@ -1278,6 +1280,7 @@ class _Compiler:
             for node in _walk_stands(self.session, body)
             if isinstance(node, _LoopInfo) and node._m_var._m_loop is loop
         )
+        pb.content()
         pb.flush()
         self.expr(loop.iterable)
         start = pb.emit(_LOOP, 0, _LOOKAHEAD if lookahead else 0)

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from markup import (
     SafeString,
+    Tag,
     _core,
     aria,
     baked,
@@ -411,6 +412,24 @@ def test_loop_body_uses_outer_parameters():
         [1, 2, 3],
         2,
     )
+
+
+@pytest.mark.parametrize(
+    "tag", ["title", "textarea", "iframe", "xmp", "noembed", "noframes", "noscript", "template"]
+)
+def test_regress_a_condition_or_loop_first_in_an_element_that_is_not_plain_html(tag):
+    # Found in review: where the start tag's '>' was not written at once
+    # (the text elements, an undecided template), it went into the first
+    # branch or the loop body: '<titleb</title>', '<textarea>a>b</textarea>'.
+    element = Tag(tag)
+    for x, xs in ((True, []), (False, []), (True, ["1", "2"]), (False, ["<"])):
+        same_as_plain(lambda x: element(when(x, "a&", "b")), x)
+        same_as_plain(lambda xs: element([f"<{y}>" for y in xs]), xs)
+        same_as_plain(
+            lambda x, xs: element({"id": when(x, "i")}, when(x, "a"), [y for y in xs], "end"),
+            x,
+            xs,
+        )
 
 
 def test_loop_state():
