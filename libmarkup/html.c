@@ -221,6 +221,128 @@ markup_status markup_html_check_text_inside(const char *s, size_t n, markup_erro
     return MARKUP_OK;
 }
 
+/* ---- trusted HTML first in a template ---------------------------------- */
+
+static inline bool tag_space(unsigned char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
+}
+
+/* Where a tag whose name ends at s[i] ends: just past its '>', or 0 when
+   it does not end in s. Follows the tokenizer's attribute states, so that
+   a '>' in a quoted value does not end it ("=" right after a space starts
+   a name, not a value). */
+static size_t tag_end(const char *s, size_t n, size_t i) {
+    enum { BEFORE_NAME, NAME, AFTER_NAME, BEFORE_VALUE, QUOTED, UNQUOTED } state = BEFORE_NAME;
+    unsigned char quote = 0;
+    for (; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (state == QUOTED) {
+            if (c == quote) state = BEFORE_NAME;
+        } else if (c == '>') {
+            return i + 1;
+        } else if (state == UNQUOTED) {
+            if (tag_space(c)) state = BEFORE_NAME;
+        } else if (state == BEFORE_VALUE) {
+            if (c == '"' || c == '\'') {
+                quote = c;
+                state = QUOTED;
+            } else if (!tag_space(c)) {
+                state = UNQUOTED;
+            }
+        } else if (c == '/') {
+            state = BEFORE_NAME; /* self-closing, or a stray '/' */
+        } else if (tag_space(c)) {
+            if (state == NAME) state = AFTER_NAME;
+        } else if (c == '=' && state != BEFORE_NAME) {
+            state = BEFORE_VALUE;
+        } else {
+            state = NAME;
+        }
+    }
+    return 0;
+}
+
+/* Where the text of the element `name` (lower case), begun at s[i], ends
+   with its end tag: just past that tag's '>', or 0 when it does not end in
+   s (or, in a script, "<!--" makes its end depend on more than the next
+   end tag). */
+static size_t text_end(const char *s, size_t n, size_t i, const char *name, bool script) {
+    size_t len = strlen(name);
+    for (const char *p = s + i; (p = memchr(p, '<', (size_t)(s + n - p))) != NULL; p++) {
+        size_t at = (size_t)(p - s), left = n - at;
+        if (script && starts_with_ignore_case(p, left, "<!--", 4)) return 0;
+        if (left > 2 + len && p[1] == '/' && starts_with_ignore_case(p + 2, left - 2, name, len) &&
+            (tag_space((unsigned char)p[2 + len]) || p[2 + len] == '/' || p[2 + len] == '>'))
+            return tag_end(s, n, at + 2 + len);
+    }
+    return 0;
+}
+
+/* Where a comment begun at s[i] (just past "<!--") ends, or 0. */
+static size_t comment_end(const char *s, size_t n, size_t i) {
+    if (i < n && s[i] == '>') return i + 1;                        /* "<!-->" */
+    if (i + 1 < n && s[i] == '-' && s[i + 1] == '>') return i + 2; /* "<!--->" */
+    for (; i + 2 < n; i++) {
+        if (s[i] != '-' || s[i + 1] != '-') continue;
+        if (s[i + 2] == '>') return i + 3;
+        if (i + 3 < n && s[i + 2] == '!' && s[i + 3] == '>') return i + 4;
+    }
+    return 0;
+}
+
+markup_template_start markup_html_template_start_(const char *s, size_t n) {
+    size_t i = 0;
+    const char *p;
+    while (i < n && (p = memchr(s + i, '<', n - i)) != NULL) {
+        i = (size_t)(p - s) + 1;
+        if (i == n) return MARKUP_TEMPLATE_MAY_BE_COL; /* what follows may make a tag */
+        unsigned char c = (unsigned char)s[i];
+        size_t end;
+        if (c == '!' && starts_with_ignore_case(s + i + 1, n - i - 1, "--", 2)) {
+            end = comment_end(s, n, i + 3);
+        } else if (c == '!' || c == '?') { /* a doctype, or a bogus comment */
+            p = memchr(s + i, '>', n - i);
+            end = p ? (size_t)(p - s) + 1 : 0;
+        } else if (c == '/') {
+            if (i + 1 == n) return MARKUP_TEMPLATE_MAY_BE_COL;
+            size_t name = i + 1, len = 0;
+            if (!ascii_alpha((unsigned char)s[name])) { /* "</>" or a bogus comment */
+                p = memchr(s + name, '>', n - name);
+                end = p ? (size_t)(p - s) + 1 : 0;
+            } else {
+                while (name + len < n && !tag_space((unsigned char)s[name + len]) &&
+                       s[name + len] != '/' && s[name + len] != '>')
+                    len++;
+                /* </template> would end the template itself. */
+                if (markup_html_tag_class(s + name, len) & MARKUP_TAG_IS_TEMPLATE)
+                    return MARKUP_TEMPLATE_MAY_BE_COL;
+                end = tag_end(s, n, name + len);
+            }
+        } else if (ascii_alpha(c)) {
+            size_t len = 0;
+            while (i + len < n && !tag_space((unsigned char)s[i + len]) && s[i + len] != '/' &&
+                   s[i + len] != '>')
+                len++;
+            if (i + len == n) return MARKUP_TEMPLATE_MAY_BE_COL; /* the name may go on */
+            markup_tag_class cls = markup_html_tag_class(s + i, len);
+            if (!(cls & MARKUP_TAG_IS_HEAD_RULES))
+                return (cls & MARKUP_TAG_IS_COL) ? MARKUP_TEMPLATE_MAY_BE_COL
+                                                 : MARKUP_TEMPLATE_DECIDED;
+            /* A template inside has content of its own: not followed here. */
+            if (cls & MARKUP_TAG_IS_TEMPLATE) return MARKUP_TEMPLATE_MAY_BE_COL;
+            end = tag_end(s, n, i + len);
+            if (end && (cls & (MARKUP_TAG_IS_SCRIPT | MARKUP_TAG_IS_STYLE | MARKUP_TAG_TEXT_MASK)))
+                end = text_end(s, n, end, markup_html_tag_name_(s + i, len),
+                               (cls & MARKUP_TAG_IS_SCRIPT) != 0);
+        } else {
+            continue; /* "< " or "<3": text */
+        }
+        if (end == 0) return MARKUP_TEMPLATE_MAY_BE_COL;
+        i = end;
+    }
+    return MARKUP_TEMPLATE_UNDECIDED;
+}
+
 markup_status markup_html_json_for_script(markup_buf *out, const char *json, size_t n,
                                           markup_error *err) {
     markup_clear_(err);

@@ -58,9 +58,10 @@ static inline bool in_text(markup_context c) { return (c.flags & IN_TEXT_MASK) !
 static inline bool raw(markup_context c) { return c.mode == MODE_SCRIPT || c.mode == MODE_STYLE; }
 
 /* Where text is only escaped and trusted HTML written as is: HTML or
-   foreign content, no text element around. */
+   foreign content, no text element around, and not where trusted HTML
+   may decide a template's reading (decide_template_by_html). */
 static inline bool plain(markup_context c) {
-    return c.mode < MODE_SCRIPT && (c.flags & IN_TEXT_MASK) == 0;
+    return c.mode < MODE_SCRIPT && (c.flags & (IN_TEXT_MASK | TEMPLATE_OPEN)) == 0;
 }
 
 /* Whether the open element's attributes may change the parser's reading:
@@ -329,6 +330,24 @@ static void decide_template(markup_writer *w, markup_tag_class cls) {
     if (cls & MARKUP_TAG_IS_COL) t->flags |= TEMPLATE_COLUMNS;
 }
 
+/* Trusted HTML written where a template is still undecided decides it
+   as its first deciding start tag would. */
+static markup_status decide_template_by_html(markup_writer *w, const char *s, size_t n,
+                                             markup_error *err) {
+    markup_template_start how = markup_html_template_start_(s, n);
+    if (how == MARKUP_TEMPLATE_UNDECIDED) return MARKUP_OK;
+    if (how == MARKUP_TEMPLATE_MAY_BE_COL && w->depth == 0 && w->resumed)
+        return markup_fail_(err, MARKUP_ERR_CONTEXT,
+                            "trusted HTML first in a template, in a part written into a larger "
+                            "document (a baked slot), starts with a <col> (or may: a tag or "
+                            "the text of an element is left open), which would make the parser "
+                            "ignore script and style start tags in the rest of the template");
+    markup_context *t = w->depth ? &w->frames[w->depth - 1].inside : &w->base;
+    t->flags &= (uint16_t)~TEMPLATE_OPEN;
+    if (how == MARKUP_TEMPLATE_MAY_BE_COL) t->flags |= TEMPLATE_COLUMNS;
+    return MARKUP_OK;
+}
+
 void markup_writer_branch(markup_writer *w) {
     /* A branch among a start tag's attributes writes no element. */
     if (w == NULL || w->in_start_tag) return;
@@ -576,8 +595,8 @@ static markup_status check_piece(markup_writer *w, markup_context c, const char 
             return markup_fail_(
                 err, MARKUP_ERR_CONTEXT,
                 "in a <template> whose first element is a <col> (or may be: a condition or "
-                "loop came first), the HTML parser ignores <script> and <style> start tags "
-                "and reads their text as markup");
+                "loop, or trusted HTML that leaves a tag open, came first), the HTML parser "
+                "ignores <script> and <style> start tags and reads their text as markup");
     }
     enum { KEEP = sizeof w->tail };
     if (w->tail_len) {
@@ -667,6 +686,8 @@ markup_status markup_writer_html(markup_writer *w, const char *s, size_t n, mark
     if (c.mode == MODE_VOID)
         return markup_fail_(err, MARKUP_ERR_VOID_CHILD, "a void element cannot have children");
     if ((st = check_piece(w, c, s, n, false, err)) != MARKUP_OK) return st; /* raw or in text */
+    if ((c.flags & TEMPLATE_OPEN) && (st = decide_template_by_html(w, s, n, err)) != MARKUP_OK)
+        return st;
     if ((st = content(w, err)) != MARKUP_OK) return st;
     if ((st = markup_buf_append(w->out, s, n)) != MARKUP_OK) return markup_fail_status_(err, st);
     keep_tail(w, s, n);

@@ -62,9 +62,12 @@ static PM_NOINLINE int writer_error(pm_render_ctx *ctx, markup_status st, const 
                (s[err->pos + i] | 0x20) == (err->refused[i] | 0x20))
             i++;
         pm_raw_text_error(tag, i == len ? what : NULL, err);
-    } else
+    } else if (w && w->depth) {
         PyErr_Format(PyExc_ValueError, "<%U>: %s", tag,
                      err->msg ? err->msg : markup_status_message(st));
+    } else { /* no element of its own open: a baked slot's value, say */
+        PyErr_SetString(PyExc_ValueError, err->msg ? err->msg : markup_status_message(st));
+    }
     Py_DECREF(tag);
     return -1;
 }

@@ -416,7 +416,9 @@ MARKUP_API markup_status markup_html_json_for_script(markup_buf *out, const char
    - So does a template whose first element not read by the head's rules
      is a col (MARKUP_TAG_IS_HEAD_RULES): script and style text in the rest
      of it is refused, and a writer started inside such a template, before
-     that first element, may not open that col.
+     that first element, may not open that col. Trusted HTML written there
+     is read for its first such start tag; HTML that leaves a tag, comment
+     or text element open counts as a col.
 
    Usage: markup_writer_init, then any sequence of open, attr*, text, html,
    comment, doctype and close calls (attributes only straight after open;
@@ -533,7 +535,10 @@ MARKUP_API markup_status markup_writer_text(markup_writer *w, const char *s, siz
                                             markup_error *err);
 
 /* Trusted HTML, written verbatim; inside <script>/<style> and the text
-   elements it is checked like raw text. */
+   elements it is checked like raw text. First in a <template> it decides
+   the template's reading as an element would (see above): CONTEXT when a
+   writer started there is given a first col. It must close what it opens:
+   the writer does not follow elements inside it. */
 MARKUP_API markup_status markup_writer_html(markup_writer *w, const char *s, size_t n,
                                             markup_error *err);
 

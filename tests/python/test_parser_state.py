@@ -681,3 +681,76 @@ def test_regress_a_col_first_in_a_template_after_a_condition_or_loop():
     own_attr = baked(lambda x: h.Template({"class": when(x, "a")}, h.Div(), h.Script("ok")))
     assert own_attr(True) == '<template class="a"><div></div><script>ok</script></template>'
     assert own_attr(False) == "<template><div></div><script>ok</script></template>"
+
+
+def test_regress_a_col_first_in_a_template_as_trusted_html():
+    """Found in review: a <col> inside a SafeString (a baked component's
+    result, say) was not seen by the template rule above. Trusted HTML
+    first in a template is read as the tokenizer reads it, up to its first
+    start tag that is not a head element's."""
+    script = h.Script("</template>" + PAY)
+
+    @baked
+    def col(span):
+        return h.Col({"span": span})
+
+    cols_first = [
+        "<col>",
+        "<COL span='>'>",
+        "<cOl\t/>",
+        "<title>t</title><link rel='>' href=x><!-- <div> --><col>",
+        "text &amp; <!----><!doctype html></p><col>",
+        "<style>x</style ><col>",
+        # left open: what follows could make the first element a col
+        "<",
+        "<co",
+        "<title>",
+        "<script>x",
+        "<!-- x",
+        "<meta content='x",
+        "<script><!--</script><div>",  # "<!--" in a script: its end is not simple
+        "<template></template><div>",  # a template's own content: not followed
+        "</template>",  # would end the template
+    ]
+    for html in cols_first:
+        for tree in (
+            h.Template(SafeString(html), script),
+            h.Template(SafeString(html), h.Style("x")),
+        ):
+            with pytest.raises(ValueError, match="whose first element is a <col>"):
+                render(tree)
+            with pytest.raises(ValueError, match="whose first element is a <col>"):
+                list(iter_render(tree, chunk_size=1))
+    with pytest.raises(ValueError, match="whose first element is a <col>"):
+        render(h.Template(col(2), script))
+    in_a_slot = baked(lambda part, s: h.Template(part, s))
+    with pytest.raises(ValueError, match="trusted HTML first in a template"):
+        in_a_slot(col(2), h.Script("x"))
+    static_col = baked(lambda s: h.Template(col(2), s))
+    with pytest.raises(ValueError, match="whose first element is a <col>"):
+        static_col(script)
+
+    # head elements, comments and text do not decide; any other element does
+    decided = [
+        "<div></div>",
+        "<title><col></title><span>x</span>",
+        "<TITLE>a</title x='>'><p>x</p>",
+        "<script>'<col>'</script><div></div>",
+        "<noframes><col></noframes><colgroup></colgroup>",
+        "<!-- <col> --><!--><div></div>",
+        "<meta content='<col>'><td></td>",
+        "a < b <3 <colx></colx>",
+    ]
+    for html in decided:
+        tree = h.Template(SafeString(html), h.Col(), h.Script("ok"))
+        assert render(tree) == f"<template>{html}<col><script>ok</script></template>"
+        assert in_a_slot(SafeString(html), h.Script("ok")) == (
+            f"<template>{html}<script>ok</script></template>"
+        )
+    # still undecided after head elements and text: a col element decides
+    for html in ("", "text", "<title>t</title>", "<!-- <div> -->", "<meta charset=utf-8>"):
+        with pytest.raises(ValueError, match="whose first element is a <col>"):
+            render(h.Template(SafeString(html), h.Col(), h.Script("x")))
+        assert render(h.Template(SafeString(html), h.Div(), h.Col(), h.Script("x"))) == (
+            f"<template>{html}<div></div><col><script>x</script></template>"
+        )
