@@ -20,7 +20,6 @@
 #include "copy_impl.h"
 #include "error_impl.h"
 #include "escape_impl.h"
-#include "html_impl.h"
 #include "markup/binding.h"
 #include "output_impl.h"
 
@@ -29,7 +28,7 @@ typedef struct baked_slot {
     size_t name_off; /* ATTR: ' name="' in the names area (name at +1)    */
     size_t name_len;
     markup_slot_kind kind;
-    bool in_text;         /* inside a title, textarea...: HTML values checked */
+    bool checked;         /* not plain (markup_context_is_plain): HTML values checked */
     markup_context where; /* CHILD: where it stands; ATTR: its start tag's */
 } baked_slot;
 
@@ -111,7 +110,7 @@ markup_status markup_baked_builder_add_static(markup_baked_builder *b, const cha
 /* Appends a slot at the current end of the static text. On failure the
    builder is unchanged. */
 static markup_status push_slot(markup_baked_builder *b, markup_slot_kind kind, size_t name_off,
-                               size_t name_len, markup_context where, bool in_text) {
+                               size_t name_len, markup_context where, bool checked) {
     if (b->nslots == b->slots_cap) {
         size_t cap = markup_grow_capacity(b->slots_cap, b->nslots + 1, 8, sizeof *b->slots);
         if (cap == 0) return MARKUP_ERR_TOO_LARGE;
@@ -127,7 +126,7 @@ static markup_status push_slot(markup_baked_builder *b, markup_slot_kind kind, s
     slot->name_len = name_len;
     slot->kind = kind;
     slot->where = where;
-    slot->in_text = in_text;
+    slot->checked = checked;
     return MARKUP_OK;
 }
 
@@ -146,7 +145,7 @@ static bool add_size(size_t *total, size_t n) {
 /* An attribute slot for `name` at the end of the static text, its start
    tag standing at `where`. */
 static markup_status push_attr_slot(markup_baked_builder *b, const char *name, size_t name_len,
-                                    markup_context where, bool in_text, markup_error *err) {
+                                    markup_context where, bool checked, markup_error *err) {
     markup_status st = markup_html_check_attr_name(name, name_len, err);
     if (st != MARKUP_OK) return st;
     size_t name_off = b->names.len;
@@ -156,7 +155,7 @@ static markup_status push_attr_slot(markup_baked_builder *b, const char *name, s
     size_t attr_room = b->attr_room;
     if (st == MARKUP_OK && !add_size(&attr_room, name_len + ATTR_OVERHEAD))
         st = MARKUP_ERR_TOO_LARGE;
-    if (st == MARKUP_OK) st = push_slot(b, MARKUP_SLOT_ATTR, name_off, name_len, where, in_text);
+    if (st == MARKUP_OK) st = push_slot(b, MARKUP_SLOT_ATTR, name_off, name_len, where, checked);
     if (st == MARKUP_OK) b->attr_room = attr_room;
     if (st != MARKUP_OK) {
         markup_buf_truncate(&b->names, name_off);
@@ -573,13 +572,13 @@ markup_status markup_baked_render(const markup_baked *tpl, const markup_value *v
                 why = "slot value has a NULL string with a non-zero length";
                 goto fail;
             }
-            if (v->kind == MARKUP_VALUE_HTML && slot->in_text) {
+            if (v->kind == MARKUP_VALUE_HTML && slot->checked) {
                 /* Inside a title, textarea...: no end tag that ends it, nor
                    the start of one that what follows could finish (an
-                   attribute value's closing quote ends it for it). */
+                   attribute value's closing quote ends it for it); first
+                   in a template, no first col. */
                 st = attr ? markup_context_check_attr_html(slot->where, v->s, v->n, err)
-                          : markup_html_check_text_inside(v->s, v->n, err);
-                if (st == MARKUP_OK && !attr) st = markup_html_check_slot_end_(v->s, v->n, err);
+                          : markup_context_check_child_html(slot->where, v->s, v->n, err);
                 if (st != MARKUP_OK) {
                     markup_buf_truncate(out, start);
                     return markup_error_in_(err, st, "values");

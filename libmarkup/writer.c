@@ -153,6 +153,27 @@ markup_status markup_context_check_attr_html(markup_context where, const char *v
     return markup_error_in_(err, markup_html_check_text_inside(value, n, err), "value");
 }
 
+static markup_status refuse_first_col_html(markup_error *err) {
+    return markup_fail_(err, MARKUP_ERR_CONTEXT,
+                        "trusted HTML first in a template, in a part written into a larger "
+                        "document (a baked slot), starts with a <col> (or may: markup does not "
+                        "read it to its first element), which would make the parser ignore "
+                        "script and style start tags in the rest of the template");
+}
+
+markup_status markup_context_check_child_html(markup_context where, const char *s, size_t n,
+                                              markup_error *err) {
+    markup_clear_(err);
+    if (in_text(where)) {
+        markup_status st = markup_html_check_text_inside(s, n, err);
+        return st == MARKUP_OK ? markup_html_check_slot_end_(s, n, err) : st;
+    }
+    if ((where.flags & TEMPLATE_OPEN) &&
+        markup_html_template_start_(s, n) == MARKUP_TEMPLATE_MAY_BE_COL)
+        return refuse_first_col_html(err);
+    return MARKUP_OK;
+}
+
 static markup_status end_start_tag(markup_writer *w) {
     w->in_start_tag = false;
     return markup_buf_putc(w->out, '>');
@@ -337,22 +358,30 @@ static markup_status decide_template_by_html(markup_writer *w, const char *s, si
     markup_template_start how = markup_html_template_start_(s, n);
     if (how == MARKUP_TEMPLATE_UNDECIDED) return MARKUP_OK;
     if (how == MARKUP_TEMPLATE_MAY_BE_COL && w->depth == 0 && w->resumed)
-        return markup_fail_(err, MARKUP_ERR_CONTEXT,
-                            "trusted HTML first in a template, in a part written into a larger "
-                            "document (a baked slot), starts with a <col> (or may: a tag or "
-                            "the text of an element is left open), which would make the parser "
-                            "ignore script and style start tags in the rest of the template");
+        return refuse_first_col_html(err);
     markup_context *t = w->depth ? &w->frames[w->depth - 1].inside : &w->base;
     t->flags &= (uint16_t)~TEMPLATE_OPEN;
     if (how == MARKUP_TEMPLATE_MAY_BE_COL) t->flags |= TEMPLATE_COLUMNS;
     return MARKUP_OK;
 }
 
-void markup_writer_branch(markup_writer *w) {
-    /* A branch among a start tag's attributes writes no element. */
-    if (w == NULL || w->in_start_tag) return;
+markup_status markup_writer_branch(markup_writer *w, markup_error *err) {
+    markup_clear_(err);
+    if (w == NULL) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
     markup_context *t = w->depth ? &w->frames[w->depth - 1].inside : &w->base;
+    /* In a text element, what comes after a branch point joins what came
+       before another one (the other branch, the loop's last item): the
+       seams the writer sees in walking order are not the output's. */
+    if (in_text(*t)) {
+        if (markup_html_check_slot_end_(w->tail, w->tail_len, NULL) != MARKUP_OK)
+            return markup_fail_(err, MARKUP_ERR_CONTEXT,
+                                "trusted HTML just before a condition or loop, or at the end "
+                                "of one's branch, ends in the start of an end tag that what "
+                                "comes next could finish, ending the element around it");
+        w->tail_len = 0;
+    }
     if (t->flags & TEMPLATE_OPEN) t->flags |= TEMPLATE_COLUMNS;
+    return MARKUP_OK;
 }
 
 markup_status markup_writer_open_class(markup_writer *w, const char *tag, size_t n,
@@ -595,8 +624,9 @@ static markup_status check_piece(markup_writer *w, markup_context c, const char 
             return markup_fail_(
                 err, MARKUP_ERR_CONTEXT,
                 "in a <template> whose first element is a <col> (or may be: a condition or "
-                "loop, or trusted HTML that leaves a tag open, came first), the HTML parser "
-                "ignores <script> and <style> start tags and reads their text as markup");
+                "loop came first, or trusted HTML that markup does not read to its first "
+                "element), the HTML parser ignores <script> and <style> start tags and reads "
+                "their text as markup");
     }
     enum { KEEP = sizeof w->tail };
     if (w->tail_len) {

@@ -239,10 +239,19 @@ static PyObject *pb_emit(PyObject *op, PyObject *args) {
         return NULL;
     /* What comes after a condition or a loop's start or end may or may
        not be written, or be written again: the writer must not take the
-       order in which the compiler walks it for the order of the output. */
-    if (code == MARKUP_OP_IF || code == MARKUP_OP_JUMP || code == MARKUP_OP_LOOP ||
-        code == MARKUP_OP_END_LOOP)
-        markup_writer_branch(&pb->w);
+       order in which the compiler walks it for the order of the output.
+       The compiler ends a start tag before a branch among its children
+       (content()): one still open means the branch is among attributes. */
+    if ((code == MARKUP_OP_IF || code == MARKUP_OP_JUMP || code == MARKUP_OP_LOOP ||
+         code == MARKUP_OP_END_LOOP) &&
+        !pb->w.in_start_tag) {
+        markup_error err = MARKUP_ERROR_INIT;
+        markup_status status = markup_writer_branch(&pb->w, &err);
+        if (status != MARKUP_OK) { /* a ValueError, as render() refuses the tree */
+            PyErr_SetString(PyExc_ValueError, err.msg ? err.msg : markup_status_message(status));
+            return NULL;
+        }
+    }
     return PyLong_FromUnsignedLong(at);
 }
 

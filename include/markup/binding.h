@@ -280,6 +280,14 @@ MARKUP_API markup_context markup_writer_start_tag_context(const markup_writer *w
 MARKUP_API markup_status markup_context_check_attr_html(markup_context where, const char *value,
                                                         size_t n, markup_error *err);
 
+/* Checks trusted HTML that fills a child slot at `where` (written as it
+   is, without a writer): inside a text element it may hold none of their
+   end tags (RAW_TEXT) nor end in the start of one; first in a template
+   whose first element is not yet known it may not start with a col
+   (CONTEXT), as a writer started there refuses. Elsewhere anything goes. */
+MARKUP_API markup_status markup_context_check_child_html(markup_context where, const char *s,
+                                                         size_t n, markup_error *err);
+
 /* Ends a start tag still waiting for its '>' (before output is handed on,
    or a slot is recorded). */
 MARKUP_API markup_status markup_writer_flush_tag(markup_writer *w, markup_error *err);
@@ -294,14 +302,18 @@ MARKUP_API markup_status markup_writer_flush_tag(markup_writer *w, markup_error 
    the slot could finish the end tag. */
 MARKUP_API markup_status markup_writer_check_child_slot(markup_writer *w, markup_error *err);
 
-/* Tells the writer that what it writes next may be skipped or repeated
-   when the output is used (a template program's condition or loop starts
-   or ends here). Where that leaves undecided how the parser reads later
-   content, the writer takes the reading that refuses more: in a template
-   whose first element is not yet known, a col may come first, so script
-   and style text in the rest of it is refused. A branch among a start
-   tag's attributes changes nothing. */
-MARKUP_API void markup_writer_branch(markup_writer *w);
+/* Tells the writer that what it writes next among the open element's
+   children may be skipped or repeated when the output is used (a template
+   program's condition or loop starts or ends here). Not for a branch among
+   a start tag's attributes, which writes no element: call it only where
+   children go. Where the output's order leaves undecided how the parser
+   reads later content, the writer takes the reading that refuses more: in
+   a template whose first element is not yet known, a col may come first,
+   so script and style text in the rest of it is refused. In a text element
+   (title, textarea...) what follows may be joined to what came before
+   another branch point, so the text written before it may not end in the
+   start of an end tag (CONTEXT). Errors: INVALID_ARG, CONTEXT. */
+MARKUP_API markup_status markup_writer_branch(markup_writer *w, markup_error *err);
 
 /* Where the next child would stand, to start another writer there later
    (markup_writer_init): it carries what the parser would know at this

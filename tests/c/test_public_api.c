@@ -279,6 +279,39 @@ static void test_trusted_values_cannot_join_into_an_end_tag(void **state) {
     markup_baked_free(tpl);
 }
 
+static void test_html_first_in_a_template_may_not_start_with_a_col(void **state) {
+    (void)state;
+    markup_error err = MARKUP_ERROR_INIT;
+    /* <template>{0}<script>...</script></template>: a first col would make
+       the parser ignore the script's start tag and read its text. */
+    markup_baked_builder *b = builder();
+    assert_int_equal(markup_baked_builder_open(b, S("template"), &err), MARKUP_OK);
+    assert_int_equal(markup_baked_builder_child_slot(b, &err), MARKUP_OK);
+    assert_int_equal(markup_baked_builder_open(b, S("script"), &err), MARKUP_OK);
+    assert_int_equal(markup_baked_builder_text(b, S("let a = 1"), &err), MARKUP_OK);
+    assert_int_equal(markup_baked_builder_close(b, &err), MARKUP_OK);
+    assert_int_equal(markup_baked_builder_close(b, &err), MARKUP_OK);
+    markup_baked *tpl = finish(b);
+    markup_buf out;
+    markup_buf_init(&out, NULL);
+    static const char *const col_first[] = {"<col>", "<title>t</title><COL span=2>",
+                                            "<title>left open"};
+    for (size_t i = 0; i < sizeof col_first / sizeof col_first[0]; i++) {
+        markup_value v = html(col_first[i]);
+        assert_int_equal(markup_baked_render(tpl, &v, 1, &out, &err), MARKUP_ERR_CONTEXT);
+        assert_int_equal(out.len, 0);
+    }
+    markup_buf_free(&out);
+    /* Any other first element, or text; a textarea is no text element here. */
+    markup_value div = html("<textarea>a</textarea><col> <");
+    assert_template(tpl, &div, 1,
+                    "<template><textarea>a</textarea><col> <<script>let a = 1</script></template>");
+    markup_value col_text = text("<col>");
+    assert_template(tpl, &col_text, 1,
+                    "<template>&lt;col&gt;<script>let a = 1</script></template>");
+    markup_baked_free(tpl);
+}
+
 static void test_a_refused_child_slot_changes_nothing(void **state) {
     (void)state;
     markup_error err = MARKUP_ERROR_INIT;
@@ -567,6 +600,7 @@ int main(void) {
         cmocka_unit_test(test_finish_refuses_an_open_element),
         cmocka_unit_test(test_html_in_a_text_element_slot_is_checked),
         cmocka_unit_test(test_trusted_values_cannot_join_into_an_end_tag),
+        cmocka_unit_test(test_html_first_in_a_template_may_not_start_with_a_col),
         cmocka_unit_test(test_a_refused_child_slot_changes_nothing),
         cmocka_unit_test(test_error_positions_name_the_argument),
         cmocka_unit_test(test_append_element_builds_in_place),

@@ -683,6 +683,36 @@ def test_regress_a_col_first_in_a_template_after_a_condition_or_loop():
     assert own_attr(False) == "<template><div></div><script>ok</script></template>"
 
 
+def test_regress_trusted_html_across_a_condition_or_loop_in_a_text_element():
+    """Found in review: in a text element the writer checked the seams
+    between pieces in the order the compiler walks them, not the orders a
+    call may write them in: "</titl" before a when() and "e" in its other
+    branch made an end tag that render() refuses, which ended the title
+    early and put a <col> first in the template around it."""
+    script = h.Script("</template>" + PAY)
+
+    def branches(x, s):
+        title = h.Title(SafeString("</titl"), when(x, "x", "e"), SafeString(">"), h.Col())
+        return h.Template(title, s)
+
+    def items(xs, s):
+        body = [[SafeString("e>"), h.Col(), h.B(x), SafeString("</titl")] for x in xs]
+        return h.Template(h.Title(body), s)
+
+    with pytest.raises(ValueError, match="across two pieces"):
+        render(branches(False, script))
+    for builder in (branches, items):
+        with pytest.raises(ValueError, match="ends in the start of an end tag"):
+            baked(builder)
+
+    # a '<' that no branch can make an end tag of stays allowed
+    def fine(x):
+        return h.Title("a<", when(x, "b", SafeString("<b>c</b>")), SafeString(" </b"), when(x, "1"))
+
+    for x in (True, False):
+        assert baked(fine)(x) == render(fine(x))
+
+
 def test_regress_a_col_first_in_a_template_as_trusted_html():
     """Found in review: a <col> inside a SafeString (a baked component's
     result, say) was not seen by the template rule above. Trusted HTML
