@@ -470,7 +470,8 @@ typedef struct markup_program_builder markup_program_builder;
 
 /* Where a WRITE's value goes. A CHILD slot's value is written at `context`
    (markup_writer_context where the slot stands) and `depth` (the elements
-   open around it); an ATTR slot's value is the whole value of attribute
+   open around it), by a writer started there or, for trusted HTML written
+   as it is, after markup_context_check_child_html; an ATTR slot's value is the whole value of attribute
    `name`, written with the name or omitted as the caller decides, a
    trusted one checked at `context` (markup_writer_start_tag_context where
    the slot stands; markup_context_check_attr_html). */
@@ -544,7 +545,10 @@ MARKUP_API markup_status markup_program_add_slot(markup_program_builder *b,
                                                  const markup_program_slot *slot, uint32_t *index);
 
 /* Appends an instruction (not STATIC) and gives its position, to patch
-   its target once known. */
+   its target once known. When a markup_writer writes the static HTML, an
+   IF, JUMP, LOOP or END_LOOP among an element's children goes with
+   markup_writer_branch (after markup_writer_flush_tag, so that the start
+   tag's '>' is static HTML before it). */
 MARKUP_API markup_status markup_program_emit(markup_program_builder *b, markup_op op, uint32_t a,
                                              uint32_t b_arg, uint32_t *at);
 
