@@ -164,6 +164,13 @@ static markup_status refuse_first_col_html(markup_error *err) {
 markup_status markup_context_check_child_html(markup_context where, const char *s, size_t n,
                                               markup_error *err) {
     markup_clear_(err);
+    if (s == NULL && n != 0) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
+    if (where.mode == MODE_VOID)
+        return markup_fail_(err, MARKUP_ERR_VOID_CHILD, "a void element cannot have children");
+    if (raw(where))
+        return markup_fail_(
+            err, MARKUP_ERR_RAW_TEXT,
+            "the text of <script> and <style> is checked whole, so it cannot hold a slot");
     if (in_text(where)) {
         markup_status st = markup_html_check_text_inside(s, n, err);
         return st == MARKUP_OK ? markup_html_check_slot_end_(s, n, err) : st;
@@ -369,15 +376,21 @@ markup_status markup_writer_branch(markup_writer *w, markup_error *err) {
     markup_clear_(err);
     if (w == NULL) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
     markup_context *t = w->depth ? &w->frames[w->depth - 1].inside : &w->base;
-    /* In a text element, what comes after a branch point joins what came
-       before another one (the other branch, the loop's last item): the
-       seams the writer sees in walking order are not the output's. */
+    /* What comes after a branch point joins what came before another one
+       (the other branch, the loop's last item): the seams the writer sees
+       in walking order are not the output's. */
+    if (raw(*t))
+        return markup_fail_(err, MARKUP_ERR_RAW_TEXT,
+                            "the text of <script> and <style> is checked whole, so it cannot "
+                            "hold a condition or loop");
     if (in_text(*t)) {
         if (markup_html_check_slot_end_(w->tail, w->tail_len, NULL) != MARKUP_OK)
             return markup_fail_(err, MARKUP_ERR_CONTEXT,
-                                "trusted HTML just before a condition or loop, or at the end "
-                                "of one's branch, ends in the start of an end tag that what "
-                                "comes next could finish, ending the element around it");
+                                "trusted HTML just before a condition or loop, or at the end of "
+                                "one's branch or body, ends in the start of an end tag ('<', "
+                                "'</ti' ...) that what comes next could finish, ending the "
+                                "element early; write that '<' as '&lt;' or end the HTML "
+                                "otherwise");
         w->tail_len = 0;
     }
     if (t->flags & TEMPLATE_OPEN) t->flags |= TEMPLATE_COLUMNS;
@@ -626,7 +639,8 @@ static markup_status check_piece(markup_writer *w, markup_context c, const char 
                 "in a <template> whose first element is a <col> (or may be: a condition or "
                 "loop came first, or trusted HTML that markup does not read to its first "
                 "element), the HTML parser ignores <script> and <style> start tags and reads "
-                "their text as markup");
+                "their text as markup; put the template's first element, or the script or "
+                "style, before any condition or loop in it");
     }
     enum { KEEP = sizeof w->tail };
     if (w->tail_len) {

@@ -248,7 +248,12 @@ static PyObject *pb_emit(PyObject *op, PyObject *args) {
         markup_error err = MARKUP_ERROR_INIT;
         markup_status status = markup_writer_branch(&pb->w, &err);
         if (status != MARKUP_OK) { /* a ValueError, as render() refuses the tree */
-            PyErr_SetString(PyExc_ValueError, err.msg ? err.msg : markup_status_message(status));
+            const char *msg = err.msg ? err.msg : markup_status_message(status);
+            if (pb->w.depth == 0) return PyErr_SetString(PyExc_ValueError, msg), NULL;
+            const markup_writer_frame *f = &pb->w.frames[pb->w.depth - 1];
+            PyObject *tag = PyUnicode_DecodeASCII(f->tag, (Py_ssize_t)f->tag_len, "replace");
+            if (tag) PyErr_Format(PyExc_ValueError, "<%U>: %s", tag, msg);
+            Py_XDECREF(tag);
             return NULL;
         }
     }

@@ -284,7 +284,9 @@ MARKUP_API markup_status markup_context_check_attr_html(markup_context where, co
    is, without a writer): inside a text element it may hold none of their
    end tags (RAW_TEXT) nor end in the start of one; first in a template
    whose first element is not yet known it may not start with a col
-   (CONTEXT), as a writer started there refuses. Elsewhere anything goes. */
+   (CONTEXT), as a writer started there refuses. Script and style text
+   cannot hold a slot (RAW_TEXT), nor can a void element (VOID_CHILD).
+   Elsewhere anything goes. */
 MARKUP_API markup_status markup_context_check_child_html(markup_context where, const char *s,
                                                          size_t n, markup_error *err);
 
@@ -312,7 +314,8 @@ MARKUP_API markup_status markup_writer_check_child_slot(markup_writer *w, markup
    so script and style text in the rest of it is refused. In a text element
    (title, textarea...) what follows may be joined to what came before
    another branch point, so the text written before it may not end in the
-   start of an end tag (CONTEXT). Errors: INVALID_ARG, CONTEXT. */
+   start of an end tag (CONTEXT). Script and style text, checked whole,
+   cannot hold one (RAW_TEXT). Errors: INVALID_ARG, CONTEXT, RAW_TEXT. */
 MARKUP_API markup_status markup_writer_branch(markup_writer *w, markup_error *err);
 
 /* Where the next child would stand, to start another writer there later

@@ -613,6 +613,39 @@ static void test_template_whose_first_element_is_a_col(void **state) {
     assert_int_equal(markup_writer_html(&f.w, S("tle>"), &f.err), MARKUP_ERR_RAW_TEXT);
     close_all(&f);
     stop(&f);
+    /* Script and style text is checked whole: no branch in it ("</scr",
+       a branch, then "ipt>" would join into an end tag). */
+    start(&f);
+    open_path(&f, (const char *const[]){"script", NULL});
+    assert_int_equal(markup_writer_text(&f.w, S("var s='</scr"), &f.err), MARKUP_OK);
+    assert_int_equal(markup_writer_branch(&f.w, &f.err), MARKUP_ERR_RAW_TEXT);
+    stop(&f);
+
+    /* The check for trusted HTML filling a child slot without a writer. */
+    markup_context in_template = MARKUP_CONTEXT_HTML, in_script, in_br;
+    start(&f);
+    open_path(&f, (const char *const[]){"template", NULL});
+    in_template = markup_writer_context(&f.w);
+    open_path(&f, (const char *const[]){"script", NULL});
+    in_script = markup_writer_context(&f.w);
+    assert_int_equal(markup_writer_close(&f.w, &f.err), MARKUP_OK);
+    open_path(&f, (const char *const[]){"br", NULL});
+    in_br = markup_writer_context(&f.w);
+    close_all(&f);
+    stop(&f);
+    assert_int_equal(markup_context_check_child_html(in_template, S("<col>"), &f.err),
+                     MARKUP_ERR_CONTEXT);
+    assert_int_equal(markup_context_check_child_html(in_template, S("<p>x</p><col>"), &f.err),
+                     MARKUP_OK);
+    assert_int_equal(markup_context_check_child_html(in_template, NULL, 5, &f.err),
+                     MARKUP_ERR_INVALID_ARG);
+    assert_int_equal(markup_context_check_child_html(MARKUP_CONTEXT_HTML, NULL, 5, &f.err),
+                     MARKUP_ERR_INVALID_ARG);
+    assert_int_equal(markup_context_check_child_html(in_script, S("</script><b>"), &f.err),
+                     MARKUP_ERR_RAW_TEXT);
+    assert_int_equal(markup_context_check_child_html(in_br, S("x"), &f.err), MARKUP_ERR_VOID_CHILD);
+    assert_int_equal(markup_context_check_child_html(MARKUP_CONTEXT_HTML, S("<col></x>"), &f.err),
+                     MARKUP_OK);
 
     /* A writer resumed first in a template may not open that col; after a
        static col, it refuses script text. */
