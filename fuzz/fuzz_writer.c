@@ -357,11 +357,13 @@ static void op_slot(harness *h, markup_writer *w) {
     }
     FUZZ_CHECK(slot.depth == 0 || h->alc.failures > failures);
     markup_writer_dispose(&slot);
-    /* A value filled into a slot inside a title, textarea... is held to the
-       rule for trusted HTML there, stricter than what a writer may write
-       as elements (a <textarea> inside a <title> is text to the parser). */
+    /* A value filled into a slot is held to the rule for trusted HTML
+       there, stricter than what a writer may write as elements (a
+       <textarea> inside a <title> is text to the parser; a nested
+       <template> first in a template is not read into). */
     if (h->b && h->out.len > at &&
-        markup_html_check_text_inside(h->out.data + at, h->out.len - at, NULL) != MARKUP_OK)
+        markup_context_check_child_html(markup_writer_context(w), h->out.data + at, h->out.len - at,
+                                        NULL) != MARKUP_OK)
         mirror_stop(h);
     if (h->b) {
         size_t len = h->out.len - at;
