@@ -282,6 +282,14 @@ static markup_status place(const markup_writer *w, markup_tag_class cls, markup_
             err, MARKUP_ERR_CONTEXT,
             "inside an element of the same name, whose content the HTML parser reads as "
             "text, its end tag would end the outer one early");
+    /* In foreign content too: older parsers ignore <svg> and <math> in a
+       select. */
+    if ((up.flags & IN_SELECT) && (cls & (MARKUP_TAG_IS_SELECT | MARKUP_TAG_ENDS_SELECT)))
+        return markup_fail_(
+            err, MARKUP_ERR_CONTEXT,
+            "inside <select> the HTML parser ends the select at this start tag, and older "
+            "parsers (which ignore <svg> and <math> there) read what follows as HTML outside "
+            "it; put it outside the select");
     if (!html) {
         if (cls & MARKUP_TAG_IS_BREAKOUT)
             return markup_fail_(err, MARKUP_ERR_CONTEXT,

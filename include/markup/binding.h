@@ -242,6 +242,9 @@ MARKUP_API markup_status markup_html_write_comment(markup_buf *buf, const char *
    reads the template's content undecided: base basefont bgsound link meta
    noframes script style template title. */
 #define MARKUP_TAG_IS_HEAD_RULES (1u << 21)
+/* input keygen textarea: the parser ends an open select at their start tag
+   (as at a select's). */
+#define MARKUP_TAG_ENDS_SELECT   (1u << 22)
 
 /* The class of a tag name (n bytes, ASCII case-insensitive; not
    validated). Unknown tags (custom elements) are 0. Thread-safe. */

@@ -406,6 +406,10 @@ MARKUP_API markup_status markup_html_json_for_script(markup_buf *out, const char
    - <style> inside <select> is refused: older parsers (html5lib, and
      browsers before the customizable select) ignore its start tag and read
      its text as markup.
+   - select, input, textarea and keygen inside <select> (at any depth, in
+     svg or math too) are refused: the parser ends the select at their
+     start tag, and older parsers, which ignore svg and math there, read
+     what follows as HTML outside the select.
    - plaintext is refused (the parser never leaves it); void elements and
      the ones the parser reads as empty (keygen param basefont bgsound
      frame, and image in HTML content, where it is an <img>) take no

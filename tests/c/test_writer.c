@@ -160,6 +160,12 @@ static void test_refusals(void **state) {
         {{"svg", "desc", NULL}, "frameset", MARKUP_ERR_CONTEXT},
         {{"select", NULL}, "style", MARKUP_ERR_CONTEXT},
         {{"select", "option", "svg", "desc", NULL}, "style", MARKUP_ERR_CONTEXT},
+        /* Each ends the select; older parsers ignore the svg around. */
+        {{"select", NULL}, "select", MARKUP_ERR_CONTEXT},
+        {{"select", "option", NULL}, "input", MARKUP_ERR_CONTEXT},
+        {{"select", "svg", NULL}, "textarea", MARKUP_ERR_CONTEXT},
+        {{"select", "svg", "option", NULL}, "select", MARKUP_ERR_CONTEXT},
+        {{"select", "math", "mi", NULL}, "keygen", MARKUP_ERR_CONTEXT},
         {{"title", NULL}, "title", MARKUP_ERR_CONTEXT},
         {{"textarea", "svg", NULL}, "textarea", MARKUP_ERR_CONTEXT},
         {{"noscript", "div", NULL}, "noscript", MARKUP_ERR_CONTEXT},

@@ -401,6 +401,8 @@ PAY = "<img src=x onerror=alert(1)>"
         lambda: h.Title(h.Title(), h.Script("</title>" + PAY)),
         lambda: h.Svg(Tag("font")({"color": "red"}), h.Style(PAY)),
         lambda: h.Body(Tag("frameset")(), h.Style(PAY)),
+        lambda: h.Select(h.Svg(h.Option(h.Select(h.Noscript(SafeString("</noscript>" + PAY)))))),
+        lambda: h.Select(h.Svg(h.Textarea(Tag("g")({"id": SafeString("</textarea>" + PAY)})))),
     ],
     ids=[
         "select-style",
@@ -412,6 +414,8 @@ PAY = "<img src=x onerror=alert(1)>"
         "title-in-title",
         "font-color",
         "frameset",
+        "select-in-svg-in-select",
+        "textarea-in-svg-in-select",
     ],
 )
 def test_reported_breakouts_render_safely_or_raise(build_tree):
@@ -450,8 +454,25 @@ def test_reported_breakouts_render_safely_or_raise(build_tree):
             lambda: h.Svg(Tag("font")({"size": "3"})),
             "<font>: font with a color, face or size attribute",
         ),
+        (
+            lambda: h.Select(h.Svg(h.Option(h.Select()))),
+            "<select> inside <option>: inside <select> the HTML parser ends the select",
+        ),
+        (lambda: h.Select(h.Option(h.Input())), "<input> inside <option>: inside <select>"),
+        (lambda: h.Select(h.Math(h.Textarea())), "<textarea> inside <math>: inside <select>"),
     ],
-    ids=["select-style", "svg-p", "math-div", "desc-td", "plaintext", "title-title", "svg-font"],
+    ids=[
+        "select-style",
+        "svg-p",
+        "math-div",
+        "desc-td",
+        "plaintext",
+        "title-title",
+        "svg-font",
+        "select-select",
+        "select-input",
+        "select-textarea",
+    ],
 )
 def test_refusals_name_the_element_and_the_reason(tree, message):
     with pytest.raises(ValueError) as exc:
