@@ -552,6 +552,18 @@ markup_status markup_program_run(const markup_program *prog, const markup_progra
             if (in->fused != FUSE_NONE) { /* the APPLY after it, on the borrowed value */
                 void *result = NULL;
                 at = pc + 1;
+                if (in->fused == FUSE_APPLY_WRITE && data->apply_write) {
+                    st = data->apply_write(ctx, code[pc + 1].a, v, &prog->slots[code[pc + 2].a].pub,
+                                           out);
+                    pc += 3;
+                    break;
+                }
+                if (in->fused == FUSE_APPLY_IF && data->apply_truth) {
+                    bool yes = false;
+                    st = data->apply_truth(ctx, code[pc + 1].a, v, &yes);
+                    pc = yes ? pc + 3 : code[pc + 2].a;
+                    break;
+                }
                 st = data->apply(ctx, code[pc + 1].a, &v, 1, &result);
                 if (st != MARKUP_OK) break;
                 const instr *then = &code[pc + 2];

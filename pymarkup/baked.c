@@ -760,18 +760,26 @@ static PM_NOINLINE PyObject *dict_field_lookup(program_call *c, pm_op *o, PyObje
     return found;
 }
 
-/* The value of `o`'s key in exact dict `dict` (a new reference), NULL with
-   no error when the key is missing, NULL with an error on failure. */
-static inline PyObject *dict_field(program_call *c, pm_op *o, PyObject *dict) {
-    int tried = 0;
+/* Whether exact dict `row` can be read at the position learnt for `o`. */
+static inline int readable_in_place(const pm_op *o, PyObject *row) {
 #if PM_DICT_ENTRIES
-    if (o->at >= 0 && dict_entries_direct() && dict_entries_readable(dict)) {
-        PyObject *v = dict_entry_at(dict, o->at, o->payload);
-        if (v) return Py_NewRef(v);
-        tried = 1;
-    }
+    return o->at >= 0 && dict_entries_direct() && dict_entries_readable(row);
+#else
+    (void)o;
+    (void)row;
+    return 0;
 #endif
-    return dict_field_lookup(c, o, dict, tried);
+}
+
+/* The value of `o`'s field of `row` read where it stood in the last row
+   (a borrowed reference), or NULL when it is not there to read: not an
+   exact dict, no position learnt yet, or another key at that position. */
+static inline PyObject *field_in_place(const pm_op *o, PyObject *row) {
+#if PM_DICT_ENTRIES
+    if (o->dict_item && PyDict_CheckExact(row) && readable_in_place(o, row))
+        return dict_entry_at(row, o->at, o->payload);
+#endif
+    return NULL;
 }
 
 /* And for `x[key]`: the item, else (for a str key) the attribute. */
@@ -896,16 +904,16 @@ static PM_NOINLINE markup_status apply_general(const pm_op *o, PyObject *const *
     return MARKUP_OK;
 }
 
-static markup_status d_apply(void *ctx, uint32_t op, void *const *args, uint32_t nargs,
-                             void **out) {
-    program_call *c = ctx;
-    pm_op *o = &c->self->ops[op];
-    /* The usual operation, a field of a dict row, without __getitem__
-       dispatch. A missing key takes the general path, which raises; so
-       does a failed lookup under the dot (a key's __eq__ raising), which
-       Jinja2's rule reports as the attribute's error. */
+/* d_apply past its first read: a field of a dict row by lookup, then
+   every other operation. */
+static PM_NOINLINE markup_status apply_looked_up(program_call *c, pm_op *o, void *const *args,
+                                                 uint32_t nargs, void **out) {
+    /* A missing key takes the general path, which raises; so does a failed
+       lookup under the dot (a key's __eq__ raising), which Jinja2's rule
+       reports as the attribute's error. */
     if (o->dict_item && PyDict_CheckExact((PyObject *)args[0])) {
-        PyObject *v = dict_field(c, o, args[0]);
+        /* field_in_place missed: a read at the same position would too. */
+        PyObject *v = dict_field_lookup(c, o, args[0], readable_in_place(o, args[0]));
         if (v) {
             *out = v;
             return MARKUP_OK;
@@ -916,6 +924,21 @@ static markup_status d_apply(void *ctx, uint32_t op, void *const *args, uint32_t
         }
     }
     return apply_general(o, (PyObject *const *)args, nargs, out);
+}
+
+static markup_status d_apply(void *ctx, uint32_t op, void *const *args, uint32_t nargs,
+                             void **out) {
+    program_call *c = ctx;
+    pm_op *o = &c->self->ops[op];
+    /* The usual operation, a field of a dict row where it stood in the
+       last row, with nothing to save or restore (the rest is out of
+       line). */
+    PyObject *v = field_in_place(o, args[0]);
+    if (v) {
+        *out = Py_NewRef(v);
+        return MARKUP_OK;
+    }
+    return apply_looked_up(c, o, args, nargs, out);
 }
 
 static markup_status d_truth(void *ctx, void *value, bool *out) {
@@ -1012,15 +1035,15 @@ static markup_status d_loop_value(void *ctx, uint32_t what, const markup_loop_st
     return MARKUP_OK;
 }
 
-/* A value written where its slot stands, as the plain tree would write it
-   there. */
-static markup_status d_write(void *ctx, const markup_program_slot *slot, void *value,
-                             markup_buf *out) {
-    program_call *c = ctx;
-    PyObject *v = value;
-    int rc;
-    /* Text and numbers where nothing needs the writer: straight in. */
-    if (PyUnicode_CheckExact(v) && (slot->plain || slot->kind == MARKUP_SLOT_ATTR)) {
+/* A str or a number where nothing needs the writer, written straight in.
+   PLAIN_NOT_MINE when `v` is something else, or its slot needs more. */
+#define PLAIN_NOT_MINE ((markup_status) - 1)
+
+static inline markup_status write_plain(program_call *c, const markup_program_slot *slot,
+                                        PyObject *v, markup_buf *out) {
+    if (!slot->plain && slot->kind != MARKUP_SLOT_ATTR) return PLAIN_NOT_MINE;
+    markup_status st;
+    if (PyUnicode_CheckExact(v)) {
         Py_ssize_t n;
         const char *s = pm_ascii_chars(v, &n);
         if (!s) {
@@ -1028,25 +1051,28 @@ static markup_status d_write(void *ctx, const markup_program_slot *slot, void *v
             s = pm_utf8(v, &n, NULL, "render()");
             if (!s) return MARKUP_ERR_SLOT_VALUE;
         }
-        markup_status st =
-            slot->kind == MARKUP_SLOT_ATTR
-                ? markup_html_write_attr(out, slot->name, slot->name_len, s, (size_t)n)
-                : markup_escape(out, s, (size_t)n);
-        return st == MARKUP_OK ? MARKUP_OK : (pm_raise_status(st, "render()"), st);
-    }
-    if ((PyLong_CheckExact(v) || PyFloat_CheckExact(v)) &&
-        (slot->plain || slot->kind == MARKUP_SLOT_ATTR)) {
+        st = slot->kind == MARKUP_SLOT_ATTR
+                 ? markup_html_write_attr(out, slot->name, slot->name_len, s, (size_t)n)
+                 : markup_escape(out, s, (size_t)n);
+    } else if (PyLong_CheckExact(v) || PyFloat_CheckExact(v)) {
         char digits[PM_NUMBER_MAX]; /* nothing in them to escape */
         Py_ssize_t n = pm_format_number(v, digits);
-        if (n > 0) {
-            markup_status st = slot->kind == MARKUP_SLOT_ATTR
-                                   ? markup_html_write_attr_html(out, slot->name, slot->name_len,
-                                                                 digits, (size_t)n)
-                                   : markup_buf_append(out, digits, (size_t)n);
-            return st == MARKUP_OK ? MARKUP_OK : (pm_raise_status(st, "render()"), st);
-        }
         if (n < 0) return MARKUP_ERR_SLOT_VALUE;
+        if (n == 0) return PLAIN_NOT_MINE;
+        st = slot->kind == MARKUP_SLOT_ATTR
+                 ? markup_html_write_attr_html(out, slot->name, slot->name_len, digits, (size_t)n)
+                 : markup_buf_append(out, digits, (size_t)n);
+    } else {
+        return PLAIN_NOT_MINE;
     }
+    if (st != MARKUP_OK) pm_raise_status(st, "render()");
+    return st;
+}
+
+/* Any other value, written as the plain tree would write it there. */
+static PM_NOINLINE markup_status write_rendered(program_call *c, const markup_program_slot *slot,
+                                                PyObject *v, markup_buf *out) {
+    int rc;
     size_t start = out->len;
     if (slot->kind == MARKUP_SLOT_ATTR) {
         c->rctx.w = NULL;
@@ -1077,9 +1103,53 @@ static markup_status d_write(void *ctx, const markup_program_slot *slot, void *v
     return MARKUP_OK;
 }
 
+/* A value written where its slot stands, as the plain tree would write it
+   there. */
+static markup_status d_write(void *ctx, const markup_program_slot *slot, void *value,
+                             markup_buf *out) {
+    markup_status st = write_plain(ctx, slot, value, out);
+    return st != PLAIN_NOT_MINE ? st : write_rendered(ctx, slot, value, out);
+}
+
+/* A field written where it stands: a str or a number read in place is
+   written without a reference of its own (writing it runs no Python code
+   that could drop it). */
+static markup_status d_apply_write(void *ctx, uint32_t op, void *arg,
+                                   const markup_program_slot *slot, markup_buf *out) {
+    program_call *c = ctx;
+    PyObject *v = field_in_place(&c->self->ops[op], arg);
+    if (v && (PyUnicode_CheckExact(v) || PyLong_CheckExact(v) || PyFloat_CheckExact(v))) {
+        markup_status st = write_plain(c, slot, v, out);
+        if (st != PLAIN_NOT_MINE) return st;
+    }
+    void *owned;
+    markup_status st = d_apply(c, op, &arg, 1, &owned);
+    if (st != MARKUP_OK) return st;
+    st = d_write(ctx, slot, owned, out);
+    Py_DECREF((PyObject *)owned);
+    return st;
+}
+
+/* A field tested where it stands, likewise when its truth runs no Python
+   code (a bool, None, an int, a str). */
+static markup_status d_apply_truth(void *ctx, uint32_t op, void *arg, bool *out) {
+    program_call *c = ctx;
+    PyObject *v = field_in_place(&c->self->ops[op], arg);
+    if (v && (PyBool_Check(v) || v == Py_None || PyLong_CheckExact(v) || PyUnicode_CheckExact(v))) {
+        *out = PyObject_IsTrue(v) > 0; /* cannot fail for these */
+        return MARKUP_OK;
+    }
+    void *owned;
+    markup_status st = d_apply(c, op, &arg, 1, &owned);
+    if (st != MARKUP_OK) return st;
+    st = d_truth(ctx, owned, out);
+    Py_DECREF((PyObject *)owned);
+    return st;
+}
+
 static const markup_program_data program_data = {
-    d_retain,    d_release,  d_apply,      d_truth, d_iter_begin,
-    d_iter_next, d_iter_end, d_loop_value, d_write,
+    d_retain,   d_release,    d_apply, d_truth,       d_iter_begin,  d_iter_next,
+    d_iter_end, d_loop_value, d_write, d_apply_write, d_apply_truth,
 };
 
 /* Prefixes the exception of a failed run with the function and what was
@@ -1181,6 +1251,10 @@ static PyObject *call_program(pm_baked *self, PyObject **values, const unsigned 
     markup_buf buf = {scratch, 0, SCRATCH_SIZE, &alc.alc};
     size_t hint = hint_load(self);
     if (hint > SCRATCH_SIZE) {
+        /* A page: written where its SafeString can keep it, when it can,
+           rather than copied there at the end. */
+        const markup_alloc *in_place = pm_safestring_storage(self->st);
+        if (in_place) markup_buf_init(&buf, in_place);
         hint += hint / 8;
         (void)markup_buf_reserve(&buf, hint < MAX_RESERVE ? hint : MAX_RESERVE);
     }
@@ -1195,7 +1269,7 @@ static PyObject *call_program(pm_baked *self, PyObject **values, const unsigned 
                                           (size_t)self->nparams, &buf, &fault);
     if (st == MARKUP_OK) {
         hint_store(self, buf.len);
-        result = c.ascii ? pm_safestring_from_ascii(self->st, buf.data, (Py_ssize_t)buf.len)
+        result = c.ascii ? pm_safestring_from_ascii_buf(self->st, &buf)
                          : pm_safestring_from_utf8(self->st, buf.data, (Py_ssize_t)buf.len);
     } else if (c.placeholder_met) {
         PyErr_Clear();

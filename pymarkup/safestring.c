@@ -342,6 +342,33 @@ PyObject *pm_safestring_from_ascii(pm_state *st, const char *s, Py_ssize_t n) {
     return r;
 }
 
+const markup_alloc *pm_safestring_storage(pm_state *st) {
+#ifdef PM_DIRECT_SAFESTRING
+    if (!PyType_IS_GC(st->safestring_type)) return &str_alloc;
+#else
+    (void)st;
+#endif
+    return NULL;
+}
+
+PyObject *pm_safestring_from_ascii_buf(pm_state *st, markup_buf *buf) {
+#ifdef PM_DIRECT_SAFESTRING
+    if (buf->alc == &str_alloc && markup_buf_putc(buf, '\0') == MARKUP_OK) {
+        size_t len, cap;
+        char *chars = markup_buf_detach(buf, &len, &cap);
+        len--; /* the zero */
+        /* The headroom of the size hint is given back when it is large, as
+           escape() gives back its own. */
+        if (cap - (len + 1) > (len + 1) / 4 + 256) {
+            char *fitted = pm_str_realloc(chars, len + 1);
+            if (fitted != NULL) chars = fitted;
+        }
+        return safestring_adopt(st, chars, (Py_ssize_t)len, PyUnicode_1BYTE_KIND, 1);
+    }
+#endif
+    return pm_safestring_from_ascii(st, buf->data, (Py_ssize_t)buf->len);
+}
+
 #ifdef PM_DIRECT_SAFESTRING
 /* A non-ASCII result the size of a fragment keeps its UTF-8 beside it,
    freed with the string as CPython frees the UTF-8 it caches. */

@@ -351,6 +351,12 @@ PyObject *pm_safestring_from_utf8(pm_state *st, const char *s, Py_ssize_t n);
 
 /* The same for bytes the caller knows to be ASCII. */
 PyObject *pm_safestring_from_ascii(pm_state *st, const char *s, Py_ssize_t n);
+/* Storage a markup_buf can take for output that is to become a
+   SafeString's characters without a copy, or NULL where there is none. */
+const markup_alloc *pm_safestring_storage(pm_state *st);
+/* A SafeString of the ASCII in `buf`: its storage taken over when it is
+   pm_safestring_storage's (`buf` is then left empty), else copied. */
+PyObject *pm_safestring_from_ascii_buf(pm_state *st, markup_buf *buf);
 
 /* escape(obj), the module function (METH_O). */
 PyObject *pm_escape(PyObject *module, PyObject *obj);

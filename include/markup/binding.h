@@ -522,6 +522,15 @@ typedef struct markup_program_data {
     /* Writes `value` into `slot` (appending to `out`). */
     markup_status (*write)(void *ctx, const markup_program_slot *slot, void *value,
                            markup_buf *out);
+    /* Optional (NULL: apply, write and release, one after the other): an
+       APPLY of `op` to the one value `arg` whose result a WRITE takes at
+       once, written into `slot` in one step. The caller may then write
+       the result without owning it (a field read in place). A failure is
+       reported at the APPLY. */
+    markup_status (*apply_write)(void *ctx, uint32_t op, void *arg, const markup_program_slot *slot,
+                                 markup_buf *out);
+    /* Optional, likewise for an APPLY whose result an IF tests at once. */
+    markup_status (*apply_truth)(void *ctx, uint32_t op, void *arg, bool *out);
 } markup_program_data;
 
 /* Where a run stopped: the instruction that failed and the index of the

@@ -189,8 +189,38 @@ static markup_status d_write(void *ctx, const markup_program_slot *slot, void *v
 }
 
 static const markup_program_data data_ops = {
-    d_retain,    d_release,  d_apply,      d_truth, d_iter_begin,
-    d_iter_next, d_iter_end, d_loop_value, d_write,
+    d_retain,   d_release,    d_apply, d_truth, d_iter_begin, d_iter_next,
+    d_iter_end, d_loop_value, d_write, NULL,    NULL,
+};
+
+/* The fused steps, counted: a field's value is written or tested without
+   being handed to the run. */
+static long fused_calls;
+
+static markup_status d_apply_write(void *ctx, uint32_t op, void *arg,
+                                   const markup_program_slot *slot, markup_buf *out) {
+    fused_calls++;
+    void *v = NULL;
+    markup_status st = d_apply(ctx, op, &arg, 1, &v);
+    if (st != MARKUP_OK) return st;
+    st = d_write(ctx, slot, v, out);
+    d_release(ctx, v);
+    return st;
+}
+
+static markup_status d_apply_truth(void *ctx, uint32_t op, void *arg, bool *out) {
+    fused_calls++;
+    void *v = NULL;
+    markup_status st = d_apply(ctx, op, &arg, 1, &v);
+    if (st != MARKUP_OK) return st;
+    st = d_truth(ctx, v, out);
+    d_release(ctx, v);
+    return st;
+}
+
+static const markup_program_data fused_ops = {
+    d_retain,   d_release,    d_apply, d_truth,       d_iter_begin,  d_iter_next,
+    d_iter_end, d_loop_value, d_write, d_apply_write, d_apply_truth,
 };
 
 static void emit(markup_program_builder *b, markup_op op, uint32_t a, uint32_t n) {
@@ -378,6 +408,49 @@ static void test_failure_after_a_field_read(void **state) {
     markup_program_free(p);
 }
 
+/* With apply_write and apply_truth the page is the same, each field read
+   that a WRITE or an IF takes at once goes through them (a customer and
+   an overdue flag per order), and a failure in either is reported at the
+   APPLY, with everything given back. */
+static void test_fused_field_steps(void **state) {
+    (void)state;
+    markup_program *p = orders_program();
+    val list = {.kind = VAL_ORDERS, .orders = orders, .n = 3};
+    void *params[] = {&list};
+    markup_buf plain, fused;
+    markup_buf_init(&plain, NULL);
+    markup_buf_init(&fused, NULL);
+    data_ctx c = {0};
+    assert_int_equal(markup_program_run(p, &data_ops, &c, params, 1, &plain, NULL), MARKUP_OK);
+    fused_calls = 0;
+    assert_int_equal(markup_program_run(p, &fused_ops, &c, params, 1, &fused, NULL), MARKUP_OK);
+    assert_int_equal(fused_calls, 2 * 3);
+    assert_int_equal(fused.len, plain.len);
+    assert_memory_equal(fused.data, plain.data, plain.len);
+    assert_int_equal(c.live, 0);
+    for (int which = 0; which < 3; which++) {
+        data_ctx f = {0};
+        if (which == 0) f.fail_at_id = 3;    /* the field read */
+        if (which == 1) f.fail_write = "Cy"; /* the write */
+        if (which == 2) f.fail_truth = true; /* the test */
+        markup_program_fault fault;
+        markup_buf_clear(&fused);
+        assert_int_equal(markup_program_run(p, &fused_ops, &f, params, 1, &fused, &fault),
+                         MARKUP_ERR_SLOT_VALUE);
+        assert_int_equal(f.fail_seen, 1);
+        assert_int_equal(fused.len, 0);
+        assert_int_equal(f.live, 0);
+        assert_int_equal(f.iters_open, 0);
+        uint32_t a = 0;
+        assert_int_equal(markup_program_op(p, fault.pc, &a, NULL), MARKUP_OP_APPLY);
+        assert_int_equal(a, which == 2 ? APPLY_OVERDUE : APPLY_CUSTOMER);
+        assert_int_equal(fault.index[0], which == 0 ? 2 : which == 1 ? 1 : 0);
+    }
+    markup_buf_free(&plain);
+    markup_buf_free(&fused);
+    markup_program_free(p);
+}
+
 /* Output that cannot grow: NOMEM, with everything given back. */
 static void test_out_of_memory(void **state) {
     (void)state;
@@ -481,6 +554,7 @@ int main(void) {
         cmocka_unit_test(test_orders_page),
         cmocka_unit_test(test_failure_midway),
         cmocka_unit_test(test_failure_after_a_field_read),
+        cmocka_unit_test(test_fused_field_steps),
         cmocka_unit_test(test_out_of_memory),
         cmocka_unit_test(test_builder_checks),
         cmocka_unit_test(test_patch_only_jumps),

@@ -711,6 +711,134 @@ def test_calls_failing_midway_allocate_nothing_that_stays():
     assert grown < 64 * 1024, f"{grown} bytes still allocated after 100,000 failed calls"
 
 
+class _Text(str):
+    pass
+
+
+class _Count(int):
+    pass
+
+
+class _Html:
+    def __html__(self):
+        return "<b>trusted</b>"
+
+
+class _ClearsItsRow:
+    """A value held only by its row, which its truth and HTML empty."""
+
+    def __init__(self, row):
+        self.row = row
+
+    def __bool__(self):
+        self.row.clear()
+        return True
+
+    def __html__(self):
+        self.row.clear()
+        return "<i>gone</i>"
+
+
+FIELD_VALUES = [
+    "plain",
+    "<b>&'\"",
+    "",
+    "ünï©ødé <x>",
+    _Text("<sub>"),
+    SafeString("<i>safe</i>"),
+    0,
+    -7,
+    10**30,
+    _Count(3),
+    0.0,
+    2.5,
+    -1e300,
+    True,
+    False,
+    None,
+    [],
+    ["a", "<b>"],
+    _Html(),
+]
+
+
+def test_fields_written_and_tested_where_they_stand_match_the_plain_tree():
+    # From the second row on, a field is read where the first row had it,
+    # and a str or a number is written (or a bool, None, int or str
+    # tested) without a reference of its own: every kind of value must come
+    # out as the plain tree writes it, and keep its reference count.
+    def page(rows):
+        return h.Ul(
+            [
+                h.Li(
+                    {"title": r["text"], "class": when(r["flag"], "on", "off")},
+                    r["text"],
+                    when(r["flag"], h.B("yes")),
+                )
+                for r in rows
+            ]
+        )
+
+    fn = baked(page)
+    first = {"text": "first", "flag": True}
+    for value in FIELD_VALUES:
+        if isinstance(value, (list, _Html)):
+            rows = [first, {"text": "ok", "flag": value}]
+        else:
+            rows = [first, {"text": value, "flag": value}]
+        counts = [sys.getrefcount(v) for v in (value, rows[1])]
+        for _ in range(3):
+            try:
+                want = render(page(rows))
+            except TypeError:
+                with pytest.raises(TypeError):
+                    fn(rows)
+                continue
+            assert fn(rows) == want, value
+        assert [sys.getrefcount(v) for v in (value, rows[1])] == counts, value
+
+
+def test_a_field_whose_truth_or_html_empties_its_row_is_kept_alive_meanwhile():
+    # Values that run Python code are not read in place: one that drops the
+    # last reference to itself while it is tested or written is held by
+    # the call until it is done, and freed after.
+    import weakref
+
+    fn = baked(lambda rows: h.Ul([h.Li(when(r["flag"], "on"), r["obj"]) for r in rows]))
+    first = {"flag": True, "obj": "x"}
+    for _ in range(3):
+        row = {"obj": "<kept>"}
+        row["flag"] = _ClearsItsRow(row)
+        gone = weakref.ref(row["flag"])
+        with pytest.raises(KeyError, match=r"rows\[1\]\['obj'\]"):
+            fn([first, row])
+        assert gone() is None
+        row = {"flag": 1}
+        row["obj"] = _ClearsItsRow(row)
+        gone = weakref.ref(row["obj"])
+        assert fn([first, row]) == "<ul><li>onx</li><li>on<i>gone</i></li></ul>"
+        assert gone() is None and row == {}
+
+
+def test_a_page_written_in_place_is_an_ordinary_safe_string():
+    # A page over the size of the call's scratch space is written, from the
+    # second call on, where its SafeString keeps it: it must behave as any
+    # str of its text.
+    fn = baked(lambda rows: h.Ul([h.Li({"data-n": r["n"]}, r["name"]) for r in rows]))
+    rows = [{"n": i, "name": f"row <{i}> & more"} for i in range(200)]
+    want = render(h.Ul([h.Li({"data-n": r["n"]}, r["name"]) for r in rows]))
+    assert len(want) > 4096
+    for _ in range(3):
+        got = fn(rows)
+        assert isinstance(got, SafeString)
+        assert got == want and hash(got) == hash(want) and len(got) == len(want)
+        assert str(got) == want and got.encode() == want.encode()
+        assert got[5:40] == want[5:40] and got + "x" == want + "x"
+        assert got.count("<li") == 200 and got.endswith("</ul>")
+    smaller = fn(rows[:2])  # far under the size hint: the headroom is given back
+    assert smaller == render(h.Ul([h.Li({"data-n": r["n"]}, r["name"]) for r in rows[:2]]))
+
+
 # ---------------------------------------------------------------------------
 # The attribute helpers
 # ---------------------------------------------------------------------------
