@@ -27,7 +27,7 @@ typedef struct instr {
    runs as one with it, on the borrowed value; when a WRITE or an IF takes
    the APPLY's result, that runs in the same step too, and the result never
    goes on the stack. */
-enum fuse_kind { FUSE_NONE, FUSE_APPLY, FUSE_APPLY_WRITE, FUSE_APPLY_IF };
+enum fuse_kind { FUSE_NONE, FUSE_APPLY, FUSE_APPLY_WRITE, FUSE_APPLY_IF, FUSE_STATIC_THEN };
 
 typedef struct prog_slot {
     markup_program_slot pub; /* name points into the names area once finished */
@@ -354,6 +354,10 @@ markup_status markup_program_builder_finish(markup_program_builder *b, markup_pr
                     : then == MARKUP_OP_IF  ? FUSE_APPLY_IF
                                             : FUSE_APPLY;
     }
+    /* A STATIC before such a field goes on to it without a dispatch. */
+    for (size_t pc = 0; pc + 1 < b->ncode; pc++)
+        if (code[pc].op == MARKUP_OP_STATIC && code[pc + 1].fused != FUSE_NONE)
+            code[pc].fused = FUSE_STATIC_THEN;
     for (size_t i = 0; i < b->nslots; i++) {
         slots[i] = b->slots[i];
         slots[i].pub.name = slots[i].pub.name_len ? names + slots[i].name_off : NULL;
@@ -500,6 +504,11 @@ markup_status markup_program_run(const markup_program *prog, const markup_progra
         case MARKUP_OP_STATIC:
             st = put_static(out, prog->statics + in->a, in->b);
             pc++;
+            if (in->fused == FUSE_STATIC_THEN && st == MARKUP_OK) {
+                in = &code[pc];
+                at = pc;
+                goto field;
+            }
             break;
         case MARKUP_OP_WRITE:
             st = data->write(ctx, &prog->slots[in->a].pub, r.stack[0], out);
@@ -546,7 +555,8 @@ markup_status markup_program_run(const markup_program *prog, const markup_progra
             break;
         }
         case MARKUP_OP_PARAM:
-        case MARKUP_OP_ITEM: {
+        case MARKUP_OP_ITEM:
+        field: {
             void *v =
                 in->op == MARKUP_OP_PARAM ? params[in->a] : r.loops[r.nloops - 1 - in->a].item;
             if (in->fused != FUSE_NONE) { /* the APPLY after it, on the borrowed value */

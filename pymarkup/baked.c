@@ -1136,7 +1136,7 @@ static markup_status d_apply_truth(void *ctx, uint32_t op, void *arg, bool *out)
     program_call *c = ctx;
     PyObject *v = field_in_place(&c->self->ops[op], arg);
     if (v && (PyBool_Check(v) || v == Py_None || PyLong_CheckExact(v) || PyUnicode_CheckExact(v))) {
-        *out = PyObject_IsTrue(v) > 0; /* cannot fail for these */
+        *out = v == Py_True || (v != Py_False && PyObject_IsTrue(v) > 0); /* cannot fail */
         return MARKUP_OK;
     }
     void *owned;
