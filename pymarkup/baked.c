@@ -979,25 +979,24 @@ static markup_status d_iter_next(void *ctx, void *iter, void **item, bool *done)
     pm_iter *it = iter;
     PyObject *v;
     if (it->next >= 0) {
+        int list = PyList_CheckExact(it->obj);
         /* The size is read each time: the list may change under the loop. */
-        Py_ssize_t n =
-            PyList_CheckExact(it->obj) ? PyList_GET_SIZE(it->obj) : PyTuple_GET_SIZE(it->obj);
+        Py_ssize_t n = list ? PyList_GET_SIZE(it->obj) : PyTuple_GET_SIZE(it->obj);
         if (it->next >= n) {
             *done = true;
             return MARKUP_OK;
         }
-#if PY_VERSION_HEX >= 0x030D0000
-        /* A strong reference read under the list's own lock where there is
-           no GIL (the same as the borrowed read below where there is). */
-        if (PyList_CheckExact(it->obj)) {
+#ifdef Py_GIL_DISABLED
+        /* A strong reference read under the list's own lock (the same as
+           the read below where a GIL keeps the list still). */
+        if (list) {
             v = PyList_GetItemRef(it->obj, it->next++);
             if (!v) return MARKUP_ERR_SLOT_VALUE;
             *item = v;
             return MARKUP_OK;
         }
 #endif
-        v = PyList_CheckExact(it->obj) ? PyList_GET_ITEM(it->obj, it->next)
-                                       : PyTuple_GET_ITEM(it->obj, it->next);
+        v = list ? PyList_GET_ITEM(it->obj, it->next) : PyTuple_GET_ITEM(it->obj, it->next);
         it->next++;
         *item = Py_NewRef(v);
         return MARKUP_OK;

@@ -112,6 +112,9 @@ def test_ints_match_str() -> None:
     for bits in (15, 30):
         values += [2**bits - 1, 2**bits, 2**bits + 1, -(2**bits) + 1, -(2**bits), -(2**bits) - 1]
     values += [rng.randint(-(2**31), 2**31) for _ in range(5000)]
+    # Where the digit count changes (counted by comparison, written in pairs).
+    for k in range(20):
+        values += [10**k - 1, 10**k, 10**k + 1, -(10**k) + 1, -(10**k), -(10**k) - 1]
     for v in values:
         assert rendered_child(v) == str(v)
         assert rendered_attr(v) == str(v)
