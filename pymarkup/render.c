@@ -589,6 +589,14 @@ static PM_NOINLINE int render_child_rare(pm_render_ctx *ctx, PyObject *child, in
         default: break;
         }
     }
+    if (PyDict_Check(child)) {
+        PyErr_SetString(PyExc_TypeError,
+                        "render(): cannot render a dict: a dict is an element's attributes "
+                        "only as its first argument (h.Div({'class': 'a'}, ...)); to choose "
+                        "attributes per call in @baked, put the condition in each value: "
+                        "{'class': when(cond, 'a')} (None or False leaves the attribute out)");
+        return -1;
+    }
     PyErr_Format(PyExc_TypeError,
                  "render(): cannot render an object of type '%.100s'; pass an element, str, "
                  "int, float, None, a SafeString (or any object with __html__), or a list of "

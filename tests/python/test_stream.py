@@ -238,7 +238,7 @@ def test_render_errors_inside_the_page_are_raised_by_next(node, exc, message):
         ("a\ud800b", ValueError, "surrogate"),
         (True, TypeError, "bool"),
         (b"<p>x</p>", TypeError, "cannot render bytes"),
-        ({"a": 1}, TypeError, "type 'dict'"),
+        ({"a": 1}, TypeError, "cannot render a dict"),
         (Opaque(), TypeError, "type 'Opaque'"),
         (h.P, TypeError, "factory"),
     ],

@@ -887,6 +887,19 @@ def test_a_baked_layout_called_with_stand_ins_inside_a_list_is_inlined():
 # ---------------------------------------------------------------------------
 
 
+def test_a_dict_chosen_by_when_says_to_put_the_condition_in_the_values():
+    # In plain code when() picks the dict at once and it becomes the
+    # leading attributes; per call it would be a child, which no dict can
+    # be: the error shows the way that works.
+    assert render(h.Div(when(True, {"class": "a"}), "x")) == '<div class="a">x</div>'
+    with pytest.raises(TypeError, match=r"\{'class': when\(cond, 'a'\)\}"):
+        baked(lambda x: h.Div(when(x, {"class": "a"}), "x"))
+    with pytest.raises(TypeError, match="cannot render a dict: a dict is an element's attr"):
+        render(["x", {"class": "a"}])
+    fn = baked(lambda x: h.Div({"class": when(x, "a")}, "x"))
+    assert (fn(True), fn(False)) == ('<div class="a">x</div>', "<div>x</div>")
+
+
 def test_formatted_text_inside_a_helper_is_formatted_per_call():
     same_as_plain(lambda s: h.P(classes(f"s-{s}", {"x": s == "paid"})), "paid")
     same_as_plain(lambda s, b: h.P(classes(f"s-{s}", {"x": b == 1})), "<q>", 1)
