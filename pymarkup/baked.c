@@ -513,6 +513,7 @@ typedef struct program_call {
     int ascii;           /* everything written so far is known to be ASCII */
     int placeholder_met; /* a stand-in was met: inline the builder */
     int scans_left;      /* dict scans this call may still make for hints */
+    int failed_after;    /* apply_write or apply_truth failed in its WRITE or IF */
 } program_call;
 
 static int program_on_placeholder(pm_render_ctx *ctx, PyObject *placeholder, const char *attr_name,
@@ -1119,13 +1120,17 @@ static markup_status d_apply_write(void *ctx, uint32_t op, void *arg,
     PyObject *v = field_in_place(&c->self->ops[op], arg);
     if (v && (PyUnicode_CheckExact(v) || PyLong_CheckExact(v) || PyFloat_CheckExact(v))) {
         markup_status st = write_plain(c, slot, v, out);
-        if (st != PLAIN_NOT_MINE) return st;
+        if (st != PLAIN_NOT_MINE) {
+            c->failed_after = st != MARKUP_OK;
+            return st;
+        }
     }
     void *owned;
     markup_status st = d_apply(c, op, &arg, 1, &owned);
     if (st != MARKUP_OK) return st;
     st = d_write(ctx, slot, owned, out);
     Py_DECREF((PyObject *)owned);
+    c->failed_after = st != MARKUP_OK;
     return st;
 }
 
@@ -1143,6 +1148,7 @@ static markup_status d_apply_truth(void *ctx, uint32_t op, void *arg, bool *out)
     if (st != MARKUP_OK) return st;
     st = d_truth(ctx, owned, out);
     Py_DECREF((PyObject *)owned);
+    c->failed_after = st != MARKUP_OK;
     return st;
 }
 
@@ -1274,6 +1280,10 @@ static PyObject *call_program(pm_baked *self, PyObject **values, const unsigned 
         PyErr_Clear();
         result = inline_call(self, values, defaulted);
     } else if (PyErr_Occurred()) {
+        /* A fused step's failure is reported at its APPLY: when its WRITE
+           or IF failed, that one is named (it may name the value more
+           closely, as an item unpacked from a row). */
+        if (c.failed_after) fault.pc += 1;
         name_failed_path(self, &fault);
     } else {
         pm_raise_status(st, "baked function");

@@ -388,6 +388,21 @@ def test_unpacking_reads_items_by_index():
         baked(lambda pairs: h.Ul([h.Li(a) for a, *rest in pairs]))
 
 
+class _NoTruth:
+    def __bool__(self):
+        raise ValueError("no truth")
+
+
+def test_a_value_unpacked_from_an_item_that_fails_is_named_by_its_index():
+    # Writing or testing a field is one step with reading it; when the
+    # write or the test fails, the error names the unpacked value itself.
+    fn = baked(lambda rows: h.Ul([h.Li(a, when(b, "y")) for a, b in rows]))
+    with pytest.raises(TypeError, match=r"<lambda>\(\): rows\[1\]\[0\]: render\(\)"):
+        fn([("x", True), (object(), True)])
+    with pytest.raises(ValueError, match=r"<lambda>\(\): rows\[1\]\[1\]: no truth"):
+        fn([("x", True), ("y", _NoTruth())])
+
+
 def test_nested_loops_and_loops_side_by_side():
     def grid(rows, cols):
         return h.Table(
