@@ -28,7 +28,7 @@ typedef struct baked_slot {
     size_t name_off; /* ATTR: ' name="' in the names area (name at +1)    */
     size_t name_len;
     markup_slot_kind kind;
-    bool checked;         /* not plain (markup_context_is_plain): HTML values checked */
+    bool checked;         /* HTML values checked where the slot stands */
     markup_context where; /* CHILD: where it stands; ATTR: its start tag's */
 } baked_slot;
 
@@ -169,7 +169,8 @@ markup_status markup_baked_builder_add_attr_slot(markup_baked_builder *b, const 
     markup_clear_(err);
     if (!b || (!name && name_len > 0))
         return markup_fail_(err, MARKUP_ERR_INVALID_ARG, "NULL builder or name");
-    return push_attr_slot(b, name, name_len, MARKUP_CONTEXT_HTML, false, err);
+    /* A trusted value is checked for its quotes when filled. */
+    return push_attr_slot(b, name, name_len, MARKUP_CONTEXT_HTML, true, err);
 }
 
 /* ---- building through the writer --------------------------------------- */
@@ -294,9 +295,9 @@ markup_status markup_baked_builder_attr_slot(markup_baked_builder *b, const char
     markup_status st = markup_writer_check_attr_slot(&b->w, name, name_len, err);
     if (st != MARKUP_OK) return st;
     markup_context where = markup_writer_start_tag_context(&b->w);
-    /* Only a trusted value inside a text element needs a look when filled
-       (markup_context_check_attr_html); elsewhere anything goes. */
-    return push_attr_slot(b, name, name_len, where, !markup_context_is_plain(where), err);
+    /* A trusted value is checked when filled (markup_context_check_attr_html):
+       for its quotes everywhere, for end tags inside a text element. */
+    return push_attr_slot(b, name, name_len, where, true, err);
 }
 
 markup_status markup_baked_builder_finish(markup_baked_builder *b, markup_baked **out,
@@ -393,7 +394,10 @@ markup_status markup_baked_write_value(markup_slot_kind kind, const char *name, 
     if (kind != MARKUP_SLOT_ATTR || (!name && name_len > 0)) return MARKUP_ERR_INVALID_ARG;
     switch (value->kind) {
     case MARKUP_VALUE_TEXT: return markup_html_write_attr(out, name, name_len, s, n);
-    case MARKUP_VALUE_HTML: return markup_html_write_attr_html(out, name, name_len, s, n);
+    case MARKUP_VALUE_HTML:
+        /* Its '"' would end the quoted value (markup_context_check_attr_html). */
+        if (n && memchr(s, '"', n)) return MARKUP_ERR_RAW_TEXT;
+        return markup_html_write_attr_html(out, name, name_len, s, n);
     case MARKUP_VALUE_TRUE: return markup_html_write_attr_bare(out, name, name_len);
     case MARKUP_VALUE_OMIT: return MARKUP_OK;
     }

@@ -484,18 +484,72 @@ markup_status markup_html_write_comment(markup_buf *buf, const char *s, size_t n
 
 /* ---- tag classes ------------------------------------------------------ */
 
+/*
+ * What each tag is to the HTML parser (the standard's "tree construction",
+ * 13.2.6). Most tags are "any other start tag": the parser inserts the
+ * element and makes it the current node, and its end tag pops it. The
+ * writer follows the parser only as long as that holds, so every tag the
+ * rules treat otherwise is in this table, walked rule by rule through the
+ * "in body" insertion mode (which is also how start tags are read at the
+ * HTML integration points inside svg and math):
+ *
+ *   html body head ............ ignored, or their attributes merged onto an
+ *                               element already open: RESTRUCTURES
+ *   frameset .................. replaces the body, or is ignored: FRAMESET
+ *   form ...................... ignored while a form is open: RESTRUCTURES
+ *   isindex ................... older parsers (html5lib) build a form, hr,
+ *                               label and input of it: RESTRUCTURES
+ *   a nobr .................... close (by the adoption agency, which may move
+ *                               elements around) an open a / nobr: CLOSES_SAME
+ *   button .................... closes an open button: CLOSES_SAME
+ *   select option optgroup .... select changes the insertion mode; option and
+ *                               optgroup close an open option: RESTRUCTURES
+ *   caption col colgroup frame tbody td tfoot th thead tr
+ *                               ignored in body, table modes elsewhere:
+ *                               TABLE_PART (frame: RESTRUCTURES)
+ *   the block elements, li dd dt, h1-h6, pre listing xmp hr table form
+ *   plaintext ................. close an open p first: CLOSES_P; li dd dt
+ *                               close an open li / dd, dt: LIST_ITEM; a
+ *                               heading closes a heading that is the current
+ *                               node: HEADING
+ *   rb rp rt rtc .............. close p li dd dt rb rp rt rtc when that is the
+ *                               current node: RUBY_TEXT
+ *   the formatting elements ... kept in the list of active formatting
+ *                               elements, reopened at the next text or start
+ *                               tag when something else closed them:
+ *                               FORMATTING
+ *   applet marquee object template td th caption
+ *                               stop that list and the scopes: MARKER
+ *   base basefont bgsound link meta; script style title textarea noscript
+ *   noembed noframes iframe xmp plaintext; image; svg math
+ *                               void, text, renamed, foreign: their own bits
+ *
+ * The writer (writer.c) refuses inside svg and math every start tag that
+ * may close, ignore or move something, so that there each end tag ends the
+ * element it was written for; and everywhere a start tag that would close
+ * an element with a formatting element inside it, which the parser would
+ * reopen later, out of the writer's sight (inside svg, say).
+ */
+#define CLOSES_P   MARKUP_TAG_CLOSES_P
+#define FORMATTING (MARKUP_TAG_IS_FORMATTING | MARKUP_TAG_IS_BREAKOUT)
+#define MARKER     MARKUP_TAG_IS_MARKER
+#define HEADING    (MARKUP_TAG_IS_BREAKOUT | MARKUP_TAG_CLOSES_P | MARKUP_TAG_IS_HEADING)
+#define LIST_ITEM  (MARKUP_TAG_IS_BREAKOUT | MARKUP_TAG_CLOSES_P | MARKUP_TAG_IS_LIST_ITEM)
+#define RUBY_TEXT  MARKUP_TAG_IS_RUBY_TEXT
+#define RESTRUCTURES MARKUP_TAG_RESTRUCTURES
+
 static const struct {
     const char *name;
     markup_tag_class cls;
 } TAG_CLASSES[] = {
-    /* lower case; looked up by length first */
+    /* lower case; looked up by first letter and length */
     /* Void, and the ones the parser reads as empty. */
     {"area", MARKUP_TAG_IS_VOID},
     {"base", MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_HEAD_RULES},
     {"br", MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_BREAKOUT},
     {"col", MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_TABLE_PART | MARKUP_TAG_IS_COL},
     {"embed", MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_BREAKOUT},
-    {"hr", MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_BREAKOUT},
+    {"hr", MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_BREAKOUT | CLOSES_P},
     {"img", MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_BREAKOUT},
     {"input", MARKUP_TAG_IS_VOID | MARKUP_TAG_ENDS_SELECT},
     {"link", MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_HEAD_RULES},
@@ -507,7 +561,7 @@ static const struct {
     {"param", MARKUP_TAG_IS_VOID},
     {"basefont", MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_HEAD_RULES},
     {"bgsound", MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_HEAD_RULES},
-    {"frame", MARKUP_TAG_IS_VOID},
+    {"frame", MARKUP_TAG_IS_VOID | RESTRUCTURES},
     {"image", MARKUP_TAG_IS_IMAGE},
     /* Raw text, and the elements whose content the parser reads as text,
        numbered 1-7 (MARKUP_TAG_TEXT_MASK) in
@@ -517,14 +571,16 @@ static const struct {
     {"title", 1 | MARKUP_TAG_IS_SVG_POINT | MARKUP_TAG_IS_HEAD_RULES},
     {"textarea", 2 | MARKUP_TAG_ENDS_SELECT},
     {"iframe", 3},
-    {"xmp", 4},
+    {"xmp", 4 | CLOSES_P},
     {"noembed", 5},
     {"noframes", 6 | MARKUP_TAG_IS_HEAD_RULES},
     {"noscript", 7},
-    {"plaintext", MARKUP_TAG_IS_PLAINTEXT},
-    {"select", MARKUP_TAG_IS_SELECT},
+    {"plaintext", MARKUP_TAG_IS_PLAINTEXT | CLOSES_P},
+    {"select", MARKUP_TAG_IS_SELECT | RESTRUCTURES},
+    {"option", RESTRUCTURES},
+    {"optgroup", RESTRUCTURES},
     {"frameset", MARKUP_TAG_IS_FRAMESET},
-    {"template", MARKUP_TAG_IS_TEMPLATE | MARKUP_TAG_IS_HEAD_RULES},
+    {"template", MARKUP_TAG_IS_TEMPLATE | MARKUP_TAG_IS_HEAD_RULES | MARKER},
     /* Foreign content. */
     {"svg", MARKUP_TAG_IS_SVG},
     {"math", MARKUP_TAG_IS_MATH},
@@ -538,56 +594,89 @@ static const struct {
     {"annotation-xml", MARKUP_TAG_IS_ANNOTATION},
     {"mglyph", MARKUP_TAG_IS_MGLYPH},
     {"malignmark", MARKUP_TAG_IS_MGLYPH},
-    {"font", MARKUP_TAG_IS_FONT},
+    {"font", MARKUP_TAG_IS_FONT | MARKUP_TAG_IS_FORMATTING},
+    /* The document's own elements. */
+    {"html", RESTRUCTURES},
+    {"head", MARKUP_TAG_IS_BREAKOUT | RESTRUCTURES},
+    {"body", MARKUP_TAG_IS_BREAKOUT | RESTRUCTURES},
+    {"form", CLOSES_P | RESTRUCTURES},
+    {"isindex", RESTRUCTURES},
+    {"a", MARKUP_TAG_IS_FORMATTING | MARKUP_TAG_CLOSES_SAME | RESTRUCTURES},
+    {"nobr", FORMATTING | MARKUP_TAG_CLOSES_SAME | RESTRUCTURES},
+    {"button", MARKUP_TAG_CLOSES_SAME | RESTRUCTURES},
+    /* The formatting elements; all but a end foreign content. */
+    {"b", FORMATTING},
+    {"big", FORMATTING},
+    {"code", FORMATTING},
+    {"em", FORMATTING},
+    {"i", FORMATTING},
+    {"s", FORMATTING},
+    {"small", FORMATTING},
+    {"strike", FORMATTING},
+    {"strong", FORMATTING},
+    {"tt", FORMATTING},
+    {"u", FORMATTING},
+    /* The block elements, which close an open p; the first ones also end
+       foreign content. */
+    {"blockquote", MARKUP_TAG_IS_BREAKOUT | CLOSES_P},
+    {"center", MARKUP_TAG_IS_BREAKOUT | CLOSES_P},
+    {"div", MARKUP_TAG_IS_BREAKOUT | CLOSES_P},
+    {"dl", MARKUP_TAG_IS_BREAKOUT | CLOSES_P},
+    {"listing", MARKUP_TAG_IS_BREAKOUT | CLOSES_P},
+    {"menu", MARKUP_TAG_IS_BREAKOUT | CLOSES_P},
+    {"ol", MARKUP_TAG_IS_BREAKOUT | CLOSES_P},
+    {"p", MARKUP_TAG_IS_BREAKOUT | CLOSES_P | MARKUP_TAG_IS_P},
+    {"pre", MARKUP_TAG_IS_BREAKOUT | CLOSES_P},
+    {"ul", MARKUP_TAG_IS_BREAKOUT | CLOSES_P},
+    {"table", MARKUP_TAG_IS_BREAKOUT | MARKUP_TAG_IS_TABLE_PART | CLOSES_P},
+    {"li", LIST_ITEM},
+    {"dd", LIST_ITEM},
+    {"dt", LIST_ITEM},
+    {"h1", HEADING},
+    {"h2", HEADING},
+    {"h3", HEADING},
+    {"h4", HEADING},
+    {"h5", HEADING},
+    {"h6", HEADING},
+    {"address", CLOSES_P},
+    {"article", CLOSES_P},
+    {"aside", CLOSES_P},
+    {"details", CLOSES_P},
+    {"dialog", CLOSES_P},
+    {"dir", CLOSES_P},
+    {"fieldset", CLOSES_P},
+    {"figcaption", CLOSES_P},
+    {"figure", CLOSES_P},
+    {"footer", CLOSES_P},
+    {"header", CLOSES_P},
+    {"hgroup", CLOSES_P},
+    {"main", CLOSES_P},
+    {"nav", CLOSES_P},
+    {"search", CLOSES_P},
+    {"section", CLOSES_P},
+    {"summary", CLOSES_P},
     /* The rest of the elements that end foreign content. */
-    {"b", MARKUP_TAG_IS_BREAKOUT},
-    {"big", MARKUP_TAG_IS_BREAKOUT},
-    {"blockquote", MARKUP_TAG_IS_BREAKOUT},
-    {"body", MARKUP_TAG_IS_BREAKOUT},
-    {"center", MARKUP_TAG_IS_BREAKOUT},
-    {"code", MARKUP_TAG_IS_BREAKOUT},
-    {"dd", MARKUP_TAG_IS_BREAKOUT},
-    {"div", MARKUP_TAG_IS_BREAKOUT},
-    {"dl", MARKUP_TAG_IS_BREAKOUT},
-    {"dt", MARKUP_TAG_IS_BREAKOUT},
-    {"em", MARKUP_TAG_IS_BREAKOUT},
-    {"h1", MARKUP_TAG_IS_BREAKOUT},
-    {"h2", MARKUP_TAG_IS_BREAKOUT},
-    {"h3", MARKUP_TAG_IS_BREAKOUT},
-    {"h4", MARKUP_TAG_IS_BREAKOUT},
-    {"h5", MARKUP_TAG_IS_BREAKOUT},
-    {"h6", MARKUP_TAG_IS_BREAKOUT},
-    {"head", MARKUP_TAG_IS_BREAKOUT},
-    {"i", MARKUP_TAG_IS_BREAKOUT},
-    {"li", MARKUP_TAG_IS_BREAKOUT},
-    {"listing", MARKUP_TAG_IS_BREAKOUT},
-    {"menu", MARKUP_TAG_IS_BREAKOUT},
-    {"nobr", MARKUP_TAG_IS_BREAKOUT},
-    {"ol", MARKUP_TAG_IS_BREAKOUT},
-    {"p", MARKUP_TAG_IS_BREAKOUT},
-    {"pre", MARKUP_TAG_IS_BREAKOUT},
     {"ruby", MARKUP_TAG_IS_BREAKOUT},
-    {"s", MARKUP_TAG_IS_BREAKOUT},
-    {"small", MARKUP_TAG_IS_BREAKOUT},
     {"span", MARKUP_TAG_IS_BREAKOUT},
-    {"strong", MARKUP_TAG_IS_BREAKOUT},
-    {"strike", MARKUP_TAG_IS_BREAKOUT},
     {"sub", MARKUP_TAG_IS_BREAKOUT},
     {"sup", MARKUP_TAG_IS_BREAKOUT},
-    {"tt", MARKUP_TAG_IS_BREAKOUT},
-    {"u", MARKUP_TAG_IS_BREAKOUT},
-    {"ul", MARKUP_TAG_IS_BREAKOUT},
     {"var", MARKUP_TAG_IS_BREAKOUT},
-    {"table", MARKUP_TAG_IS_BREAKOUT | MARKUP_TAG_IS_TABLE_PART},
+    {"rb", RUBY_TEXT},
+    {"rp", RUBY_TEXT},
+    {"rt", RUBY_TEXT},
+    {"rtc", RUBY_TEXT},
     /* Table parts: the parser may close elements up to a table for them. */
-    {"caption", MARKUP_TAG_IS_TABLE_PART},
+    {"caption", MARKUP_TAG_IS_TABLE_PART | MARKER},
     {"colgroup", MARKUP_TAG_IS_TABLE_PART},
     {"tbody", MARKUP_TAG_IS_TABLE_PART},
     {"thead", MARKUP_TAG_IS_TABLE_PART},
     {"tfoot", MARKUP_TAG_IS_TABLE_PART},
     {"tr", MARKUP_TAG_IS_TABLE_PART},
-    {"td", MARKUP_TAG_IS_TABLE_PART},
-    {"th", MARKUP_TAG_IS_TABLE_PART},
+    {"td", MARKUP_TAG_IS_TABLE_PART | MARKER},
+    {"th", MARKUP_TAG_IS_TABLE_PART | MARKER},
+    {"applet", MARKER},
+    {"marquee", MARKER},
+    {"object", MARKER},
 };
 
 /* The entry of the class table for `tag`, or -1. */

@@ -49,6 +49,21 @@ enum {
    style included, and reads their text as markup. */
 #define TEMPLATE_COLUMNS 0x1000u
 
+/* markup_context.scope: which elements that a later start tag would close
+   are open in the HTML content around (since the last marker, or the
+   integration point inside svg or math), and which of them hold a
+   formatting element (html.c's table says which tags are which). */
+#define OPEN_P                  0x01u
+#define OPEN_LIST_ITEM          0x02u /* li, dd or dt */
+#define OPEN_SAME               0x04u /* a, nobr or button */
+#define OPEN_ANY                0x07u
+#define FORMATTING_IN_P         0x08u /* OPEN_P << 3 ... */
+#define FORMATTING_IN_LIST_ITEM 0x10u
+#define FORMATTING_IN_SAME      0x20u
+#define FORMATTING_IN_ANY       0x38u
+#define OPEN_HEADING            0x40u
+#define OPEN_RUBY_TEXT          0x80u
+
 static inline markup_context top(const markup_writer *w) {
     return w->depth ? w->frames[w->depth - 1].inside : w->base;
 }
@@ -147,6 +162,14 @@ markup_context markup_writer_start_tag_context(const markup_writer *w) {
 markup_status markup_context_check_attr_html(markup_context where, const char *value, size_t n,
                                              markup_error *err) {
     markup_clear_(err);
+    if (value == NULL && n != 0) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
+    /* Trusted or not, a value's '"' would end the quoted value early. */
+    const char *quote = n ? memchr(value, '"', n) : NULL;
+    if (quote)
+        return markup_refuse_(err, (size_t)(quote - value), "value", "\"",
+                              "a '\"' in a trusted attribute value would end the quoted value "
+                              "and start markup of its own; give the value as a plain str to "
+                              "have it escaped");
     /* Inside a text element the parser reads the whole start tag as text:
        the value must not end that element (nor one around it). */
     if (!in_text(where)) return MARKUP_OK;
@@ -219,10 +242,61 @@ markup_status markup_writer_check_child_slot(markup_writer *w, markup_error *err
 
 /* ---- where an element goes ---------------------------------------------- */
 
+/* The scope inside an HTML element of class `cls` whose parent's is `s`. */
+static inline uint8_t scope_inside(unsigned s, markup_tag_class cls) {
+    if (cls & MARKUP_TAG_IS_MARKER) return 0;
+    /* What its start tag closed is no longer open inside it. */
+    if (cls & MARKUP_TAG_CLOSES_P) s &= ~(OPEN_P | FORMATTING_IN_P);
+    if (cls & MARKUP_TAG_IS_LIST_ITEM) s &= ~(OPEN_LIST_ITEM | FORMATTING_IN_LIST_ITEM);
+    if (cls & MARKUP_TAG_CLOSES_SAME) s &= ~(OPEN_SAME | FORMATTING_IN_SAME);
+    if (cls & MARKUP_TAG_IS_FORMATTING) s |= (s & OPEN_ANY) << 3;
+    if (cls & MARKUP_TAG_IS_P) s |= OPEN_P;
+    if (cls & MARKUP_TAG_IS_LIST_ITEM) s |= OPEN_LIST_ITEM;
+    if (cls & MARKUP_TAG_CLOSES_SAME) s |= OPEN_SAME;
+    if (cls & MARKUP_TAG_IS_HEADING) s |= OPEN_HEADING;
+    if (cls & MARKUP_TAG_IS_RUBY_TEXT) s |= OPEN_RUBY_TEXT;
+    return (uint8_t)s;
+}
+
+/* Whether the start tag of an HTML element of class `cls` would close an
+   element that holds a formatting element: the parser would close that
+   one too and reopen it at the next text or start tag, wherever that is
+   (inside an svg integration point, say), where the writer cannot follow. */
+static inline bool closes_formatting(unsigned s, markup_tag_class cls) {
+    return ((cls & MARKUP_TAG_CLOSES_P) && (s & FORMATTING_IN_P)) ||
+           ((cls & MARKUP_TAG_IS_LIST_ITEM) && (s & FORMATTING_IN_LIST_ITEM)) ||
+           ((cls & MARKUP_TAG_CLOSES_SAME) && (s & FORMATTING_IN_SAME));
+}
+
+/* Why the parser would not keep an HTML element of class `cls` open as
+   written inside svg or math (at an integration point, or inside HTML
+   there): its start tag would be ignored, merged, or close or move an
+   element. There every end tag must end the element it was written for: an
+   end tag that finds another current node closes the nearest svg or math
+   element of its name, and what follows would be read as foreign content.
+   NULL when it keeps to the ordinary rules. */
+static const char *restructures_in_foreign(unsigned s, markup_tag_class cls) {
+    if (cls & MARKUP_TAG_RESTRUCTURES)
+        return "inside svg or math the HTML parser ignores this start tag, merges it into "
+               "an element already open, or closes or moves open elements for it, so that "
+               "its end tag would close an svg or math element instead; put it outside the "
+               "svg or math";
+    if (((cls & MARKUP_TAG_CLOSES_P) && (s & OPEN_P)) ||
+        ((cls & MARKUP_TAG_IS_LIST_ITEM) && (s & OPEN_LIST_ITEM)) ||
+        ((cls & MARKUP_TAG_IS_HEADING) && (s & OPEN_HEADING)) ||
+        ((cls & MARKUP_TAG_IS_RUBY_TEXT) && (s & (OPEN_P | OPEN_LIST_ITEM | OPEN_RUBY_TEXT))))
+        return "inside svg or math the HTML parser closes the p, li, dd, dt, heading or ruby "
+               "text around this element at its start tag, so that the end tag written for "
+               "that one would close an svg or math element instead; close it before this "
+               "element";
+    return NULL;
+}
+
 /* The context inside an HTML element of class `cls` whose parent's content
    is `up`; `foreign` when it stands inside svg or math. */
 static markup_context html_inside(markup_context up, markup_tag_class cls, bool foreign) {
-    markup_context c = {MODE_HTML, 0, (uint16_t)(up.flags & ~TEMPLATE_OPEN)};
+    markup_context c = {MODE_HTML, scope_inside(up.scope, cls),
+                        (uint16_t)(up.flags & ~TEMPLATE_OPEN)};
     if (foreign) c.flags |= IN_FOREIGN;
     if (cls & (MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_IMAGE))
         c.mode = MODE_VOID;
@@ -234,6 +308,9 @@ static markup_context html_inside(markup_context up, markup_tag_class cls, bool 
         c.mode = MODE_SVG;
     else if (cls & MARKUP_TAG_IS_MATH)
         c.mode = MODE_MATH;
+    /* Foreign content starts afresh: the parser's scopes stop at its
+       integration points. */
+    if (c.mode == MODE_SVG || c.mode == MODE_MATH) c.scope = 0;
     if (cls & MARKUP_TAG_IS_SELECT) c.flags |= IN_SELECT;
     if (cls & MARKUP_TAG_IS_TEMPLATE) c.flags |= TEMPLATE_OPEN;
     unsigned text = cls & MARKUP_TAG_TEXT_MASK;
@@ -300,6 +377,15 @@ static markup_status place(const markup_writer *w, markup_tag_class cls, markup_
         return MARKUP_OK;
     }
     bool foreign = up.mode != MODE_HTML || (up.flags & IN_FOREIGN);
+    const char *why = foreign ? restructures_in_foreign(up.scope, cls) : NULL;
+    if (why) return markup_fail_(err, MARKUP_ERR_CONTEXT, why);
+    if (closes_formatting(up.scope, cls))
+        return markup_fail_(
+            err, MARKUP_ERR_CONTEXT,
+            "the HTML parser closes the p, li, dd, dt, a, nobr or button around this element "
+            "at its start tag, and with it the formatting element (b, i, a, em ...) inside "
+            "that one, which it reopens later wherever the next text goes; close the "
+            "formatting element before this one, or put this one outside the p (li ...)");
     if (cls & MARKUP_TAG_IS_PLAINTEXT)
         return markup_fail_(
             err, MARKUP_ERR_CONTEXT,
@@ -351,11 +437,14 @@ static markup_status grow(markup_writer *w) {
 
 /* Classes that need more than html_inside, even in plain HTML content. */
 #define SLOW_IN_HTML (MARKUP_TAG_IS_PLAINTEXT | MARKUP_TAG_IS_FRAMESET)
-/* Classes whose content html_inside reads differently from their parent's. */
+/* Classes whose content html_inside reads differently from their parent's,
+   or whose scope differs. */
 #define CHANGES_CONTENT                                                                            \
     (MARKUP_TAG_TEXT_MASK | MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_IMAGE | MARKUP_TAG_IS_SCRIPT |      \
      MARKUP_TAG_IS_STYLE | MARKUP_TAG_IS_SVG | MARKUP_TAG_IS_MATH | MARKUP_TAG_IS_SELECT |         \
-     MARKUP_TAG_IS_TEMPLATE)
+     MARKUP_TAG_IS_TEMPLATE | MARKUP_TAG_IS_MARKER | MARKUP_TAG_CLOSES_P |                         \
+     MARKUP_TAG_IS_LIST_ITEM | MARKUP_TAG_CLOSES_SAME | MARKUP_TAG_IS_FORMATTING |                 \
+     MARKUP_TAG_IS_HEADING | MARKUP_TAG_IS_RUBY_TEXT)
 
 /* The first start tag in a template not read by the head's rules decides
    how the parser reads the rest of the template's content; called once
@@ -416,7 +505,8 @@ markup_status markup_writer_open_class(markup_writer *w, const char *tag, size_t
     markup_context up = top(w), inside;
     markup_status st;
     bool decides_template = false;
-    if (up.mode == MODE_HTML && up.flags == 0 && !(cls & SLOW_IN_HTML)) {
+    if (up.mode == MODE_HTML && up.flags == 0 && !(cls & SLOW_IN_HTML) &&
+        !((up.scope & FORMATTING_IN_ANY) && closes_formatting(up.scope, cls))) {
         /* Most elements of most pages: HTML content inside HTML content. */
         inside = (cls & CHANGES_CONTENT) ? html_inside(up, cls, false) : up;
     } else {
@@ -649,6 +739,17 @@ static markup_status check_piece(markup_writer *w, markup_context c, const char 
                 "element), the HTML parser ignores <script> and <style> start tags and reads "
                 "their text as markup; put the template's first element, or the script or "
                 "style, before any condition or loop in it");
+        /* Under svg or math, a parser that lost its place (a start tag it
+           treats otherwise than markup assumed) reads this text as foreign
+           content, where '<' starts a tag: without one, it is text either
+           way. */
+        if (kind != MARKUP_TAG_NORMAL && (c.flags & IN_FOREIGN) && n && memchr(s, '<', n))
+            return markup_fail_at_(
+                err, MARKUP_ERR_CONTEXT, (size_t)((const char *)memchr(s, '<', n) - s), "s",
+                "inside svg or math, the text of <script> and <style> may not hold '<', "
+                "so that no reading of the element can make it markup; write it as \\3c "
+                "in CSS or \\x3c in a JavaScript string, or move the element out of the "
+                "svg or math");
     }
     enum { KEEP = sizeof w->tail };
     if (w->tail_len) {

@@ -136,8 +136,9 @@ static PM_NOINLINE int placeholder_error(PyObject *placeholder) {
 /* Attributes                                                                 */
 /* ------------------------------------------------------------------------ */
 
-/* A trusted attribute value refused because its start tag stands inside
-   a text element, where the parser reads the whole tag as text. */
+/* A trusted attribute value refused: its '"' would end the quoted value,
+   or its start tag stands inside a text element, where the parser reads
+   the whole tag as text. */
 static PM_NOINLINE int attr_value_error(const pm_render_ctx *ctx, const char *name,
                                         Py_ssize_t name_len, const markup_error *err) {
     const markup_writer *w = ctx->w;
@@ -152,7 +153,13 @@ static PM_NOINLINE int attr_value_error(const pm_render_ctx *ctx, const char *na
     } else {
         where = PyUnicode_FromString("");
     }
-    if (attr && where)
+    if (attr && where && strcmp(found, "\"") == 0)
+        PyErr_Format(PyExc_ValueError,
+                     "%Uthe trusted (__html__) value of attribute '%U' contains '\"' at byte "
+                     "%zu, which would end the quoted value and start markup of its own; give "
+                     "the value as a plain str to have it escaped",
+                     where, attr, err->pos);
+    else if (attr && where)
         PyErr_Format(PyExc_ValueError,
                      "%Uthe trusted (__html__) value of attribute '%U' contains '%s' at byte "
                      "%zu: the element stands inside a text element (title, textarea, noscript, "
@@ -173,8 +180,8 @@ static int attr_write(pm_render_ctx *ctx, const char *name, Py_ssize_t name_len,
     markup_status st;
     markup_error err = MARKUP_ERROR_INIT;
     if (ctx->attrs) {
-        if (trusted && ctx->w == NULL &&
-            (st = markup_context_check_attr_html(ctx->attrs_at, s, n, &err)) != MARKUP_OK)
+        markup_context at = ctx->w ? markup_writer_start_tag_context(ctx->w) : ctx->attrs_at;
+        if (trusted && (st = markup_context_check_attr_html(at, s, n, &err)) != MARKUP_OK)
             return attr_value_error(ctx, name, name_len, &err);
         st = trusted ? markup_html_write_attr_html(ctx->attrs, name, (size_t)name_len, s, n)
                      : markup_html_write_attr(ctx->attrs, name, (size_t)name_len, s, n);

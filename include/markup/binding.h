@@ -245,6 +245,31 @@ MARKUP_API markup_status markup_html_write_comment(markup_buf *buf, const char *
 /* input keygen textarea: the parser ends an open select at their start tag
    (as at a select's). */
 #define MARKUP_TAG_ENDS_SELECT   (1u << 22)
+/* The formatting elements, which the parser keeps in its list of active
+   formatting elements and reopens when something closed them early: a b
+   big code em font i nobr s small strike strong tt u. */
+#define MARKUP_TAG_IS_FORMATTING (1u << 23)
+/* Their start tag closes an open p: address article aside blockquote
+   center details dialog dir div dl fieldset figcaption figure footer form
+   h1-h6 header hgroup hr li dd dt listing main menu nav ol p plaintext pre
+   search section summary table ul xmp. */
+#define MARKUP_TAG_CLOSES_P      (1u << 24)
+/* li dd dt: their start tag closes an open li (dd, dt). */
+#define MARKUP_TAG_IS_LIST_ITEM  (1u << 25)
+/* a nobr button: their start tag closes (or adopts) an open one. */
+#define MARKUP_TAG_CLOSES_SAME   (1u << 26)
+#define MARKUP_TAG_IS_P          (1u << 27)
+#define MARKUP_TAG_IS_HEADING    (1u << 28) /* h1-h6 */
+/* rb rp rt rtc: their start tag closes an open p, li, dd, dt or ruby text
+   that is the current element. */
+#define MARKUP_TAG_IS_RUBY_TEXT  (1u << 29)
+/* applet caption marquee object td template th: the parser's scopes and its
+   list of active formatting elements stop at them. */
+#define MARKUP_TAG_IS_MARKER     (1u << 30)
+/* html head body form isindex a nobr button select option optgroup frame:
+   the parser ignores, merges, closes or moves around these start tags by
+   rules of their own (see the table in html.c). */
+#define MARKUP_TAG_RESTRUCTURES  (1u << 31)
 
 /* The class of a tag name (n bytes, ASCII case-insensitive; not
    validated). Unknown tags (custom elements) are 0. Thread-safe. */
@@ -277,9 +302,10 @@ MARKUP_API markup_status markup_writer_check_attr_slot(const markup_writer *w, c
 MARKUP_API markup_context markup_writer_start_tag_context(const markup_writer *w);
 
 /* Checks a trusted attribute value for a start tag standing at `where`:
-   inside a text element the value may hold none of the end tags that
-   markup_html_check_text_inside rejects, elsewhere anything goes.
-   Errors: RAW_TEXT, err->pos at the '<' in the value. */
+   nowhere may it hold a '"', which would end the quoted value (RAW_TEXT,
+   err->refused "\""); inside a text element it may also hold none of the
+   end tags that markup_html_check_text_inside rejects (RAW_TEXT).
+   err->pos is at the refused byte. */
 MARKUP_API markup_status markup_context_check_attr_html(markup_context where, const char *value,
                                                         size_t n, markup_error *err);
 
@@ -407,7 +433,8 @@ MARKUP_API markup_status markup_baked_render_slots(const markup_baked *tpl,
 
 /* Writes one value the way markup_baked_render does for a slot of `kind`
    (and `name` for ATTR): exposed so that bindings apply the same rules.
-   Does not validate UTF-8. */
+   Does not validate UTF-8. A trusted (HTML) attribute value holding a '"'
+   is MARKUP_ERR_RAW_TEXT. */
 MARKUP_API markup_status markup_baked_write_value(markup_slot_kind kind, const char *name,
                                                   size_t name_len, const markup_value *value,
                                                   markup_buf *out);

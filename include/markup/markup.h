@@ -111,7 +111,8 @@ typedef enum markup_status {
     MARKUP_ERR_VOID_CHILD,        /* child given to a void element (<br>)     */
     MARKUP_ERR_RAW_TEXT,          /* text would end <script>/<style> (or a
                                     <title>, <noscript>... around it) early,
-                                    or an element inside <script>/<style>    */
+                                    an element inside <script>/<style>, or
+                                    a trusted attribute value holds '"'      */
     MARKUP_ERR_FROZEN,            /* node frozen: appended to a parent        */
     MARKUP_ERR_TOO_DEEP,          /* tree nested deeper than MARKUP_MAX_DEPTH */
     MARKUP_ERR_SLOT_COUNT,        /* wrong number of baked slot values        */
@@ -444,7 +445,7 @@ typedef uint32_t markup_tag_class;
    (a baked template's child slot). Treat as opaque. */
 typedef struct markup_context {
     uint8_t mode;
-    uint8_t reserved;
+    uint8_t scope; /* what a later start tag may close (writer.c) */
     uint16_t flags;
 } markup_context;
 

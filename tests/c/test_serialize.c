@@ -208,7 +208,18 @@ static void test_raw_text_in_foreign_content(void **state) {
         snprintf(expected, sizeof expected, "<%s>%s<%s>%s</%s>%s</%s>", cases[i].outer,
                  mid_open_tag, cases[i].raw_tag, cases[i].raw ? payload : escaped, cases[i].raw_tag,
                  mid_close_tag, cases[i].outer);
-        assert_render(doc, expected);
+        bool under_foreign =
+            strcmp(cases[i].outer, "svg") == 0 || strcmp(cases[i].outer, "math") == 0;
+        if (cases[i].raw && under_foreign) {
+            /* Raw text under svg or math holds no '<'. */
+            markup_buf buf;
+            markup_buf_init(&buf, NULL);
+            markup_error err = MARKUP_ERROR_INIT;
+            assert_int_equal(markup_node_render(doc, &buf, &err), MARKUP_ERR_CONTEXT);
+            markup_buf_free(&buf);
+        } else {
+            assert_render(doc, expected);
+        }
         markup_node_unref(doc);
     }
     /* Back in HTML after the foreign element closes. */
@@ -237,7 +248,6 @@ static void test_raw_text_inside_text_elements(void **state) {
         {"iframe", NULL, "script", "</noframes", "", false},
         {"xmp", NULL, "script", "document.write('<b></b>')", "", true},
         {"div", NULL, "script", "document.write('<iframe></iframe>')", "", true},
-        {"svg", "title", "style", "</title>", "", true},     /* svg's title: HTML, not text */
         {"noembed", "svg", "style", "</noembed>", "", true}, /* escaped in svg */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

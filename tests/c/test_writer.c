@@ -89,7 +89,20 @@ static void test_raw_or_escaped_by_where_the_parser_is(void **state) {
         start(&f);
         open_path(&f, cases[i].path);
         assert_int_equal(open_tag(&f, "style"), MARKUP_OK);
-        assert_int_equal(markup_writer_text(&f.w, payload, strlen(payload), &f.err), MARKUP_OK);
+        /* Raw text under svg or math holds no '<', so that no reading of the
+           element can make it markup. */
+        bool under_foreign = false;
+        for (size_t d = 0; cases[i].path[d]; d++)
+            under_foreign |= strcmp(cases[i].path[d], "svg") == 0 ||
+                             strcmp(cases[i].path[d], "math") == 0;
+        markup_status st = markup_writer_text(&f.w, payload, strlen(payload), &f.err);
+        if (cases[i].raw && under_foreign) {
+            assert_int_equal(st, MARKUP_ERR_CONTEXT);
+            assert_int_equal(f.err.pos, 0);
+            stop(&f);
+            continue;
+        }
+        assert_int_equal(st, MARKUP_OK);
         close_all(&f);
         const char *want = cases[i].raw ? payload : escaped;
         if (strstr(f.buf.data, want) == NULL) {
@@ -122,9 +135,9 @@ static void test_annotation_xml_encoding(void **state) {
         assert_int_equal(markup_writer_attr(&f.w, S("encoding"), S("text/html"), &f.err),
                          MARKUP_OK);
         assert_int_equal(open_tag(&f, "script"), MARKUP_OK);
-        assert_int_equal(markup_writer_text(&f.w, S("a<b"), &f.err), MARKUP_OK);
+        assert_int_equal(markup_writer_text(&f.w, S("a>b"), &f.err), MARKUP_OK);
         close_all(&f);
-        assert_non_null(strstr(f.buf.data, cases[i].html ? ">a<b<" : ">a&lt;b<"));
+        assert_non_null(strstr(f.buf.data, cases[i].html ? ">a>b<" : ">a&gt;b<"));
         stop(&f);
     }
     /* A character reference could spell text/html: refused in trusted HTML. */

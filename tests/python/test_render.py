@@ -242,8 +242,12 @@ def test_mathml_factories_write_their_names_inside_math(element):
 
 
 def test_foreign_object_holds_html_again():
-    out = render(h.Svg(h.ForeignObject(h.Div(h.Style("a<b")))))
-    assert out == "<svg><foreignObject><div><style>a<b</style></div></foreignObject></svg>"
+    out = render(h.Svg(h.ForeignObject(h.Div(h.Style("a>b&c")))))
+    assert out == "<svg><foreignObject><div><style>a>b&c</style></div></foreignObject></svg>"
+    # Raw text there, which a parser that lost its place would read as
+    # foreign content, holds no '<'.
+    with pytest.raises(ValueError, match="may not hold '<'"):
+        render(h.Svg(h.ForeignObject(h.Div(h.Style("a<b")))))
 
 
 def test_svg_and_math_factories_start_foreign_content():

@@ -313,8 +313,12 @@ def test_raw_text_in_mathml_glyphs_stays_text(point, inner, factory):
 )
 def test_html_integration_points_hold_raw_text_again(path):
     outer, point = path
-    script = "if (a < b && c > d) { go('x') }"
+    script = "if (b > a && c > d) { go('x') }"
     out = render(Tag(outer)(Tag(point)(h.Script(script))))
     assert f"<script>{script}</script>" in out  # raw: the parser reads it as a script again
     out = render(Tag(outer)(Tag("g")(h.Script(script))))
-    assert "<script>if (a &lt; b &amp;&amp; c &gt; d)" in out  # still foreign: escaped
+    assert "<script>if (b &gt; a &amp;&amp; c &gt; d)" in out  # still foreign: escaped
+    # Raw, but under svg or math: no '<', which a parser that lost its place
+    # would read as the start of a tag.
+    with pytest.raises(ValueError, match="may not hold '<'"):
+        render(Tag(outer)(Tag(point)(h.Script("if (a < b) go()"))))
