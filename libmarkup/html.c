@@ -530,12 +530,12 @@ markup_status markup_html_write_comment(markup_buf *buf, const char *s, size_t n
  * an element with a formatting element inside it, which the parser would
  * reopen later, out of the writer's sight (inside svg, say).
  */
-#define CLOSES_P   MARKUP_TAG_CLOSES_P
-#define FORMATTING (MARKUP_TAG_IS_FORMATTING | MARKUP_TAG_IS_BREAKOUT)
-#define MARKER     MARKUP_TAG_IS_MARKER
-#define HEADING    (MARKUP_TAG_IS_BREAKOUT | MARKUP_TAG_CLOSES_P | MARKUP_TAG_IS_HEADING)
-#define LIST_ITEM  (MARKUP_TAG_IS_BREAKOUT | MARKUP_TAG_CLOSES_P | MARKUP_TAG_IS_LIST_ITEM)
-#define RUBY_TEXT  MARKUP_TAG_IS_RUBY_TEXT
+#define CLOSES_P     MARKUP_TAG_CLOSES_P
+#define FORMATTING   (MARKUP_TAG_IS_FORMATTING | MARKUP_TAG_IS_BREAKOUT)
+#define MARKER       MARKUP_TAG_IS_MARKER
+#define HEADING      (MARKUP_TAG_IS_BREAKOUT | MARKUP_TAG_CLOSES_P | MARKUP_TAG_IS_HEADING)
+#define LIST_ITEM    (MARKUP_TAG_IS_BREAKOUT | MARKUP_TAG_CLOSES_P | MARKUP_TAG_IS_LIST_ITEM)
+#define RUBY_TEXT    MARKUP_TAG_IS_RUBY_TEXT
 #define RESTRUCTURES MARKUP_TAG_RESTRUCTURES
 
 static const struct {

@@ -93,8 +93,8 @@ static void test_raw_or_escaped_by_where_the_parser_is(void **state) {
            element can make it markup. */
         bool under_foreign = false;
         for (size_t d = 0; cases[i].path[d]; d++)
-            under_foreign |= strcmp(cases[i].path[d], "svg") == 0 ||
-                             strcmp(cases[i].path[d], "math") == 0;
+            under_foreign |=
+                strcmp(cases[i].path[d], "svg") == 0 || strcmp(cases[i].path[d], "math") == 0;
         markup_status st = markup_writer_text(&f.w, payload, strlen(payload), &f.err);
         if (cases[i].raw && under_foreign) {
             assert_int_equal(st, MARKUP_ERR_CONTEXT);
