@@ -188,30 +188,63 @@ def test_flask_views_return_elements_and_stream():
 # --- Django --------------------------------------------------------------------
 
 
+# The template packages, written as files as a project has them: the backend
+# imports the module a template name names, and looks at where each function
+# was defined.
+SHOP_FILES = {
+    "markup_test_shop/__init__.py": "",
+    "markup_test_shop/pages/__init__.py": """
+        from markup import baked, h
+
+
+        @baked
+        def layout(title, content):
+            return h.HtmlDocument(h.Head(h.Title(title)), h.Body(content))
+
+
+        def product(name, price, request=None, csrf_input=None):
+            return layout(
+                name,
+                h.Form({"method": "post"}, csrf_input, h.P(f"{price:.2f}"), h.P(request.path)),
+            )
+
+
+        def token_form(csrf_token):
+            return h.Form(h.Input(type="hidden", name="csrfmiddlewaretoken", value=csrf_token))
+
+
+        def listing(**context):
+            return h.Ul([h.Li(k, "=", v) for k, v in sorted(context.items()) if k == "items"])
+
+
+        not_a_template = 3
+    """,
+}
+
+
 @pytest.fixture(scope="module")
-def django_site():
+def shop_packages(tmp_path_factory):
+    """SHOP_FILES on sys.path; every module imported from them is
+    forgotten afterwards."""
+    import textwrap
+
+    root = tmp_path_factory.mktemp("shop")
+    for name, source in SHOP_FILES.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(source), encoding="utf-8")
+    tops = {name.split("/")[0].removesuffix(".py") for name in SHOP_FILES}
+    sys.path.insert(0, str(root))
+    yield root
+    sys.path.remove(str(root))
+    for name in [m for m in sys.modules if m.split(".")[0] in tops]:
+        del sys.modules[name]
+
+
+@pytest.fixture(scope="module")
+def django_site(shop_packages):
     import django
     from django.conf import settings
-
-    pages = types.ModuleType("markup_test_pages")
-
-    def product(name, price, request=None, csrf_input=None):
-        return layout(
-            name,
-            h.Form({"method": "post"}, csrf_input, h.P(f"{price:.2f}"), h.P(request.path)),
-        )
-
-    def token_form(csrf_token):
-        return h.Form(h.Input(type="hidden", name="csrfmiddlewaretoken", value=csrf_token))
-
-    def listing(**context):
-        return h.Ul([h.Li(k, "=", v) for k, v in sorted(context.items()) if k == "items"])
-
-    pages.product = product
-    pages.token_form = token_form
-    pages.listing = listing
-    pages.not_a_template = 3
-    sys.modules["markup_test_pages"] = pages
 
     urls = types.ModuleType("markup_test_urls")
     sys.modules["markup_test_urls"] = urls
@@ -227,7 +260,7 @@ def django_site():
                 {
                     "NAME": "markup",
                     "BACKEND": "markup.django.MarkupTemplates",
-                    "OPTIONS": {"packages": ["markup_test_pages"]},
+                    "OPTIONS": {"packages": ["markup_test_shop.pages"]},
                 },
                 # Django's own, beside it: the names must differ.
                 {"BACKEND": "django.template.backends.django.DjangoTemplates"},
@@ -242,13 +275,13 @@ def django_site():
     from markup.django import astream, stream
 
     def product_view(request):
-        return django_render(request, "markup_test_pages.product", {"name": TEA, "price": 4.5})
+        return django_render(request, "markup_test_shop.pages.product", {"name": TEA, "price": 4.5})
 
     def token_view(request):
-        return django_render(request, "markup_test_pages.token_form", {})
+        return django_render(request, "markup_test_shop.pages.token_form", {})
 
     def listing_view(request):
-        return django_render(request, "markup_test_pages:listing", {"items": "<x>"})
+        return django_render(request, "markup_test_shop.pages:listing", {"items": "<x>"})
 
     def stream_view(request):
         return stream(h.Table(rows(400)), chunk_size=512)
@@ -292,7 +325,11 @@ def test_django_template_backend(django_site):
     assert len(html) > 80 and "csrftoken" in r.cookies
 
     engine = engines["markup"]
-    for name in ["markup_test_pages.nothing", "markup_test_pages.not_a_template", "os.getcwd"]:
+    for name in [
+        "markup_test_shop.pages.nothing",
+        "markup_test_shop.pages.not_a_template",
+        "os.getcwd",
+    ]:
         with pytest.raises(TemplateDoesNotExist):
             engine.get_template(name)
     with pytest.raises(TemplateDoesNotExist, match="dotted path"):
