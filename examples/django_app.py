@@ -6,6 +6,11 @@ The templates are plain functions that return trees, found by their dotted
 path through the markup.django backend; Django's render() calls them with
 the context (and the request and CSRF input when they take them). The
 report is streamed with StreamingHttpResponse as it is rendered.
+
+The backend requires OPTIONS["packages"]: a template name reaches only
+functions defined in those modules. This one-file site names itself; a
+project names the package that holds its pages (["shop.pages"]), so that
+its views and helpers cannot be named as templates.
 """
 
 # Django ships no type information: its names are Any to mypy.
@@ -26,6 +31,7 @@ if not settings.configured:
             {
                 "NAME": "markup",
                 "BACKEND": "markup.django.MarkupTemplates",
+                # Required: the modules whose own functions are templates.
                 "OPTIONS": {"packages": [__name__]},
             }
         ],

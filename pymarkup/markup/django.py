@@ -10,7 +10,10 @@
     ]
 
 A "template" is a function that returns a tree, named by its dotted path
-(``"shop.pages.product"``, or ``"shop.pages:product"``). render(request,
+(``"shop.pages.product"``, or ``"shop.pages:product"``). ``packages`` is
+required: the backend refuses to start without it (``ImproperlyConfigured``),
+and only functions *defined* in those packages (or in modules inside them)
+can be named; see ``MarkupTemplates`` for the exact rules. render(request,
 "shop.pages.product", {"item": item}) calls it with the context as keyword
 arguments, plus ``request``, ``csrf_input`` (the hidden input, as HTML) and
 ``csrf_token`` (the token, as text) when it takes them, and renders what it
@@ -29,11 +32,13 @@ for a function that names ``csrf_token``.
 Importing this module imports Django; ``import markup`` alone does not.
 """
 
+import importlib
 import inspect
-from typing import Any, Callable, Dict, Optional, Sequence
+from typing import Any, Callable, Dict, Optional, Tuple
 
 # Django ships no type information.
 from asgiref.sync import sync_to_async
+from django.core.exceptions import ImproperlyConfigured  # type: ignore[import-untyped]
 from django.http import StreamingHttpResponse  # type: ignore[import-untyped]
 from django.template import TemplateDoesNotExist  # type: ignore[import-untyped]
 from django.template.backends.base import BaseEngine  # type: ignore[import-untyped]
@@ -41,8 +46,9 @@ from django.template.backends.utils import (  # type: ignore[import-untyped]
     csrf_input_lazy,
     csrf_token_lazy,
 )
-from django.utils.module_loading import import_string  # type: ignore[import-untyped]
 
+# What @baked returns; a private runtime type, not in the stubs.
+from ._core import BakedFunction  # type: ignore[attr-defined]
 from ._core import iter_render, render
 from ._stream import aiter_render
 
@@ -75,23 +81,86 @@ class Template:
         return render(self.func(**values))
 
 
+def _is_dotted(name: str) -> bool:
+    """``a.b.c``: one or more identifiers joined by single dots (so no
+    empty part: no leading, trailing or doubled dot)."""
+    return all(part.isidentifier() for part in name.split("."))
+
+
+def _packages_option(packages: Any) -> Tuple[str, ...]:
+    example = 'e.g. "OPTIONS": {"packages": ["shop.pages"]}'
+    if packages is None:
+        raise ImproperlyConfigured(
+            "markup.django: OPTIONS['packages'] is required: the packages whose functions "
+            f"may be named as templates ({example}); no other module can be imported "
+            "through a template name"
+        )
+    if isinstance(packages, str) or not isinstance(packages, (list, tuple)):
+        raise ImproperlyConfigured(
+            f"markup.django: OPTIONS['packages'] must be a list of dotted module names "
+            f"({example}), got {type(packages).__name__} {packages!r}"
+        )
+    if not packages:
+        raise ImproperlyConfigured(
+            f"markup.django: OPTIONS['packages'] is empty: name at least one package ({example})"
+        )
+    for package in packages:
+        if not isinstance(package, str) or not _is_dotted(package):
+            raise ImproperlyConfigured(
+                f"markup.django: OPTIONS['packages']: {package!r} is not a dotted module "
+                f"name such as 'shop.pages'"
+            )
+    return tuple(packages)
+
+
+def _inside(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
 class MarkupTemplates(BaseEngine):  # type: ignore[misc]
-    """The template backend. OPTIONS: ``packages``, the modules whose
-    functions may be named as templates (any dotted path when absent)."""
+    """The template backend.
+
+    OPTIONS: ``packages`` (required), a list of dotted module names, such as
+    ``["shop.pages"]``. Without it, or with an empty list or a string in its
+    place, creating the backend raises ``ImproperlyConfigured``.
+
+    A template name is ``"<module>.<function>"`` or ``"<module>:<function>"``
+    and is a template only when all of these hold:
+
+    * every dotted part is a Python identifier (no empty part, so no
+      leading, trailing or doubled dot), and there is at most one ``:``;
+    * the module is a configured package or inside one, judged on the name,
+      before anything is imported; the parts after the configured package
+      (the function's name included) do not begin with ``_``, so dunder
+      attributes, private helpers and ``pkg.__init__`` are never reached;
+    * the module imports (only it, and the packages above it, as Python
+      imports them; a module that is missing is no template, an error raised
+      inside an existing module is raised as it is);
+    * the attribute is a plain Python function (``inspect.isfunction``), or a
+      function made by ``@baked`` from one, and that function was defined in
+      a configured package (its ``__module__`` is one of them or inside one).
+      A function a page module imports from elsewhere (``from os import
+      getcwd``, a helper library) is not a template; one re-exported from
+      another configured package is. Classes, instances, ``functools.partial``
+      objects, builtins and modules never are.
+
+    Any other name raises ``TemplateDoesNotExist``, so Django goes on to the
+    next backend.
+    """
 
     app_dirname = None
 
     def __init__(self, params: Dict[str, Any]) -> None:
         params = params.copy()
         options = dict(params.pop("OPTIONS", {}) or {})
-        packages: Optional[Sequence[str]] = options.pop("packages", None)
+        packages = options.pop("packages", None)
         if options:
             raise ValueError(f"markup.django: unknown OPTIONS {sorted(options)}; known: packages")
+        self.packages: Tuple[str, ...] = _packages_option(packages)
         params.setdefault("NAME", "markup")  # Django sets it from the path: "django"
         params.setdefault("DIRS", [])
         params.setdefault("APP_DIRS", False)
         super().__init__(params)
-        self.packages = tuple(packages) if packages is not None else None
 
     def from_string(self, template_code: str) -> Template:
         raise TemplateDoesNotExist(
@@ -101,19 +170,51 @@ class MarkupTemplates(BaseEngine):  # type: ignore[misc]
         )
 
     def get_template(self, template_name: str) -> Template:
-        path = template_name.replace(":", ".")
-        module = path.rpartition(".")[0]
-        if self.packages is not None and not any(
-            module == p or module.startswith(p + ".") for p in self.packages
-        ):
-            raise TemplateDoesNotExist(template_name, backend=self)
-        try:
-            func = import_string(path)
-        except ImportError as exc:
-            raise TemplateDoesNotExist(template_name, backend=self) from exc
-        if not callable(func):
+        func = self._find(template_name)
+        if func is None:
             raise TemplateDoesNotExist(template_name, backend=self)
         return Template(func, template_name)
+
+    def _allowed_module(self, module: str, attr: str) -> bool:
+        """Whether ``module`` is a configured package or inside one, with no
+        part after that package (``attr`` included) beginning with ``_``."""
+        for package in self.packages:
+            if _inside(module, package):
+                rest = module[len(package) :].split(".")[1:] + [attr]
+                if not any(part.startswith("_") for part in rest):
+                    return True
+        return False
+
+    def _find(self, name: Any) -> Optional[Callable[..., Any]]:
+        """The template function ``name`` names, or None (see the class)."""
+        if not isinstance(name, str):
+            return None
+        module_name, colon, attr = name.partition(":")
+        if not colon:
+            module_name, _, attr = name.rpartition(".")
+        if not (_is_dotted(module_name) and attr.isidentifier()):
+            return None
+        # Decided on the name alone: nothing outside the packages is imported.
+        if not self._allowed_module(module_name, attr):
+            return None
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            # The named module, or a package above it, does not exist. A
+            # missing import inside a module that does is its own error.
+            if exc.name and _inside(module_name, exc.name):
+                return None
+            raise
+        obj = getattr(module, attr, None)
+        func = getattr(obj, "__wrapped__", None) if isinstance(obj, BakedFunction) else obj
+        if not inspect.isfunction(func):
+            return None
+        defined_in = getattr(func, "__module__", None)
+        if not isinstance(defined_in, str) or not any(
+            _inside(defined_in, package) for package in self.packages
+        ):
+            return None
+        return obj
 
 
 def stream(node: Any, *, chunk_size: int = 65536, status: int = 200) -> StreamingHttpResponse:

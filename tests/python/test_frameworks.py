@@ -188,30 +188,138 @@ def test_flask_views_return_elements_and_stream():
 # --- Django --------------------------------------------------------------------
 
 
+# The template packages, written as files as a project has them: the backend
+# imports the module a template name names, and looks at where each function
+# was defined.
+SHOP_FILES = {
+    "markup_test_shop/__init__.py": "",
+    "markup_test_shop/pages/__init__.py": """
+        import functools
+        import os
+        from os import getcwd
+        from os.path import join as path_join
+
+        from markup import baked, h
+        from markup_test_shop.lib import helper
+        from markup_test_shop.widgets import badge
+
+
+        @baked
+        def layout(title, content):
+            return h.HtmlDocument(h.Head(h.Title(title)), h.Body(content))
+
+
+        def product(name, price, request=None, csrf_input=None):
+            return layout(
+                name,
+                h.Form({"method": "post"}, csrf_input, h.P(f"{price:.2f}"), h.P(request.path)),
+            )
+
+
+        def token_form(csrf_token):
+            return h.Form(h.Input(type="hidden", name="csrfmiddlewaretoken", value=csrf_token))
+
+
+        def listing(**context):
+            return h.Ul([h.Li(k, "=", v) for k, v in sorted(context.items()) if k == "items"])
+
+
+        not_a_template = 3
+
+
+        @baked
+        def card(title):
+            return h.Div(title)
+
+
+        def _draft(title):
+            return h.P(title)
+
+
+        class Page:
+            def __init__(self, title="page"):
+                self.title = title
+
+            def __call__(self):
+                return h.P(self.title)
+
+
+        page_instance = Page()
+        partial_product = functools.partial(product, price=1.0)
+    """,
+    # A nested subpackage, configured alone in some tests.
+    "markup_test_shop/pages/account/__init__.py": """
+        from markup import h
+        from markup_test_shop.pages import product as parent_product
+
+
+        def profile(user):
+            return h.P(user)
+    """,
+    "markup_test_shop/pages/account/orders.py": """
+        from markup import h
+
+
+        def order(number):
+            return h.P("order ", number)
+    """,
+    # An import that fails inside a page module: its own error, not "no template".
+    "markup_test_shop/pages/broken.py": """
+        import markup_test_no_such_module
+
+
+        def page():
+            pass
+    """,
+    "markup_test_shop/widgets.py": """
+        from markup import h
+
+
+        def badge(text):
+            return h.Span(text)
+    """,
+    "markup_test_shop/lib.py": """
+        from markup import h
+
+
+        def helper():
+            return h.P("helper")
+    """,
+    # Beside the pages, with a name that begins like theirs.
+    "markup_test_shop/pagesx.py": """
+        def page():
+            pass
+    """,
+    "markup_test_outside.py": """
+        def page():
+            pass
+    """,
+}
+
+
 @pytest.fixture(scope="module")
-def django_site():
+def shop_packages(tmp_path_factory):
+    """SHOP_FILES on sys.path; every module imported from them is
+    forgotten afterwards."""
+    import textwrap
+
+    root = tmp_path_factory.mktemp("shop")
+    for name, source in SHOP_FILES.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(source), encoding="utf-8")
+    tops = {name.split("/")[0].removesuffix(".py") for name in SHOP_FILES}
+    sys.path.insert(0, str(root))
+    yield root
+    sys.path.remove(str(root))
+    for name in [m for m in sys.modules if m.split(".")[0] in tops]:
+        del sys.modules[name]
+
+
+@pytest.fixture(scope="module")
+def django_site(shop_packages):
     import django
     from django.conf import settings
-
-    pages = types.ModuleType("markup_test_pages")
-
-    def product(name, price, request=None, csrf_input=None):
-        return layout(
-            name,
-            h.Form({"method": "post"}, csrf_input, h.P(f"{price:.2f}"), h.P(request.path)),
-        )
-
-    def token_form(csrf_token):
-        return h.Form(h.Input(type="hidden", name="csrfmiddlewaretoken", value=csrf_token))
-
-    def listing(**context):
-        return h.Ul([h.Li(k, "=", v) for k, v in sorted(context.items()) if k == "items"])
-
-    pages.product = product
-    pages.token_form = token_form
-    pages.listing = listing
-    pages.not_a_template = 3
-    sys.modules["markup_test_pages"] = pages
 
     urls = types.ModuleType("markup_test_urls")
     sys.modules["markup_test_urls"] = urls
@@ -227,7 +335,7 @@ def django_site():
                 {
                     "NAME": "markup",
                     "BACKEND": "markup.django.MarkupTemplates",
-                    "OPTIONS": {"packages": ["markup_test_pages"]},
+                    "OPTIONS": {"packages": ["markup_test_shop.pages"]},
                 },
                 # Django's own, beside it: the names must differ.
                 {"BACKEND": "django.template.backends.django.DjangoTemplates"},
@@ -242,13 +350,13 @@ def django_site():
     from markup.django import astream, stream
 
     def product_view(request):
-        return django_render(request, "markup_test_pages.product", {"name": TEA, "price": 4.5})
+        return django_render(request, "markup_test_shop.pages.product", {"name": TEA, "price": 4.5})
 
     def token_view(request):
-        return django_render(request, "markup_test_pages.token_form", {})
+        return django_render(request, "markup_test_shop.pages.token_form", {})
 
     def listing_view(request):
-        return django_render(request, "markup_test_pages:listing", {"items": "<x>"})
+        return django_render(request, "markup_test_shop.pages:listing", {"items": "<x>"})
 
     def stream_view(request):
         return stream(h.Table(rows(400)), chunk_size=512)
@@ -292,7 +400,14 @@ def test_django_template_backend(django_site):
     assert len(html) > 80 and "csrftoken" in r.cookies
 
     engine = engines["markup"]
-    for name in ["markup_test_pages.nothing", "markup_test_pages.not_a_template", "os.getcwd"]:
+    for name in [
+        "markup_test_shop.pages.nothing",
+        "markup_test_shop.pages.not_a_template",
+        "markup_test_shop.pages.getcwd",
+        "markup_test_shop.pages.__class__",
+        "os.getcwd",
+        "admin/base.html",
+    ]:
         with pytest.raises(TemplateDoesNotExist):
             engine.get_template(name)
     with pytest.raises(TemplateDoesNotExist, match="dotted path"):
@@ -311,6 +426,184 @@ def test_django_streaming(django_site):
         return b"".join([chunk async for chunk in response.streaming_content])
 
     assert asyncio.run(fetch()) == render_bytes(h.Div(h.B(TEA), h.Table(list(rows(10)))))
+
+
+def markup_engine(*packages):
+    from markup.django import MarkupTemplates
+
+    return MarkupTemplates({"NAME": "m", "OPTIONS": {"packages": list(packages)}})
+
+
+def assert_no_template(engine, names):
+    from django.template import TemplateDoesNotExist
+
+    for name in names:
+        with pytest.raises(TemplateDoesNotExist) as info:
+            engine.get_template(name)
+        assert info.value.args == (name,)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        None,
+        {},
+        {"packages": None},
+        {"packages": []},
+        {"packages": ()},
+        {"packages": "markup_test_shop.pages"},
+        {"packages": [""]},
+        {"packages": [".markup_test_shop"]},
+        {"packages": ["markup_test_shop..pages"]},
+        {"packages": [3]},
+    ],
+    ids=lambda options: "no OPTIONS" if options is None else repr(options),
+)
+def test_django_backend_requires_packages(options):
+    from django.core.exceptions import ImproperlyConfigured
+
+    from markup.django import MarkupTemplates
+
+    params = {"NAME": "m"} if options is None else {"NAME": "m", "OPTIONS": options}
+    with pytest.raises(ImproperlyConfigured, match=r"OPTIONS\['packages'\]"):
+        MarkupTemplates(params)
+
+
+def test_django_template_names_import_nothing_outside_packages(shop_packages, monkeypatch):
+    from django.core.exceptions import ImproperlyConfigured
+
+    from markup.django import MarkupTemplates
+
+    monkeypatch.delitem(sys.modules, "this", raising=False)
+    # Without packages (the former default) any importable module was
+    # imported by the name of a template: `this` prints on import.
+    with pytest.raises(ImproperlyConfigured):
+        MarkupTemplates({"NAME": "m"}).get_template("this.nothing")
+    assert "this" not in sys.modules
+
+    engine = markup_engine("markup_test_shop.pages")
+    outside = ["this", "markup_test_outside", "markup_test_shop.pagesx"]
+    assert not [m for m in outside if m in sys.modules]
+    assert_no_template(
+        engine,
+        [
+            "this.nothing",
+            "this:nothing",
+            "markup_test_outside.page",
+            "markup_test_outside:page",
+            "markup_test_shop.pagesx.page",
+            "markup_test_shop.lib.helper",
+            "markup_test_shop.pages.nothing.page",
+            "markup_test_shop.pages.product.page",
+        ],
+    )
+    assert not [m for m in outside if m in sys.modules]
+    assert "markup_test_shop.pages.nothing" not in sys.modules
+
+
+def test_django_template_must_be_defined_in_the_packages(shop_packages):
+    engine = markup_engine("markup_test_shop.pages")
+    # Imported by the page module from elsewhere: os.getcwd (a builtin),
+    # posixpath.join (a Python function), a helper of the project's, a
+    # module, and a function of a package that is not configured.
+    assert_no_template(
+        engine,
+        [
+            "markup_test_shop.pages.getcwd",
+            "markup_test_shop.pages:getcwd",
+            "markup_test_shop.pages.path_join",
+            "markup_test_shop.pages.os",
+            "markup_test_shop.pages.os.getcwd",
+            "markup_test_shop.pages:os.getcwd",
+            "markup_test_shop.pages.helper",
+            "markup_test_shop.pages.badge",
+        ],
+    )
+    # Re-exported from another configured package: a template.
+    both = markup_engine("markup_test_shop.pages", "markup_test_shop.widgets")
+    template = both.get_template("markup_test_shop.pages.badge")
+    assert template.render({"text": "<b>"}) == "<span>&lt;b&gt;</span>"
+    assert_no_template(both, ["markup_test_shop.pages.helper"])
+
+
+def test_django_templates_are_functions(shop_packages):
+    engine = markup_engine("markup_test_shop.pages")
+    assert_no_template(
+        engine,
+        [
+            "markup_test_shop.pages.Page",
+            "markup_test_shop.pages.page_instance",
+            "markup_test_shop.pages.partial_product",
+            "markup_test_shop.pages.not_a_template",
+            "markup_test_shop.pages.h",
+            "markup_test_shop.pages.functools",
+            "markup_test_shop.pages.account",
+        ],
+    )
+    assert engine.get_template("markup_test_shop.pages:listing").render({"items": 1}) == (
+        "<ul><li>items=1</li></ul>"
+    )
+    # A function made by @baked from one defined in the package.
+    assert engine.get_template("markup_test_shop.pages.card").render({"title": "<t>"}) == (
+        "<div>&lt;t&gt;</div>"
+    )
+
+
+def test_django_template_names_refuse_dunders_and_stray_dots(shop_packages):
+    engine = markup_engine("markup_test_shop.pages")
+    assert_no_template(
+        engine,
+        [
+            "markup_test_shop.pages.__builtins__",
+            "markup_test_shop.pages.__class__",
+            "markup_test_shop.pages:__class__",
+            "markup_test_shop.pages.__loader__",
+            "markup_test_shop.pages.__spec__",
+            "markup_test_shop.pages.__getattr__",
+            "markup_test_shop.pages.__init__.product",
+            "markup_test_shop.pages._draft",
+            "markup_test_shop.pages..product",
+            "markup_test_shop..pages.product",
+            ".markup_test_shop.pages.product",
+            "..markup_test_shop.pages.product",
+            "markup_test_shop.pages.product.",
+            "markup_test_shop.pages:",
+            ":product",
+            "markup_test_shop.pages:product:x",
+            "markup_test_shop.pages.product ",
+            "markup_test_shop/pages.product",
+            "",
+            ".",
+        ],
+    )
+    # pages/__init__.py would be imported a second time under this name.
+    assert "markup_test_shop.pages.__init__" not in sys.modules
+
+
+def test_django_nested_package_configured_alone(shop_packages):
+    engine = markup_engine("markup_test_shop.pages.account")
+    profile = engine.get_template("markup_test_shop.pages.account.profile")
+    assert profile.render({"user": "<ann>"}) == "<p>&lt;ann&gt;</p>"
+    for name in [
+        "markup_test_shop.pages.account.orders.order",
+        "markup_test_shop.pages.account.orders:order",
+    ]:
+        assert engine.get_template(name).render({"number": 7}) == "<p>order 7</p>"
+    # Its parent is not configured: neither directly nor re-exported.
+    assert_no_template(
+        engine,
+        [
+            "markup_test_shop.pages.product",
+            "markup_test_shop.pages.account.parent_product",
+        ],
+    )
+
+
+def test_django_page_module_errors_are_raised(shop_packages):
+    engine = markup_engine("markup_test_shop.pages")
+    with pytest.raises(ModuleNotFoundError) as info:
+        engine.get_template("markup_test_shop.pages.broken.page")
+    assert info.value.name == "markup_test_no_such_module"
 
 
 def test_django_backend_refuses_unknown_options():
