@@ -837,3 +837,84 @@ def test_regress_a_col_first_in_a_template_as_trusted_html():
         assert render(h.Template(SafeString(html), h.Div(), h.Col(), h.Script("x"))) == (
             f"<template>{html}<div></div><col><script>x</script></template>"
         )
+
+
+# --- break-outs through foreign content (start tags the parser keeps otherwise) ---
+
+FOREIGN_BREAKOUTS = {
+    # The parser ignores the inner start tag at an integration point: its end
+    # tag closes the foreign element of the same name, and the style after it
+    # is read as foreign content.
+    "html-in-svg": lambda s: Tag("svg")(Tag("html")(Tag("desc")(Tag("html")(), s))),
+    "form-in-form": lambda s: h.Form(Tag("svg")(Tag("form")(Tag("desc")(Tag("form")(), s)))),
+    "form-in-math": lambda s: h.Form(Tag("math")(Tag("form")(Tag("mo")(Tag("form")(), s)))),
+    "a-in-a": lambda s: h.A(Tag("svg")(Tag("a")(Tag("desc")(Tag("a")(), s)))),
+    "isindex": lambda s: Tag("svg")(Tag("isindex")(Tag("desc")(Tag("isindex")(), s))),
+    # An option closes the option before it, which leaves its end tag to a
+    # foreign option.
+    "option-closes-option": lambda s: Tag("svg")(
+        Tag("option")(Tag("desc")(Tag("option")(Tag("option")()), s))
+    ),
+    # A div closes the p, and the option markup wrote inside it.
+    "div-closes-p": lambda s: Tag("svg")(
+        Tag("option")(Tag("desc")(h.P(Tag("option")(h.Div())), s))
+    ),
+    # The div closes p and b; the parser reopens the b inside desc, where it
+    # swallows desc's end tag.
+    "formatting-reopened": lambda s: h.P(h.B(h.Div(), Tag("svg")(Tag("desc")("x"), Tag("g")(s)))),
+}
+
+
+@pytest.mark.parametrize("shape", FOREIGN_BREAKOUTS)
+def test_foreign_content_breakouts_are_refused(shape):
+    build_tree = FOREIGN_BREAKOUTS[shape]
+    with pytest.raises(ValueError, match=r"^<"):
+        render(build_tree(h.Style(PAY)))
+    with pytest.raises(ValueError, match=r"^<"):
+        render(build_tree(lambda: h.Style(PAY)))  # a lazy child, read while rendering
+
+    # One call, the style's text a parameter: refused when decorated, or
+    # when the value comes.
+    def page(css):
+        return build_tree(h.Style(css))
+
+    try:
+        fn = baked(page)
+    except (TypeError, ValueError):
+        return
+    with pytest.raises(ValueError):
+        fn(PAY)
+
+
+def test_everyday_inline_svg_renders_as_before():
+    icon = h.Svg(
+        {"viewBox": "0 0 24 24", "class": "icon"},
+        h.Title("Cart & checkout"),
+        h.Style(".a { fill: red } .b > .c { stroke: #000 }"),
+        Tag("g")(Tag("path")({"d": "M0 0h24v24H0z"})),
+        Tag("foreignObject")(h.P("Tea ", h.B("&"), " cake"), h.Ul(h.Li("one"), h.Li("two"))),
+    )
+    assert render(h.A({"href": "/cart"}, icon)) == (
+        '<a href="/cart"><svg viewBox="0 0 24 24" class="icon"><title>Cart &amp; checkout'
+        "</title><style>.a { fill: red } .b &gt; .c { stroke: #000 }</style><g><path "
+        'd="M0 0h24v24H0z"></path></g><foreignObject><p>Tea <b>&amp;</b> cake</p><ul><li>one'
+        "</li><li>two</li></ul></foreignObject></svg></a>"
+    )
+
+
+def test_start_tags_that_close_a_formatting_element_are_refused_everywhere():
+    # The parser closes the p (li, a) and the b inside it, then reopens the b
+    # wherever the next text goes: the page would not be the tree written.
+    for tree in [
+        h.P(h.B(h.Div())),
+        h.Li(h.Em(h.Span(h.Li()))),
+        h.A(h.B(h.A())),
+        h.Dd(h.I(h.Dt())),
+    ]:
+        with pytest.raises(ValueError, match="reopens later"):
+            render(tree)
+    # Closed first, or nothing formatting in between: as before.
+    assert render(h.P(h.B("x"), h.Div())) == "<p><b>x</b><div></div></p>"
+    assert render(h.Li(h.A(h.Div(h.Svg())))) == "<li><a><div><svg></svg></div></a></li>"
+    # The parser's scopes stop at an object (a marker): the div closes nothing.
+    assert render(h.P(h.B(h.Object(h.Div())))) == "<p><b><object><div></div></object></b></p>"
