@@ -100,6 +100,7 @@ typedef struct program {
                              tags in trusted HTML, MARKUP_ERR_CONTEXT for an
                              element named like the one around it) */
     size_t bad_utf8_slot; /* first slot whose value is invalid UTF-8, or nslots */
+    size_t quoted_slot;   /* first attribute slot whose trusted value holds a quote, or SIZE_MAX */
     size_t bad_utf8_pos;
 } program;
 
@@ -179,6 +180,30 @@ static bool inside_text_element(const decoder *d) {
     return false;
 }
 
+static bool tag_in(const char *tag, const char *const *names) {
+    for (; *names; names++)
+        if (strcmp(tag, *names) == 0) return true;
+    return false;
+}
+
+/* Whether the start tag of `tag` would close a p, li or a that holds a
+   formatting element, which the writer refuses (the parser would reopen
+   it later): a reference model for this harness's tags. */
+static bool closes_formatting(const decoder *d, const char *tag) {
+    static const char *const closes_p[] = {"div", "p", "ul", "li", "hr", "h1", NULL};
+    bool formatting_inside = false;
+    for (size_t i = d->depth; i-- > 0;) {
+        const char *open = d->stack[i].tag;
+        if (strcmp(open, "td") == 0) return false; /* a marker: scopes stop */
+        if (formatting_inside && ((strcmp(open, "p") == 0 && tag_in(tag, closes_p)) ||
+                                  (strcmp(open, "li") == 0 && strcmp(tag, "li") == 0) ||
+                                  (strcmp(open, "a") == 0 && strcmp(tag, "a") == 0)))
+            return true;
+        if (strcmp(open, "a") == 0 || strcmp(open, "b") == 0) formatting_inside = true;
+    }
+    return false;
+}
+
 static bool in_start_tag(const decoder *d) {
     return d->depth > 0 && d->stack[d->depth - 1].start_open;
 }
@@ -206,6 +231,10 @@ static void take_value(decoder *d, step *s, bool child) {
     p->values[slot] = s->value;
     p->slot_steps[slot] = s;
     if (s->value.kind == MARKUP_VALUE_TRUE && child) p->true_in_child = true;
+    /* A trusted attribute value's '"' would end the quoted value. */
+    if (s->value.kind == MARKUP_VALUE_HTML && !child && s->n && memchr(s->s, '"', s->n) &&
+        p->quoted_slot == SIZE_MAX)
+        p->quoted_slot = slot;
     if ((s->value.kind == MARKUP_VALUE_TEXT || s->value.kind == MARKUP_VALUE_HTML) &&
         !fuzz_ref_utf8_valid(s->s, s->n) && p->bad_utf8_slot == SIZE_MAX) {
         p->bad_utf8_slot = slot;
@@ -216,13 +245,14 @@ static void take_value(decoder *d, step *s, bool child) {
 static void decode(decoder *d) {
     program *p = d->p;
     p->bad_utf8_slot = SIZE_MAX;
+    p->quoted_slot = SIZE_MAX;
     /* Each decoded step adds at most 2 + DEPTH_MAX steps (ends, closes). */
     while (fuzz_more(&d->in) && room(d, DEPTH_MAX + 4)) {
         const int op = fuzz_take_u8(&d->in) % 10;
         if (op == 0) { /* open */
             const char *tag = known_tags[fuzz_take_u8(&d->in) % COUNT_OF(known_tags)];
             prepare_content(d);
-            if (in_raw(d) || d->depth == DEPTH_MAX) continue;
+            if (in_raw(d) || d->depth == DEPTH_MAX || closes_formatting(d, tag)) continue;
             if (inside_text_element(d)) p->in_text_content = true;
             step *s = add_step(d, STEP_OPEN);
             s->tag = (char *)tag;
@@ -272,8 +302,9 @@ static void decode(decoder *d) {
             char *name = take_attr_name(d, &name_len);
             char *value = fuzz_take_string(&d->in, &n);
             const uint8_t how = fuzz_take_u8(&d->in) % 3;
+            /* A trusted value's '"' is refused (tested with the slots). */
             if (!in_start_tag(d) || !fuzz_ref_attr_name_valid(name, name_len) ||
-                !fuzz_ref_utf8_valid(value, n)) {
+                !fuzz_ref_utf8_valid(value, n) || (how == 1 && n && memchr(value, '"', n))) {
                 free(name);
                 free(value);
                 continue;
@@ -615,7 +646,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
     fuzz_buf expected = {0};
     const size_t static_bytes = expected_output(&prog, &expected);
-    const bool value_error = prog.true_in_child || prog.bad_utf8_slot != SIZE_MAX;
+    const bool value_error =
+        prog.true_in_child || prog.bad_utf8_slot != SIZE_MAX || prog.quoted_slot != SIZE_MAX;
 
     fuzz_alloc alc;
     fuzz_alloc_init(&alc);
@@ -647,6 +679,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             FUZZ_CHECK(out.len == prefix_len); /* rolled back */
             if (st == MARKUP_ERR_NOMEM) {
                 FUZZ_CHECK(alc.failures > failures);
+            } else if (st == MARKUP_ERR_RAW_TEXT) {
+                FUZZ_CHECK(prog.quoted_slot != SIZE_MAX && err.code == st);
             } else if (!prog.true_in_child) {
                 FUZZ_CHECK(st == MARKUP_ERR_INVALID_UTF8 && prog.bad_utf8_slot != SIZE_MAX);
                 FUZZ_CHECK(err.code == st && err.pos == prog.bad_utf8_pos);

@@ -357,8 +357,11 @@ static bool append_child(harness *h, markup_node *child, const model *c, const f
     const bool text_element = !p->fragment && markup_html_reads_as_text(p->tag, p->tag_len);
     const bool foreign = !p->fragment && (tag_is_ci(p, "svg") || tag_is_ci(p, "math"));
     const bool holds_element = !c->fragment || c->elements_inside;
+    /* Three levels of elements may be a p (li, a ...) holding a formatting
+       element holding a start tag that closes both (writer.c). */
     p->may_refuse |= c->may_refuse || (text_element && (c->raw_inside || c->html_inside)) ||
-                     ((text_element || foreign) && holds_element);
+                     ((text_element || foreign) && holds_element) ||
+                     (!c->fragment && c->elements_inside);
     p->raw_inside |= c->raw_inside;
     p->html_inside |= c->html_inside;
     p->elements_inside |= holds_element;
@@ -520,6 +523,8 @@ static void op_attr(harness *h, int op, const char *name, size_t name_len, const
             fuzz_ref_escape(&m->attrs, value, value_len);
         } else {
             fuzz_buf_add(&m->attrs, value, value_len);
+            /* A trusted value's '"' would end the quoted value: refused. */
+            if (value_len && memchr(value, '"', value_len)) m->may_refuse = true;
         }
         fuzz_buf_adds(&m->attrs, "\"");
         m->nattrs++;
