@@ -41,7 +41,7 @@ import html5lib
 import html5lib._tokenizer
 import markupsafe
 
-from markup import Comment, SafeString, Tag, baked, escape
+from markup import Comment, Element, SafeString, Tag, baked, escape
 
 SVG_NS = "http://www.w3.org/2000/svg"
 MATH_NS = "http://www.w3.org/1998/Math/MathML"
@@ -353,3 +353,67 @@ def elements(dom):
             out.append((node[0], node[1]))
             out.extend(elements(node[2]))
     return out
+
+
+def html5lib_elements(html, fragment=True, scripting=True):
+    """Every (tag, attrs) html5lib builds from `html` in document order: as
+    a fragment in a <div>, or as a document (root included); `scripting` as
+    in a browser with JavaScript on. None when html5lib cannot read it:
+    html5lib 1.1 fails an internal assertion when it resets the insertion
+    mode over a MathML or SVG element named select (it compares the name
+    before the namespace)."""
+    try:
+        if fragment:
+            return elements(parse_dom(html, scripting=scripting))
+        root = _PARSER.parse(html, scripting=scripting)
+    except AssertionError:
+        return None
+    return [(_tag_name(root.tag), list(root.attrib.items()))] + elements(_normalize_children(root))
+
+
+# --- did a parser build only what the tree holds? -------------------------
+
+# Elements the parser adds on its own, with no attributes.
+IMPLIED = {"html", "head", "body", "tbody", "tr", "colgroup", "p"}
+
+
+def tree_tags_and_attrs(tree, tags=None, attrs=None):
+    """The lower-cased tag names and the (tag, attribute, value) triples of
+    a markup tree (an Element, or a list of them), as written text."""
+    tags = set() if tags is None else tags
+    attrs = set() if attrs is None else attrs
+    if isinstance(tree, (list, tuple)):
+        for t in tree:
+            tree_tags_and_attrs(t, tags, attrs)
+    elif isinstance(tree, Element):
+        tag = tree.tag.lower()
+        tags.add(tag)
+        for name, value in tree.attrs.items():
+            if value is not None and value is not False:
+                attrs.add((tag, name.lower(), "" if value is True else str(value)))
+        tree_tags_and_attrs(tree.children, tags, attrs)
+    return tags, attrs
+
+
+def injections(parsed, tree):
+    """The elements and attributes in `parsed` ((tag, attrs) pairs from any
+    parser) that markup tree `tree` does not hold, one line each."""
+    tags, attrs = tree_tags_and_attrs(tree)
+    if "isindex" in tags:
+        # html5lib (the older standard) builds a form, hr, label and an input
+        # named isindex that takes the isindex's attributes; browsers read
+        # isindex as an element of its own.
+        tags |= {"form", "hr", "label", "input"}
+        attrs |= {("input", "name", "isindex")}
+        attrs |= {("input", name, value) for tag, name, value in set(attrs) if tag == "isindex"}
+    found = []
+    for tag, parsed_attrs in parsed:
+        local = tag.split(":")[-1]
+        if local == "img" and "image" in tags:
+            local = "image"  # the parser renames <image>
+        if local not in tags and local not in IMPLIED:
+            found.append(f"<{local}> is not in the tree")
+        for name, value in parsed_attrs:
+            if (local, name, value) not in attrs:
+                found.append(f"<{local} {name}={value!r}> is not in the tree")
+    return found
