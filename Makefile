@@ -125,11 +125,11 @@ format: lint-deps
 	$(VENV)/bin/clang-format -i $(C_SOURCES)
 	$(VENV)/bin/ruff format .
 
-## The parser-state differential tests with 30x the trees `make test` draws
+## The parser-state differential tests with 20x the trees `make test` draws
 ## (about 4 minutes): random trees rendered and read back by html5lib; then
 ## 10x the trees read by Chromium as well (about 1.5 minutes).
 parser-state: install
-	MARKUP_PARSER_STATE_EXAMPLES=10000 $(PY) -m pytest -q -p no:cacheprovider tests/python/test_parser_state.py
+	MARKUP_PARSER_STATE_EXAMPLES=6000 $(PY) -m pytest -q -p no:cacheprovider tests/python/test_parser_state.py
 	MARKUP_BROWSER_EXAMPLES=5000 $(PY) -m pytest -q -p no:cacheprovider tests/python/test_browser.py
 
 ## The documentation site (MkDocs, strict: a broken link or anchor fails) into build/site.
