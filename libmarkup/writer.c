@@ -248,6 +248,11 @@ static inline uint8_t scope_inside(unsigned s, markup_tag_class cls) {
     /* What its start tag closed is no longer open inside it. */
     if (cls & MARKUP_TAG_CLOSES_P) s &= ~(OPEN_P | FORMATTING_IN_P);
     if (cls & MARKUP_TAG_IS_LIST_ITEM) s &= ~(OPEN_LIST_ITEM | FORMATTING_IN_LIST_ITEM);
+    /* A list item's start tag closes list items only up to a special
+       element: ul, ol and the other block elements stop it (div and address
+       do not, but share their bits: the one shape this leaves open). */
+    if ((cls & MARKUP_TAG_CLOSES_P) && !(cls & MARKUP_TAG_IS_P))
+        s &= ~(OPEN_LIST_ITEM | FORMATTING_IN_LIST_ITEM);
     if (cls & MARKUP_TAG_CLOSES_SAME) s &= ~(OPEN_SAME | FORMATTING_IN_SAME);
     if (cls & MARKUP_TAG_IS_FORMATTING) s |= (s & OPEN_ANY) << 3;
     if (cls & MARKUP_TAG_IS_P) s |= OPEN_P;
