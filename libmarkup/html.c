@@ -601,6 +601,9 @@ static const struct {
     {"body", MARKUP_TAG_IS_BREAKOUT | RESTRUCTURES},
     {"form", CLOSES_P | RESTRUCTURES},
     {"isindex", RESTRUCTURES},
+    /* Void to older parsers (html5lib): its end tag then finds another
+       current node. */
+    {"command", RESTRUCTURES},
     {"a", MARKUP_TAG_IS_FORMATTING | MARKUP_TAG_CLOSES_SAME | RESTRUCTURES},
     {"nobr", FORMATTING | MARKUP_TAG_CLOSES_SAME | RESTRUCTURES},
     {"button", MARKUP_TAG_CLOSES_SAME | RESTRUCTURES},

@@ -97,7 +97,7 @@ WHOLE_VOCABULARY = sorted(
         "marquee object template rb rp rt rtc ruby span sub sup var br img image input "
         "keygen embed area wbr param source track textarea iframe noembed noframes noscript "
         "title script style base basefont bgsound link meta math svg mi mo mn ms mtext "
-        "annotation-xml mglyph malignmark foreignObject desc g x-widget".split()
+        "annotation-xml mglyph malignmark foreignObject desc g command x-widget".split()
     )
 )
 TAGS = st.one_of(
@@ -799,6 +799,8 @@ FOREIGN_BREAKOUTS = {
     "form-in-math": lambda s: h.Form(Tag("math")(Tag("form")(Tag("mo")(Tag("form")(), s)))),
     "a-in-a": lambda s: h.A(Tag("svg")(Tag("a")(Tag("desc")(Tag("a")(), s)))),
     "isindex": lambda s: Tag("svg")(Tag("isindex")(Tag("desc")(Tag("isindex")(), s))),
+    "command": lambda s: Tag("svg")(Tag("command")(Tag("desc")(Tag("command")(), s))),
+    "html-in-math": lambda s: h.Math(Tag("html")(Tag("mi")(Tag("html")(), s))),
     # An option closes the option before it, which leaves its end tag to a
     # foreign option.
     "option-closes-option": lambda s: Tag("svg")(
