@@ -20,9 +20,14 @@ three things the converter needs in order to write the page back:
 html5lib does by default. The nodes are ``Element`` (the document and the
 fragment are elements named ``#document`` and ``#fragment``), ``Text``,
 ``Comment`` and ``Doctype``; their ``kind`` says which.
+
+html5lib 1.1 predates ``<template>`` and reads one as an ordinary element,
+which browsers do not where the template stands in the head, a table or a
+select, or holds table parts: the root's ``unlike_browsers`` lists such
+places, as (line, construct, why).
 """
 
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 import html5lib  # type: ignore[import-untyped,unused-ignore]
 from html5lib._tokenizer import HTMLTokenizer  # type: ignore[import-untyped,unused-ignore]
@@ -187,6 +192,10 @@ class TreeBuilder(base.TreeBuilder):  # type: ignore[misc,unused-ignore]
 
     tokenizer: Optional["Tokenizer"] = None
 
+    def reset(self) -> None:
+        self.unlike_browsers: List[Tuple[int, str, str]] = []
+        super().reset()
+
     def documentClass(self) -> Element:
         return Element("#document", None, self)
 
@@ -201,6 +210,10 @@ class TreeBuilder(base.TreeBuilder):  # type: ignore[misc,unused-ignore]
 
     def doctypeClass(self, name: str, publicId: Optional[str], systemId: Optional[str]) -> Doctype:
         return Doctype(name, publicId, systemId, self.tag_line())
+
+    def note_unlike_browsers(self, construct: str, what: str) -> None:
+        why = f"html5lib, which reads the HTML for markup.convert, predates <template> and {what}"
+        self.unlike_browsers.append((self.tag_line(), construct, why))
 
     def tag_line(self) -> int:
         """The line of the tag (or comment) being read: elements that the
@@ -233,12 +246,24 @@ class Tokenizer(HTMLTokenizer):  # type: ignore[misc,unused-ignore]
 
     def emitCurrentToken(self) -> None:
         token = self.currentToken
-        if token["type"] == tokenTypes["StartTag"]:
+        start_tag = token["type"] == tokenTypes["StartTag"]
+        if start_tag:
             valued = token.pop("valued", ())
             for index, attribute in enumerate(token["data"]):
                 if index not in valued:
                     attribute[1] = BARE
-        super().emitCurrentToken()
+        super().emitCurrentToken()  # the parser reads the token next
+        if start_tag and token["name"] == "template":
+            self.parser.template_ahead()
+
+
+# Where browsers insert a template as the head's rules do, and html5lib
+# reads it as any other tag.
+_TEMPLATE_KEPT_BY_BROWSERS = (
+    *("initial", "beforeHtml", "beforeHead", "inHead", "inHeadNoscript", "afterHead"),
+    *("inTable", "inTableText", "inColumnGroup", "inTableBody", "inRow"),
+    *("inSelect", "inSelectInTable"),
+)
 
 
 class Parser(html5lib.HTMLParser):  # type: ignore[misc,unused-ignore]
@@ -252,6 +277,30 @@ class Parser(html5lib.HTMLParser):  # type: ignore[misc,unused-ignore]
         self.tokenizer.__class__ = Tokenizer
         self.tree.tokenizer = self.tokenizer
         super().reset()
+
+    def template_ahead(self) -> None:
+        """Notes a <template> start tag, read next, that html5lib puts
+        elsewhere than browsers: they keep it where it stands, in the head
+        or a table as well, and html5lib moves it out of those as it would
+        move a <div> (or drops it in a select)."""
+        current = self.tree.openElements[-1] if self.tree.openElements else None
+        foreign = current is not None and current.namespace is not None
+        if not foreign and self.phase in [self.phases[name] for name in _TEMPLATE_KEPT_BY_BROWSERS]:
+            self.tree.note_unlike_browsers(
+                "<template>", "moves or drops this template, which browsers keep where it stands"
+            )
+
+    def parseError(self, errorcode: str = "", datavars: Optional[Dict[str, Any]] = None) -> None:
+        # Inside a template, browsers read table parts (and ignore <html>,
+        # <body>...) by rules of their own, which html5lib does not have:
+        # where it finds a start tag out of place there, they may not.
+        if "start-tag" in errorcode or errorcode == "non-html-root":
+            if any(e.name == "template" and e.namespace is None for e in self.tree.openElements):
+                name = (datavars or {}).get("name", "html")
+                self.tree.note_unlike_browsers(
+                    f"<{name}>", "drops or moves this tag inside a template, unlike browsers"
+                )
+        super().parseError(errorcode, datavars)
 
 
 class NotingInBody(getPhases(False)["inBody"]):  # type: ignore[misc]
@@ -280,5 +329,8 @@ def read(html: str, document: bool) -> Element:
     parser = Parser()
     if document:
         parser.parse(html)
-        return parser.tree.getDocument()  # type: ignore[no-any-return]
-    return parser.parseFragment(html)  # type: ignore[no-any-return]
+        root: Element = parser.tree.getDocument()
+    else:
+        root = parser.parseFragment(html)
+    root.unlike_browsers = parser.tree.unlike_browsers
+    return root

@@ -75,6 +75,8 @@ def convert(html: str) -> str:
     reader = _reader()
     document = _is_document(html)
     tree = reader.read(html, document)
+    if tree.unlike_browsers:
+        raise ConvertError(*tree.unlike_browsers[0])
     _check_nesting(tree)
     page = _document(tree) if document else _fragment(tree)
     # What the code renders must read back as the input did.

@@ -278,6 +278,23 @@ def test_a_doctype_other_than_html_is_refused():
     assert 'SafeString("<!doctype html>")' in code
 
 
+@pytest.mark.parametrize(
+    "html,construct",
+    [
+        ("<template><tr><td>cell</td></tr></template>", "<tr>"),
+        ("<!doctype html><head><template><p>x</p></template></head>", "<template>"),
+        ("<table><template><tr></tr></template></table>", "<template>"),
+        ("<select><template></template></select>", "<template>"),
+    ],
+)
+def test_templates_that_html5lib_reads_unlike_browsers_are_refused(html, construct):
+    # html5lib 1.1 reads <template> as any element; markup's own output
+    # (h.Template(h.Tr(...)), a template in the head) would come back changed.
+    message = refusal(html)
+    assert message.startswith(f"line 1: {construct}: html5lib, which reads the HTML"), message
+    round_trip("<div><template><p>fine <b>here</b></p></template></div>", same_bytes=True)
+
+
 def test_nesting_deeper_than_python_reads_is_refused():
     assert refusal("<div>\n" + "<div>" * 200).startswith("line 2: <div>: elements nested deeper")
     round_trip("<div>" * 150)
