@@ -1,7 +1,7 @@
 """HTML read for markup.convert: html5lib's tree, with what its own trees lose.
 
 html5lib builds the tree a browser builds, but its ready-made trees drop
-three things the converter needs in order to write the page back:
+what the converter needs in order to write the page back:
 
 - attribute names exactly as written: the etree tree spells ``xlink:href``
   in svg as ``{http://www.w3.org/1999/xlink}href``, which an attribute
@@ -12,8 +12,11 @@ three things the converter needs in order to write the page back:
   empty value (``required=""``): a bare one's value is ``BARE``, an empty
   ``str`` that is an instance of ``Bare``;
 - where things are: every node has the ``line`` of the input it starts
-  on, and ``<pre>``, ``<listing>`` and ``<textarea>`` note whether the
-  parser dropped a newline right after their start tag.
+  on;
+- what the input leaves out: an element that the parser adds on its own
+  (``<tbody>`` for a ``<tr>`` in a table) is ``implied``, and ``<pre>``,
+  ``<listing>`` and ``<textarea>`` note whether the parser dropped a
+  newline right after their start tag.
 
 ``read(html, document)`` parses a whole document or a fragment (in a
 ``<div>``, as html5lib's ``parseFragment``), with scripting off, as
@@ -99,6 +102,7 @@ class Element(base.Node):  # type: ignore[misc,unused-ignore]
         self.namespace = namespace
         self.tree = tree
         self.line = tree.tag_line()
+        self.implied = False
         self.newline_dropped = False
 
     @property
@@ -205,6 +209,18 @@ class TreeBuilder(base.TreeBuilder):  # type: ignore[misc,unused-ignore]
     def elementClass(self, name: str, namespace: Optional[str] = None) -> Element:
         return Element(name, namespace, self)
 
+    # An element made for a token that the tokenizer did not read is implied.
+
+    def createElement(self, token: Dict[str, Any]) -> Element:
+        element: Element = super().createElement(token)
+        element.implied = "written" not in token
+        return element
+
+    def insertElementNormal(self, token: Dict[str, Any]) -> Element:
+        element: Element = super().insertElementNormal(token)
+        element.implied = "written" not in token
+        return element
+
     def commentClass(self, data: str) -> Comment:
         return Comment(data, self.tag_line())
 
@@ -248,6 +264,7 @@ class Tokenizer(HTMLTokenizer):  # type: ignore[misc,unused-ignore]
         token = self.currentToken
         start_tag = token["type"] == tokenTypes["StartTag"]
         if start_tag:
+            token["written"] = True
             valued = token.pop("valued", ())
             for index, attribute in enumerate(token["data"]):
                 if index not in valued:

@@ -6,8 +6,11 @@ HTML.
 prints a module that builds the page as ``page`` (a whole document, when
 the input starts with a doctype or an ``<html>`` tag) or ``fragment`` (an
 ``h.Fragment`` of the top-level nodes otherwise). The HTML is read by
-html5lib, as a browser reads it (``pip install html5lib``): implied
-elements such as ``<tbody>`` and ``<head>`` become explicit.
+html5lib, as a browser reads it (``pip install html5lib``). The elements
+that the parser adds where the input leaves them out (``<tbody>`` around
+table rows, ``<head>``) are left out of the code as well, unless the page
+would read otherwise without them; the rest of what the parser adds or
+moves shows in the code.
 
 The code renders HTML that html5lib reads as the same tree as the input
 (and the same bytes, when the input is markup's own output): attribute
@@ -24,7 +27,7 @@ would read back as another tree, ``convert()`` raises ``ConvertError``, a
 import argparse
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from html import unescape
 from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
 
@@ -40,6 +43,9 @@ _RAW_TEXT = frozenset({"iframe", "xmp", "noembed", "noframes"})
 # The parser drops a newline right after these start tags.
 _LEADING_NEWLINE_DROPPED = frozenset({"pre", "textarea", "listing"})
 _DOCTYPE = "<!doctype html>"
+# Elements that the parser adds where the input leaves them out: the code
+# leaves them out too, where it reads back the same without them.
+_IMPLIED = frozenset({"head", "body", "tbody", "colgroup"})
 
 
 class ConvertError(ValueError):
@@ -79,7 +85,17 @@ def convert(html: str) -> str:
         raise ConvertError(*tree.unlike_browsers[0])
     _check_nesting(tree)
     page = _document(tree) if document else _fragment(tree)
-    # What the code renders must read back as the input did.
+    try:
+        # As written: the elements that the parser adds where the input
+        # leaves them out (<tbody>, <head>...), it adds again.
+        return _checked(_as_written(page), tree, reader, document)
+    except ConvertError:
+        # Where it would not, the code writes them out.
+        return _checked(page, tree, reader, document)
+
+
+def _checked(page: _Out, tree: Any, reader: Any, document: bool) -> str:
+    """The code for `page`, once what it renders reads back as `tree`."""
     copy = reader.read(_rendered(page), document)
     _check_reads_back(tree, copy)
     return _module(page, "page" if document else "fragment")
@@ -231,6 +247,27 @@ def _comment(node: Any) -> _Out:
 
 def _leaf(source: Any, code: str, value: Any, imports: str = "") -> _Out:
     return _Out(source, code, value, imports=imports)
+
+
+def _as_written(out: _Out) -> _Out:
+    """`out` without the elements that the parser adds on its own, where
+    the input left them out: their children take their place."""
+    if out.children is None:
+        return out
+    children: List[_Out] = []
+    for child in map(_as_written, out.children):
+        if child.children is not None and _implied(child):
+            children.extend(child.children)
+        else:
+            children.append(child)
+    return replace(out, children=children)
+
+
+def _implied(out: _Out) -> bool:
+    element = out.source
+    return (
+        element.implied and element.namespace is None and element.name in _IMPLIED and not out.attrs
+    )
 
 
 # --- checks: markup writes it, and it reads back the same --------------------

@@ -295,6 +295,19 @@ def test_templates_that_html5lib_reads_unlike_browsers_are_refused(html, constru
     round_trip("<div><template><p>fine <b>here</b></p></template></div>", same_bytes=True)
 
 
+@pytest.mark.parametrize(
+    "html,code",
+    [
+        ("<table><tr><td>1</table>", 'h.Table(h.Tr(h.Td("1")))'),
+        ("<!doctype html><title>t</title><p>x", 'h.HtmlDocument(h.Title("t"), h.P("x"))'),
+        # After </body> the comment is the html element's: written out.
+        ("<!doctype html><p>x</p></body><!--c-->", 'h.Body(h.P("x")), Comment("c"))'),
+    ],
+)
+def test_what_the_parser_adds_stays_implied_where_it_reads_the_same(html, code):
+    assert code in round_trip(html)
+
+
 def test_nesting_deeper_than_python_reads_is_refused():
     assert refusal("<div>\n" + "<div>" * 200).startswith("line 2: <div>: elements nested deeper")
     round_trip("<div>" * 150)
@@ -393,6 +406,9 @@ CANONICAL = {
             h.ForeignObject(h.P("html & more")),
         ),
         h.Math(h.Mi("x"), Tag("mo")("<")),
+    ),
+    "implied elements": lambda: h.HtmlDocument(
+        h.Body(h.Table(h.Col(), h.Tr(h.Td("no <tbody>"))), h.Table(h.Tr(h.Td(1))))
     ),
     "table": lambda: h.Table(
         h.Caption("Orders"),
