@@ -85,13 +85,14 @@ def convert(html: str) -> str:
         raise ConvertError(*tree.unlike_browsers[0])
     _check_nesting(tree)
     page = _document(tree) if document else _fragment(tree)
-    try:
-        # As written: the elements that the parser adds where the input
-        # leaves them out (<tbody>, <head>...), it adds again.
-        return _checked(_as_written(page), tree, reader, document)
-    except ConvertError:
-        # Where it would not, the code writes them out.
-        return _checked(page, tree, reader, document)
+    if any(_implied(out) for out in _preorder(page)):
+        try:
+            # As written: the elements that the parser adds where the input
+            # leaves them out (<tbody>, <head>...), it adds again.
+            return _checked(_as_written(page), tree, reader, document)
+        except ConvertError:
+            pass  # where it would not, the code writes them out
+    return _checked(page, tree, reader, document)
 
 
 def _checked(page: _Out, tree: Any, reader: Any, document: bool) -> str:
@@ -256,17 +257,23 @@ def _as_written(out: _Out) -> _Out:
         return out
     children: List[_Out] = []
     for child in map(_as_written, out.children):
-        if child.children is not None and _implied(child):
-            children.extend(child.children)
+        if _implied(child):
+            children.extend(child.children or ())
         else:
             children.append(child)
     return replace(out, children=children)
 
 
 def _implied(out: _Out) -> bool:
+    """Whether `out` is an element that the parser added on its own and
+    adds again where its children stand."""
     element = out.source
     return (
-        element.implied and element.namespace is None and element.name in _IMPLIED and not out.attrs
+        out.children is not None
+        and element.implied
+        and element.namespace is None
+        and element.name in _IMPLIED
+        and not out.attrs
     )
 
 
