@@ -54,9 +54,15 @@ class ConvertError(ValueError):
 
     def __init__(self, line: int, construct: str, reason: str) -> None:
         self.line = line
-        self.construct = construct
-        self.reason = reason
-        super().__init__(f"line {line}: {construct}: {reason}")
+        self.construct = _printable(construct)
+        self.reason = _printable(reason)
+        super().__init__(f"line {line}: {self.construct}: {self.reason}")
+
+
+def _printable(text: str) -> str:
+    """`text` on one line: names and doctypes from the input may hold line
+    breaks and other controls, written as escapes."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 @dataclass
