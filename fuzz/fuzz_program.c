@@ -220,8 +220,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         return 0;
     }
     const markup_program_slot slots[] = {
-        {MARKUP_SLOT_CHILD, MARKUP_CONTEXT_HTML, 1, NULL, 0, false},
-        {MARKUP_SLOT_ATTR, MARKUP_CONTEXT_HTML, 0, "title", 5, false},
+        {MARKUP_SLOT_CHILD, MARKUP_CONTEXT_HTML, 1, NULL, 0, false, 0},
+        {MARKUP_SLOT_ATTR, MARKUP_CONTEXT_HTML, 0, "title", 5, false, 0},
     };
     bool building = true;
     for (size_t i = 0; i < 2 && building; i++) {

@@ -59,7 +59,7 @@ static const char *const known_tags[] = {
     "div",  "p",    "span",   "a",         "ul",    "li",       "br",       "img",    "input",
     "hr",   "meta", "link",   "script",    "style", "SCRIPT",   "Style",    "title",  "textarea",
     "html", "head", "body",   "my-widget", "h1",    "BR",       "template", "svg",    "table",
-    "td",   "wbr",  "sCrIpT", "option",    "x-1",   "noscript", "math",     "mglyph",
+    "td",   "wbr",  "sCrIpT", "option",    "x-1",   "noscript", "math",     "mglyph", "pre",
 };
 
 static const char *const known_attrs[] = {
@@ -103,6 +103,8 @@ typedef struct model {
                            judge (MARKUP_ERR_CONTEXT): inside svg or math, or
                            inside a text element */
     bool raw_inside;      /* holds <script>/<style> text, which <svg>/<math> escape */
+    bool newline_inside;  /* holds a pre, listing or textarea whose text begins with a
+                             newline written twice, which in <svg>/<math> it is not */
     bool html_inside;     /* holds trusted HTML */
     bool elements_inside; /* holds an element below it */
 } model;
@@ -309,6 +311,14 @@ static void op_open_fragment(harness *h) {
     check_counts(top(h));
 }
 
+static bool tag_is_ci(const model *m, const char *lower);
+
+/* An element after whose start tag the parser drops a newline. */
+static bool drops_newline(const model *m) {
+    return !m->fragment &&
+           (tag_is_ci(m, "pre") || tag_is_ci(m, "listing") || tag_is_ci(m, "textarea"));
+}
+
 static bool tag_is_ci(const model *m, const char *lower) {
     size_t n = strlen(lower);
     if (m->tag_len != n) return false;
@@ -354,6 +364,13 @@ static bool append_child(harness *h, markup_node *child, const model *c, const f
         (tag_is_ci(p, "svg") || tag_is_ci(p, "math") || tag_is_ci(p, "mglyph") ||
          tag_is_ci(p, "malignmark")))
         p->unpredictable = true;
+    if (c->newline_inside && !p->fragment && (tag_is_ci(p, "svg") || tag_is_ci(p, "math")))
+        p->unpredictable = true;
+    /* A fragment's text first in a pre, listing or textarea comes first
+       there too; the model cannot tell its text from trusted HTML. */
+    if (c->fragment && drops_newline(p) && p->content.len == 0 && html->len &&
+        (html->data[0] == '\n' || html->data[0] == '\r'))
+        p->unpredictable = true;
     const bool text_element = !p->fragment && markup_html_reads_as_text(p->tag, p->tag_len);
     const bool foreign = !p->fragment && (tag_is_ci(p, "svg") || tag_is_ci(p, "math"));
     const bool holds_element = !c->fragment || c->elements_inside;
@@ -363,6 +380,7 @@ static bool append_child(harness *h, markup_node *child, const model *c, const f
                      ((text_element || foreign) && holds_element) ||
                      (!c->fragment && c->elements_inside);
     p->raw_inside |= c->raw_inside;
+    p->newline_inside |= c->newline_inside;
     p->html_inside |= c->html_inside;
     p->elements_inside |= holds_element;
     const size_t el = c->el_height + (p->fragment ? 0 : 1);
@@ -472,6 +490,12 @@ static void op_content(harness *h, int op, const char *s, size_t n) {
             if (!m->fragment && markup_html_reads_as_text(m->tag, m->tag_len)) m->may_refuse = true;
         }
     } else {
+        /* The parser drops a newline first in a pre, listing or textarea:
+           the writer writes one that begins text there twice. */
+        if (drops_newline(m) && m->content.len == 0 && n && (s[0] == '\n' || s[0] == '\r')) {
+            fuzz_buf_adds(&m->content, "\n");
+            m->newline_inside = true;
+        }
         fuzz_ref_escape(&m->content, s, n);
     }
     check_counts(m);

@@ -30,6 +30,13 @@ typedef struct baked_slot {
     markup_slot_kind kind;
     bool checked;         /* HTML values checked where the slot stands */
     markup_context where; /* CHILD: where it stands; ATTR: its start tag's */
+    /* Newline points (markup_writer_newline_start): if nothing was written
+       since the content of a pre, listing or textarea began at this static
+       offset, a newline that begins the value (newline_at) or the static
+       segment before the slot (segment_newline_at) is written twice. 0:
+       none. */
+    size_t newline_at;
+    size_t segment_newline_at;
 } baked_slot;
 
 /* Static HTML goes straight into `statics`, either through the writer (the
@@ -42,9 +49,11 @@ struct markup_baked_builder {
     baked_slot *slots;
     size_t nslots;
     size_t slots_cap;
-    size_t attr_room; /* ' name=""' of every attribute slot */
-    markup_writer w;  /* writes into statics */
-    char **tags;      /* the open elements' tags: copies the writer points to */
+    size_t attr_room;          /* ' name=""' of every attribute slot */
+    size_t segment_newline_at; /* of the segment the next slot ends */
+    size_t newline_room;       /* one byte a newline point */
+    markup_writer w;           /* writes into statics */
+    char **tags;               /* the open elements' tags: copies the writer points to */
     size_t ntags, tags_cap;
 };
 
@@ -56,7 +65,9 @@ struct markup_baked {
     const char *statics;
     size_t static_len;
     const char *names;
-    size_t attr_room; /* ' name=""' of every attribute slot */
+    size_t attr_room;       /* ' name=""' of every attribute slot */
+    size_t tail_newline_at; /* the segment after the last slot's newline point */
+    size_t newline_room;
 };
 
 /* Room for ' name=""' around an attribute value. */
@@ -79,6 +90,8 @@ markup_status markup_baked_builder_new(const markup_alloc *alc, markup_baked_bui
     b->nslots = 0;
     b->slots_cap = 0;
     b->attr_room = 0;
+    b->segment_newline_at = 0;
+    b->newline_room = 0;
     markup_writer_init(&b->w, &b->statics, MARKUP_CONTEXT_HTML);
     b->tags = NULL;
     b->ntags = b->tags_cap = 0;
@@ -127,7 +140,41 @@ static markup_status push_slot(markup_baked_builder *b, markup_slot_kind kind, s
     slot->kind = kind;
     slot->where = where;
     slot->checked = checked;
+    slot->newline_at = 0;
+    slot->segment_newline_at = b->segment_newline_at;
+    b->segment_newline_at = 0;
     return MARKUP_OK;
+}
+
+markup_status markup_baked_builder_slot_newline(markup_baked_builder *b, size_t content_at) {
+    if (!b || !b->nslots || b->slots[b->nslots - 1].kind != MARKUP_SLOT_CHILD || content_at == 0 ||
+        content_at > b->statics.len)
+        return MARKUP_ERR_INVALID_ARG;
+    baked_slot *slot = &b->slots[b->nslots - 1];
+    if (!slot->newline_at) b->newline_room++;
+    slot->newline_at = content_at;
+    return MARKUP_OK;
+}
+
+markup_status markup_baked_builder_static_newline(markup_baked_builder *b, size_t content_at) {
+    /* Only static HTML right after a slot can begin where the run decides. */
+    if (!b || !b->nslots || b->slots[b->nslots - 1].at != b->statics.len || content_at == 0 ||
+        content_at > b->statics.len)
+        return MARKUP_ERR_INVALID_ARG;
+    if (!b->segment_newline_at) b->newline_room++;
+    b->segment_newline_at = content_at;
+    return MARKUP_OK;
+}
+
+/* Takes the writer's mark after static HTML it wrote (the builder's own
+   writer writes straight into statics). */
+static void take_static_newline(markup_baked_builder *b) {
+    size_t at;
+    size_t content_at = markup_writer_take_newline_mark(&b->w, &at);
+    if (content_at && b->nslots && b->slots[b->nslots - 1].at == at) {
+        if (!b->segment_newline_at) b->newline_room++;
+        b->segment_newline_at = content_at;
+    }
 }
 
 markup_status markup_baked_builder_add_child_slot(markup_baked_builder *b) {
@@ -240,14 +287,18 @@ markup_status markup_baked_builder_text(markup_baked_builder *b, const char *s, 
                                         markup_error *err) {
     markup_clear_(err);
     markup_status st = check_string(b, s, n, "s", err);
-    return st != MARKUP_OK ? st : markup_writer_text(&b->w, s, n, err);
+    if (st == MARKUP_OK && (st = markup_writer_text(&b->w, s, n, err)) == MARKUP_OK)
+        take_static_newline(b);
+    return st;
 }
 
 markup_status markup_baked_builder_html(markup_baked_builder *b, const char *s, size_t n,
                                         markup_error *err) {
     markup_clear_(err);
     markup_status st = check_string(b, s, n, "s", err);
-    return st != MARKUP_OK ? st : markup_writer_html(&b->w, s, n, err);
+    if (st == MARKUP_OK && (st = markup_writer_html(&b->w, s, n, err)) == MARKUP_OK)
+        take_static_newline(b);
+    return st;
 }
 
 markup_status markup_baked_builder_comment(markup_baked_builder *b, const char *s, size_t n,
@@ -281,6 +332,8 @@ markup_status markup_baked_builder_child_slot(markup_baked_builder *b, markup_er
     if (st != MARKUP_OK) return st;
     markup_context where = markup_writer_context(&b->w);
     st = push_slot(b, MARKUP_SLOT_CHILD, 0, 0, where, !markup_context_is_plain(where));
+    size_t content_at = markup_writer_newline_start(&b->w);
+    if (st == MARKUP_OK && content_at) st = markup_baked_builder_slot_newline(b, content_at);
     return st == MARKUP_OK ? st : markup_fail_status_(err, st);
 }
 
@@ -349,6 +402,8 @@ markup_status markup_baked_builder_finish(markup_baked_builder *b, markup_baked 
     tpl->static_len = b->statics.len;
     tpl->names = block + names_off;
     tpl->attr_room = b->attr_room;
+    tpl->tail_newline_at = b->segment_newline_at;
+    tpl->newline_room = b->newline_room;
 
     markup_baked_builder_free(b);
     *out = tpl;
@@ -523,6 +578,53 @@ static inline char *open_attr(char *d, const markup_baked *tpl, const baked_slot
     return d + slot->name_len + 3;
 }
 
+/* Where a render stands for the newline points: the static offset where
+   the last static segment written ended, and the output offset where it
+   ended. A newline point comes first when the content began there and
+   nothing was written since. */
+typedef struct newline_state {
+    size_t static_end;
+    size_t out_end;
+} newline_state;
+
+static inline bool comes_first(const newline_state *nl, size_t content_at, size_t out_at) {
+    return content_at && nl->static_end == content_at && out_at == nl->out_end;
+}
+
+/* Text written at [value_at, d) that comes first: its leading newline is
+   written twice (room for it was made). Returns the new end. */
+static inline char *newline_twice(char *value_at, char *d) {
+    if (d == value_at || (*value_at != '\n' && *value_at != '\r')) return d;
+    memmove(value_at + 1, value_at, (size_t)(d - value_at));
+    *value_at = '\n';
+    return d + 1;
+}
+
+/* Copies statics[from, to) to d (room made), its leading newline twice
+   when it comes first. */
+static inline char *copy_segment(const markup_baked *tpl, newline_state *nl, size_t from, size_t to,
+                                 size_t content_at, const markup_buf *out, char *d) {
+    if (to == from) return d;
+    if (comes_first(nl, content_at, (size_t)(d - out->data))) *d++ = '\n';
+    copy_short(d, tpl->statics + from, to - from);
+    d += to - from;
+    nl->static_end = to;
+    nl->out_end = (size_t)(d - out->data);
+    return d;
+}
+
+/* As copy_segment, through the buffer. */
+static markup_status append_segment(const markup_baked *tpl, newline_state *nl, size_t from,
+                                    size_t to, size_t content_at, markup_buf *out) {
+    if (to == from) return MARKUP_OK;
+    markup_status st = MARKUP_OK;
+    if (comes_first(nl, content_at, out->len)) st = markup_buf_putc(out, '\n');
+    if (st == MARKUP_OK) st = append_short(out, tpl->statics + from, to - from);
+    nl->static_end = to;
+    nl->out_end = out->len;
+    return st;
+}
+
 markup_status markup_baked_render(const markup_baked *tpl, const markup_value *values,
                                   size_t nvalues, markup_buf *out, markup_error *err) {
     markup_clear_(err);
@@ -541,7 +643,7 @@ markup_status markup_baked_render(const markup_baked *tpl, const markup_value *v
     size_t room = tpl->static_len, values_room;
     markup_status st = MARKUP_OK;
     if (!short_values_room(values, nvalues, &values_room) || !add_size(&room, tpl->attr_room) ||
-        !add_size(&room, values_room) ||
+        !add_size(&room, tpl->newline_room) || !add_size(&room, values_room) ||
         !add_size(&room, values_room ? MARKUP_ESCAPE_SLACK : 1)) /* 1: a cursor to write at */
         st = MARKUP_ERR_TOO_LARGE;
     if (st == MARKUP_OK) st = markup_buf_reserve(out, room);
@@ -551,13 +653,14 @@ markup_status markup_baked_render(const markup_baked *tpl, const markup_value *v
     const char *why = NULL;
     char *d = out->data + start;
     size_t done = 0; /* static text already written */
+    newline_state nl = {0, start};
     for (size_t i = 0; i < tpl->nslots; i++) {
         const baked_slot *slot = &tpl->slots[i];
         const markup_value *v = &values[i];
-        copy_short(d, tpl->statics + done, slot->at - done);
-        d += slot->at - done;
+        d = copy_segment(tpl, &nl, done, slot->at, slot->segment_newline_at, out, d);
         done = slot->at;
         bool attr = slot->kind == MARKUP_SLOT_ATTR;
+        bool first = comes_first(&nl, slot->newline_at, (size_t)(d - out->data));
         switch (v->kind) {
         case MARKUP_VALUE_OMIT: continue;
         case MARKUP_VALUE_TRUE:
@@ -597,6 +700,7 @@ markup_status markup_baked_render(const markup_baked *tpl, const markup_value *v
                     else
                         d = value_at + v->n;
                     if (attr) *d++ = '"';
+                    if (first && v->kind == MARKUP_VALUE_TEXT) d = newline_twice(value_at, d);
                     continue;
                 }
             }
@@ -610,10 +714,12 @@ markup_status markup_baked_render(const markup_baked *tpl, const markup_value *v
                 return st;
             }
             const char *name = attr ? tpl->names + slot->name_off + 1 : NULL;
+            size_t value_at = out->len;
             st = markup_baked_write_value(slot->kind, name, slot->name_len, v, out);
             if (st == MARKUP_OK) st = markup_buf_reserve(out, room);
             if (st != MARKUP_OK) goto fail;
             d = out->data + out->len;
+            if (first && v->kind == MARKUP_VALUE_TEXT) d = newline_twice(out->data + value_at, d);
             continue;
         }
         default:
@@ -622,8 +728,7 @@ markup_status markup_baked_render(const markup_baked *tpl, const markup_value *v
             goto fail;
         }
     }
-    copy_short(d, tpl->statics + done, tpl->static_len - done);
-    d += tpl->static_len - done;
+    d = copy_segment(tpl, &nl, done, tpl->static_len, tpl->tail_newline_at, out, d);
     out->len = (size_t)(d - out->data);
     return MARKUP_OK;
 
@@ -640,16 +745,18 @@ markup_status markup_baked_render_slots(const markup_baked *tpl, markup_slot_wri
     if (st != MARKUP_OK) return st;
 
     size_t done = 0;
+    newline_state nl = {0, start};
     for (size_t i = 0; i < tpl->nslots; i++) {
         const baked_slot *slot = &tpl->slots[i];
-        st = append_short(out, tpl->statics + done, slot->at - done);
+        st = append_segment(tpl, &nl, done, slot->at, slot->segment_newline_at, out);
         if (st != MARKUP_OK) goto fail;
         done = slot->at;
         const char *name = slot->kind == MARKUP_SLOT_ATTR ? tpl->names + slot->name_off + 1 : NULL;
-        st = write_slot(ctx, i, slot->kind, name, slot->name_len, out);
+        bool first = comes_first(&nl, slot->newline_at, out->len);
+        st = write_slot(ctx, i, slot->kind, name, slot->name_len, first, out);
         if (st != MARKUP_OK) goto fail;
     }
-    st = append_short(out, tpl->statics + done, tpl->static_len - done);
+    st = append_segment(tpl, &nl, done, tpl->static_len, tpl->tail_newline_at, out);
     if (st != MARKUP_OK) goto fail;
     return MARKUP_OK;
 

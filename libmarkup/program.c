@@ -120,9 +120,17 @@ markup_status markup_program_add_static(markup_program_builder *b, const char *s
     return st;
 }
 
+markup_status markup_program_add_static_newline(markup_program_builder *b, size_t content_at) {
+    if (!b || content_at == 0 || content_at > b->statics.len || content_at > UINT32_MAX)
+        return MARKUP_ERR_INVALID_ARG;
+    return push_instr(b, (instr){MARKUP_OP_NEWLINE, 0, (uint32_t)content_at, 0});
+}
+
 markup_status markup_program_add_slot(markup_program_builder *b, const markup_program_slot *slot,
                                       uint32_t *index) {
     if (!b || !slot || !index || (!slot->name && slot->name_len)) return MARKUP_ERR_INVALID_ARG;
+    if (slot->newline_at && (slot->kind != MARKUP_SLOT_CHILD || slot->newline_at > b->statics.len))
+        return MARKUP_ERR_INVALID_ARG;
     if (slot->kind != MARKUP_SLOT_CHILD && slot->kind != MARKUP_SLOT_ATTR)
         return MARKUP_ERR_INVALID_ARG;
     if (b->nslots >= UINT32_MAX) return MARKUP_ERR_TOO_LARGE;
@@ -214,6 +222,10 @@ static markup_status check_program(const markup_program_builder *b, markup_error
         stack_lo[pc] = (uint8_t)(stack & 0xff);
         stack_hi[pc] = (uint8_t)(stack >> 8);
         switch ((markup_op)in->op) {
+        case MARKUP_OP_NEWLINE:
+            if (stack) why = "a value is left on the stack";
+            if (in->a == 0 || in->a > b->statics.len) why = "a NEWLINE outside the static HTML";
+            break;
         case MARKUP_OP_STATIC:
         case MARKUP_OP_JUMP:
             if (stack) why = "a value is left on the stack";
@@ -482,6 +494,21 @@ static inline markup_status put_static(markup_buf *out, const char *s, size_t n)
     return MARKUP_OK;
 }
 
+/* The slot a value is written to: for one standing directly in a pre,
+   listing or textarea, when nothing was written since that element's
+   content began, a copy whose writer writes a newline that begins the
+   value's text twice (the parser drops the first). */
+static inline const markup_program_slot *slot_here(const markup_program_slot *slot,
+                                                   size_t static_end, size_t out_end,
+                                                   const markup_buf *out,
+                                                   markup_program_slot *first) {
+    if (!slot->newline_at || static_end != slot->newline_at || out->len != out_end) return slot;
+    *first = *slot;
+    first->context = markup_context_newline_first(slot->context);
+    first->plain = false;
+    return first;
+}
+
 markup_status markup_program_run(const markup_program *prog, const markup_program_data *data,
                                  void *ctx, void *const *params, size_t nparams, markup_buf *out,
                                  markup_program_fault *fault) {
@@ -497,12 +524,17 @@ markup_status markup_program_run(const markup_program *prog, const markup_progra
     size_t pc = 0;
     markup_status st = markup_buf_reserve(out, prog->static_len);
     size_t at = 0; /* the instruction being run, for the fault */
+    /* Where the last static HTML written ends, in the statics and in the
+       output: a newline point comes first when nothing was written since. */
+    size_t static_end = 0, out_end = 0;
     while (st == MARKUP_OK && pc < prog->ncode) {
         const instr *in = &code[pc];
         at = pc;
         switch ((markup_op)in->op) {
         case MARKUP_OP_STATIC:
             st = put_static(out, prog->statics + in->a, in->b);
+            static_end = in->a + in->b;
+            out_end = out->len;
             pc++;
             if (in->fused == FUSE_STATIC_THEN && st == MARKUP_OK) {
                 in = &code[pc];
@@ -510,11 +542,19 @@ markup_status markup_program_run(const markup_program *prog, const markup_progra
                 goto field;
             }
             break;
-        case MARKUP_OP_WRITE:
-            st = data->write(ctx, &prog->slots[in->a].pub, r.stack[0], out);
+        case MARKUP_OP_NEWLINE:
+            if (static_end == in->a && out->len == out_end) st = markup_buf_putc(out, '\n');
+            pc++;
+            break;
+        case MARKUP_OP_WRITE: {
+            markup_program_slot first;
+            st = data->write(ctx,
+                             slot_here(&prog->slots[in->a].pub, static_end, out_end, out, &first),
+                             r.stack[0], out);
             release_stack(&r, 0);
             pc++;
             break;
+        }
         case MARKUP_OP_IF: {
             bool yes = false;
             st = data->truth(ctx, r.stack[0], &yes);
@@ -563,8 +603,10 @@ markup_status markup_program_run(const markup_program *prog, const markup_progra
                 void *result = NULL;
                 at = pc + 1;
                 if (in->fused == FUSE_APPLY_WRITE && data->apply_write) {
-                    st = data->apply_write(ctx, code[pc + 1].a, v, &prog->slots[code[pc + 2].a].pub,
-                                           out);
+                    markup_program_slot first;
+                    const markup_program_slot *slot = slot_here(&prog->slots[code[pc + 2].a].pub,
+                                                                static_end, out_end, out, &first);
+                    st = data->apply_write(ctx, code[pc + 1].a, v, slot, out);
                     pc += 3;
                     break;
                 }
@@ -578,8 +620,11 @@ markup_status markup_program_run(const markup_program *prog, const markup_progra
                 if (st != MARKUP_OK) break;
                 const instr *then = &code[pc + 2];
                 if (in->fused == FUSE_APPLY_WRITE) {
+                    markup_program_slot first;
                     at = pc + 2;
-                    st = data->write(ctx, &prog->slots[then->a].pub, result, out);
+                    st = data->write(
+                        ctx, slot_here(&prog->slots[then->a].pub, static_end, out_end, out, &first),
+                        result, out);
                     data->release(ctx, result);
                     pc += 3;
                 } else if (in->fused == FUSE_APPLY_IF) {

@@ -31,23 +31,38 @@ enum {
 
 /* markup_context.flags: bits 0-6 are the text elements around (bit i-1 for
    text element i of MARKUP_TAG_TEXT_MASK). */
-#define IN_TEXT_MASK     0x7Fu
-#define IN_SELECT        0x80u
-#define IN_FOREIGN       0x100u /* HTML standing inside svg or math */
+#define IN_TEXT_MASK      0x7Fu
+#define IN_SELECT         0x80u
+#define IN_FOREIGN        0x100u /* HTML standing inside svg or math */
 /* In markup_writer_context only: a frameset was opened before this place,
    so a writer started there refuses script and style text as well. */
-#define AFTER_FRAMESET   0x200u
+#define AFTER_FRAMESET    0x200u
 /* In markup_writer_context only: a writer started there writes a part of a
    document that goes on after it (a baked slot), so it may not open a
    frameset, which would change how the parser reads the rest. */
-#define RESUMED          0x400u
+#define RESUMED           0x400u
 /* Inside a <template> whose content's reading no start tag has decided yet
    (only ones read by the head's rules so far). Not inherited. */
-#define TEMPLATE_OPEN    0x800u
+#define TEMPLATE_OPEN     0x800u
 /* Inside a <template> whose first deciding start tag was <col>: the parser
    then ignores every start tag there but col and template, script and
    style included, and reads their text as markup. */
-#define TEMPLATE_COLUMNS 0x1000u
+#define TEMPLATE_COLUMNS  0x1000u
+/* Inside pre, listing or textarea (HTML): the parser drops a newline that
+   begins their content, so the writer writes one that begins text there
+   twice. Not inherited, and kept out of markup_writer_context: a slot's
+   run decides whether its value comes first (markup_writer_newline_start)
+   and then starts its writer at markup_context_newline_first, whose base
+   carries it until something is written. */
+#define DROPS_NEWLINE     0x2000u
+/* In such an element, a slot or a branch point came: whether text after it
+   comes first is known only when the template runs, for the rest of the
+   element (what a branch wrote may not be written at all), so the writer
+   marks it (markup_writer_take_newline_mark). */
+#define NEWLINE_UNDECIDED 0x4000u
+/* In such an element, nothing was written yet. */
+#define CONTENT_EMPTY     0x8000u
+#define NEWLINE_FLAGS     (DROPS_NEWLINE | NEWLINE_UNDECIDED | CONTENT_EMPTY)
 
 /* markup_context.scope: which elements that a later start tag would close
    are open in the HTML content around (since the last marker, or the
@@ -73,10 +88,11 @@ static inline bool in_text(markup_context c) { return (c.flags & IN_TEXT_MASK) !
 static inline bool raw(markup_context c) { return c.mode == MODE_SCRIPT || c.mode == MODE_STYLE; }
 
 /* Where text is only escaped and trusted HTML written as is: HTML or
-   foreign content, no text element around, and not where trusted HTML
-   may decide a template's reading (decide_template_by_html). */
+   foreign content, no text element around, not where trusted HTML may
+   decide a template's reading (decide_template_by_html), and not where a
+   leading newline is doubled. */
 static inline bool plain(markup_context c) {
-    return c.mode < MODE_SCRIPT && (c.flags & (IN_TEXT_MASK | TEMPLATE_OPEN)) == 0;
+    return c.mode < MODE_SCRIPT && (c.flags & (IN_TEXT_MASK | TEMPLATE_OPEN | DROPS_NEWLINE)) == 0;
 }
 
 /* Whether the open element's attributes may change the parser's reading:
@@ -116,6 +132,8 @@ void markup_writer_init(markup_writer *w, markup_buf *out, markup_context where)
     w->attrs_direct = false;
     w->top_plain = plain(where);
     w->tail_len = 0;
+    w->newline_mark = 0;
+    w->newline_mark_at = 0;
 }
 
 void markup_writer_skip_name_checks(markup_writer *w) {
@@ -148,6 +166,7 @@ void markup_writer_dispose(markup_writer *w) {
 
 markup_context markup_writer_context(const markup_writer *w) {
     markup_context c = top(w);
+    c.flags &= (uint16_t)~NEWLINE_FLAGS;
     if (w->after_frameset) c.flags |= AFTER_FRAMESET;
     c.flags |= RESUMED;
     return c;
@@ -155,8 +174,29 @@ markup_context markup_writer_context(const markup_writer *w) {
 
 bool markup_context_is_plain(markup_context where) { return plain(where); }
 
+markup_context markup_context_newline_first(markup_context where) {
+    if (where.mode == MODE_HTML) where.flags |= DROPS_NEWLINE | CONTENT_EMPTY;
+    return where;
+}
+
 markup_context markup_writer_start_tag_context(const markup_writer *w) {
-    return w && w->depth ? start_tag_context(w) : MARKUP_CONTEXT_HTML;
+    if (!w || !w->depth) return MARKUP_CONTEXT_HTML;
+    markup_context c = start_tag_context(w);
+    c.flags &= (uint16_t)~NEWLINE_FLAGS;
+    return c;
+}
+
+size_t markup_writer_newline_start(const markup_writer *w) {
+    if (!w || !w->depth) return 0;
+    const markup_writer_frame *f = &w->frames[w->depth - 1];
+    return (f->inside.flags & DROPS_NEWLINE) && f->content_at != SIZE_MAX ? f->content_at : 0;
+}
+
+size_t markup_writer_take_newline_mark(markup_writer *w, size_t *at) {
+    size_t mark = w->newline_mark;
+    if (at) *at = w->newline_mark_at;
+    w->newline_mark = 0;
+    return mark;
 }
 
 markup_status markup_context_check_attr_html(markup_context where, const char *value, size_t n,
@@ -206,7 +246,18 @@ markup_status markup_context_check_child_html(markup_context where, const char *
 
 static markup_status end_start_tag(markup_writer *w) {
     w->in_start_tag = false;
-    return markup_buf_putc(w->out, '>');
+    markup_status st = markup_buf_putc(w->out, '>');
+    markup_writer_frame *f = &w->frames[w->depth - 1];
+    if (st == MARKUP_OK && (f->inside.flags & DROPS_NEWLINE)) f->content_at = w->out->len;
+    return st;
+}
+
+/* A slot or a branch point where a leading newline would be dropped: what
+   the writer writes next there may or may not come first. */
+static void newline_undecided(markup_writer *w) {
+    if (!w->depth) return; /* a writer started at a slot decides nothing later */
+    markup_context *t = &w->frames[w->depth - 1].inside;
+    if (t->flags & DROPS_NEWLINE) t->flags |= NEWLINE_UNDECIDED;
 }
 
 markup_status markup_writer_flush_tag(markup_writer *w, markup_error *err) {
@@ -230,6 +281,7 @@ markup_status markup_writer_check_child_slot(markup_writer *w, markup_error *err
             "the text of <script> and <style> is checked whole, so it cannot hold a slot");
     markup_status st = markup_writer_flush_tag(w, err);
     if (st != MARKUP_OK) return st;
+    newline_undecided(w);
     /* In a text element, trusted HTML just before the slot may have begun
        an end tag that the slot's text would finish. */
     if (in_text(c) && markup_html_check_slot_end_(w->tail, w->tail_len, NULL) != MARKUP_OK)
@@ -301,7 +353,7 @@ static const char *restructures_in_foreign(unsigned s, markup_tag_class cls) {
    is `up`; `foreign` when it stands inside svg or math. */
 static markup_context html_inside(markup_context up, markup_tag_class cls, bool foreign) {
     markup_context c = {MODE_HTML, scope_inside(up.scope, cls),
-                        (uint16_t)(up.flags & ~TEMPLATE_OPEN)};
+                        (uint16_t)(up.flags & ~(TEMPLATE_OPEN | NEWLINE_FLAGS))};
     if (foreign) c.flags |= IN_FOREIGN;
     if (cls & (MARKUP_TAG_IS_VOID | MARKUP_TAG_IS_IMAGE))
         c.mode = MODE_VOID;
@@ -326,7 +378,7 @@ static markup_context html_inside(markup_context up, markup_tag_class cls, bool 
 /* The context inside a foreign element of class `cls` in namespace `mode`
    (MODE_SVG or MODE_MATH). */
 static markup_context foreign_inside(markup_context up, markup_tag_class cls, uint8_t mode) {
-    markup_context c = {mode, 0, (uint16_t)(up.flags & ~TEMPLATE_OPEN)};
+    markup_context c = {mode, 0, (uint16_t)(up.flags & ~(TEMPLATE_OPEN | NEWLINE_FLAGS))};
     if (cls & MARKUP_TAG_IS_VOID) {
         c.mode = MODE_VOID; /* written as in HTML: no children, no end tag */
     } else if (mode == MODE_SVG && (cls & MARKUP_TAG_IS_SVG_POINT)) {
@@ -422,6 +474,24 @@ static markup_status place(const markup_writer *w, markup_tag_class cls, markup_
 
 /* ---- elements ----------------------------------------------------------- */
 
+static bool name_is(const char *s, size_t n, const char *lower);
+
+/* The HTML elements after whose start tag the parser drops a newline. */
+static bool drops_newline(const char *tag, size_t n) {
+    return name_is(tag, n, "pre") || name_is(tag, n, "listing") || name_is(tag, n, "textarea");
+}
+
+/* Something was written among the open element's children: a newline
+   after it no longer comes first. */
+static void wrote_content(markup_writer *w) {
+    if (w->depth) {
+        w->frames[w->depth - 1].inside.flags &= (uint16_t)~CONTENT_EMPTY;
+    } else {
+        w->base.flags &= (uint16_t)~NEWLINE_FLAGS;
+        w->top_plain = plain(w->base);
+    }
+}
+
 /* Makes room for one more frame. */
 static markup_status grow(markup_writer *w) {
     size_t cap = markup_grow_capacity(w->cap, w->depth + 1, 64, sizeof *w->frames);
@@ -496,6 +566,7 @@ markup_status markup_writer_branch(markup_writer *w, markup_error *err) {
         w->tail_len = 0;
     }
     if (t->flags & TEMPLATE_OPEN) t->flags |= TEMPLATE_COLUMNS;
+    newline_undecided(w);
     return MARKUP_OK;
 }
 
@@ -522,7 +593,11 @@ markup_status markup_writer_open_class(markup_writer *w, const char *tag, size_t
         }
         if (cls & MARKUP_TAG_IS_FRAMESET) w->after_frameset = true;
         decides_template = (up.flags & TEMPLATE_OPEN) && !(cls & MARKUP_TAG_IS_HEAD_RULES);
+        if (up.flags & NEWLINE_FLAGS) wrote_content(w);
     }
+    if ((cls & (MARKUP_TAG_CLOSES_P | MARKUP_TAG_TEXT_MASK)) && inside.mode == MODE_HTML &&
+        drops_newline(tag, n))
+        inside.flags |= DROPS_NEWLINE | CONTENT_EMPTY;
     if (w->depth == w->cap && (st = grow(w)) != MARKUP_OK) return markup_fail_status_(err, st);
     /* '>' of the parent's start tag, if still open, then "<tag". */
     if (n > SIZE_MAX - 2) return markup_fail_status_(err, MARKUP_ERR_TOO_LARGE);
@@ -532,7 +607,7 @@ markup_status markup_writer_open_class(markup_writer *w, const char *tag, size_t
     *d++ = '<';
     copy_short(d, tag, n);
     w->out->len = (size_t)(d + n - w->out->data);
-    w->frames[w->depth++] = (markup_writer_frame){tag, n, cls, inside};
+    w->frames[w->depth++] = (markup_writer_frame){tag, n, cls, inside, SIZE_MAX};
     if (decides_template) decide_template(w, cls);
     w->in_start_tag = true;
     /* attrs_may_go_direct(w), from what is at hand */
@@ -794,11 +869,33 @@ static void keep_tail(markup_writer *w, const char *s, size_t n) {
     }
 }
 
+/* Text about to be written in a pre, listing or textarea: whether it
+   comes first and begins with a newline the parser would drop, so that the
+   writer writes that newline twice. Where that is known only when the
+   template runs (after a slot or a branch point), the writer marks the
+   text for the builder instead. Trusted HTML is markup: the parser reads
+   its newline as it would anywhere, so it is written as it is. */
+static bool newline_twice(markup_writer *w, markup_context c, const char *s, size_t n) {
+    /* A carriage return becomes a newline when the input is read. */
+    if (n == 0 || (s[0] != '\n' && s[0] != '\r')) return false;
+    if (!(c.flags & NEWLINE_UNDECIDED)) return (c.flags & CONTENT_EMPTY) != 0;
+    /* A mark still pending is earlier text of the same straight run: this
+       text never comes first. */
+    const markup_writer_frame *f = &w->frames[w->depth - 1];
+    if (!w->newline_mark && f->content_at != SIZE_MAX) {
+        w->newline_mark = f->content_at;
+        w->newline_mark_at = w->out->len;
+    }
+    return false;
+}
+
 markup_status markup_writer_text(markup_writer *w, const char *s, size_t n, markup_error *err) {
     markup_clear_(err);
     if (w == NULL || (s == NULL && n != 0)) return markup_fail_status_(err, MARKUP_ERR_INVALID_ARG);
     markup_context c = top(w);
     markup_status st;
+    /* Nothing written leaves the first content still to come. */
+    if ((c.flags & DROPS_NEWLINE) && n == 0) return MARKUP_OK;
     if (plain(c)) {
         if ((st = content(w, err)) != MARKUP_OK) return st;
         st = markup_escape(w->out, s, n);
@@ -815,9 +912,14 @@ markup_status markup_writer_text(markup_writer *w, const char *s, size_t n, mark
     }
     if (c.mode == MODE_VOID)
         return markup_fail_(err, MARKUP_ERR_VOID_CHILD, "a void element cannot have children");
+    bool twice = (c.flags & DROPS_NEWLINE) && newline_twice(w, c, s, n);
     if ((st = content(w, err)) != MARKUP_OK) return st;
     size_t start = w->out->len;
-    if ((st = markup_escape(w->out, s, n)) != MARKUP_OK) return markup_fail_status_(err, st);
+    if ((twice && (st = markup_buf_putc(w->out, '\n')) != MARKUP_OK) ||
+        (st = markup_escape(w->out, s, n)) != MARKUP_OK) {
+        markup_buf_truncate(w->out, start);
+        return markup_fail_status_(err, st);
+    }
     if (in_text(c)) {
         /* Escaped text holds no '<', but may finish an end tag that
            trusted HTML before it started ("</title" then " x"). */
@@ -828,6 +930,7 @@ markup_status markup_writer_text(markup_writer *w, const char *s, size_t n, mark
         }
         keep_tail(w, w->out->data + start, w->out->len - start);
     }
+    if (c.flags & NEWLINE_FLAGS) wrote_content(w);
     return MARKUP_OK;
 }
 
@@ -843,12 +946,14 @@ markup_status markup_writer_html(markup_writer *w, const char *s, size_t n, mark
     }
     if (c.mode == MODE_VOID)
         return markup_fail_(err, MARKUP_ERR_VOID_CHILD, "a void element cannot have children");
+    if ((c.flags & DROPS_NEWLINE) && n == 0) return MARKUP_OK;
     if ((st = check_piece(w, c, s, n, false, err)) != MARKUP_OK) return st; /* raw or in text */
     if ((c.flags & TEMPLATE_OPEN) && (st = decide_template_by_html(w, s, n, err)) != MARKUP_OK)
         return st;
     if ((st = content(w, err)) != MARKUP_OK) return st;
     if ((st = markup_buf_append(w->out, s, n)) != MARKUP_OK) return markup_fail_status_(err, st);
     keep_tail(w, s, n);
+    if (c.flags & NEWLINE_FLAGS) wrote_content(w);
     return MARKUP_OK;
 }
 
@@ -861,6 +966,7 @@ static markup_status markup_child(markup_writer *w, markup_error *err) {
     if (raw(c))
         return markup_fail_(err, MARKUP_ERR_RAW_TEXT, "<script> and <style> hold only text");
     w->tail_len = 0;
+    if (c.flags & NEWLINE_FLAGS) wrote_content(w);
     return content(w, err);
 }
 

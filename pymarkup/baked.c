@@ -241,7 +241,7 @@ static int call_on_placeholder(pm_render_ctx *ctx, PyObject *placeholder, const 
 }
 
 static markup_status write_slot(void *ctx, size_t slot, markup_slot_kind kind, const char *name,
-                                size_t name_len, markup_buf *out) {
+                                size_t name_len, bool newline_first, markup_buf *out) {
     call_ctx *c = ctx;
     (void)out; /* the same buffer as c->rctx.buf */
     const pm_slot *s = &c->self->slots[slot];
@@ -270,7 +270,8 @@ static markup_status write_slot(void *ctx, size_t slot, markup_slot_kind kind, c
            the slot's place, so MAX_DEPTH counts the template's levels too,
            as in the plain tree. */
         markup_writer w;
-        markup_writer_init(&w, c->rctx.buf, s->context);
+        markup_writer_init(&w, c->rctx.buf,
+                           newline_first ? markup_context_newline_first(s->context) : s->context);
         markup_writer_skip_name_checks(&w);
         c->rctx.w = &w;
         c->rctx.plain = markup_writer_plain_buf(&w);
@@ -1533,6 +1534,22 @@ static int builder_status(markup_status st) {
     return pm_raise_status(st, "@baked");
 }
 
+/* Hands what the walker wrote since the last slot to the builder, with the
+   newline point the writer marked in it: text right after a slot in a pre
+   (text after other static HTML never comes first). */
+static int flush_static(flatten_ctx *f, markup_writer *w, const markup_buf *buf) {
+    size_t at = 0;
+    size_t content_at = markup_writer_take_newline_mark(w, &at);
+    if (content_at && at == f->flushed && f->nslots &&
+        builder_status(markup_baked_builder_static_newline(f->builder, content_at)) < 0)
+        return -1;
+    if (builder_status(markup_baked_builder_add_static(f->builder, buf->data + f->flushed,
+                                                       buf->len - f->flushed)) < 0)
+        return -1;
+    f->flushed = buf->len;
+    return 0;
+}
+
 /* The walker met a placeholder: what it wrote since the last one is static
    HTML, the placeholder becomes a slot. */
 static int flatten_on_placeholder(pm_render_ctx *ctx, PyObject *placeholder, const char *attr_name,
@@ -1560,10 +1577,7 @@ static int flatten_on_placeholder(pm_render_ctx *ctx, PyObject *placeholder, con
                      f->func_name, ph->name, err.msg);
         return -1;
     }
-    if (builder_status(markup_baked_builder_add_static(f->builder, buf->data + f->flushed,
-                                                       buf->len - f->flushed)) < 0)
-        return -1;
-    f->flushed = buf->len;
+    if (flush_static(f, ctx->w, buf) < 0) return -1;
     if (f->nslots == f->slots_cap) {
         size_t cap = f->slots_cap ? f->slots_cap * 2 : 16;
         pm_slot *grown = PyMem_Realloc(f->slots, cap * sizeof *grown);
@@ -1581,6 +1595,9 @@ static int flatten_on_placeholder(pm_render_ctx *ctx, PyObject *placeholder, con
         st = markup_baked_builder_add_attr_slot(f->builder, attr_name, (size_t)attr_name_len, &err);
     } else {
         st = markup_baked_builder_add_child_slot(f->builder);
+        size_t content_at = markup_writer_newline_start(ctx->w);
+        if (st == MARKUP_OK && content_at)
+            st = markup_baked_builder_slot_newline(f->builder, content_at);
     }
     if (builder_status(st) < 0) return -1;
     /* A value filled in later is written as it would be here. The kind
@@ -1725,11 +1742,9 @@ static int flatten(pm_state *st, pm_baked *self, PyObject *tree, PyObject *place
     f.rctx.w = &w;
     f.rctx.plain = markup_writer_plain_buf(&w);
     int walked = pm_render_child(&f.rctx, tree, 0);
+    if (walked == 0) walked = flush_static(&f, &w, &buf);
     markup_writer_dispose(&w);
     if (walked < 0) goto done;
-    if (builder_status(markup_baked_builder_add_static(f.builder, buf.data + f.flushed,
-                                                       buf.len - f.flushed)) < 0)
-        goto done;
 
     for (Py_ssize_t i = 0; i < self->nparams; i++) {
         if (f.uses[i]) continue;

@@ -127,15 +127,29 @@ static int pb_usable(pm_program_builder *pb) {
     return -1;
 }
 
-/* Hands what the walker wrote since the last flush to the program. */
-static int flush(pm_program_builder *pb) {
+/* Hands buf[flushed, end) to the program. */
+static int add_static(pm_program_builder *pb, size_t end) {
     const char *s = pb->buf.data + pb->flushed;
-    size_t n = pb->buf.len - pb->flushed;
+    size_t n = end - pb->flushed;
     for (size_t i = 0; i < n && pb->static_ascii; i++)
         pb->static_ascii = (unsigned char)s[i] < 0x80;
     if (raise_status(markup_program_add_static(pb->b, s, n)) < 0) return -1;
-    pb->flushed = pb->buf.len;
+    pb->flushed = end;
     return 0;
+}
+
+/* Hands what the walker wrote since the last flush to the program, with
+   the newline point the writer marked in it (a leading newline in a pre
+   after a slot or a branch point). The buffer's offsets are the program's
+   static offsets: all of it goes there, in order. */
+static int flush(pm_program_builder *pb) {
+    size_t at = 0;
+    size_t content_at = markup_writer_take_newline_mark(&pb->w, &at);
+    if (content_at && at >= pb->flushed && at <= pb->buf.len &&
+        (add_static(pb, at) < 0 ||
+         raise_status(markup_program_add_static_newline(pb->b, content_at)) < 0))
+        return -1;
+    return add_static(pb, pb->buf.len);
 }
 
 static PyObject *pb_flush(PyObject *op, PyObject *Py_UNUSED(x)) {
@@ -201,8 +215,13 @@ static PyObject *pb_child_slot(PyObject *op, PyObject *arg) {
     markup_error err = MARKUP_ERROR_INIT;
     markup_status status = markup_writer_check_child_slot(&pb->w, &err);
     if (status != MARKUP_OK) return slot_refused(status, &err), NULL;
-    markup_program_slot slot = {
-        MARKUP_SLOT_CHILD, markup_writer_context(&pb->w), (unsigned)depth, NULL, 0, false};
+    markup_program_slot slot = {MARKUP_SLOT_CHILD,
+                                markup_writer_context(&pb->w),
+                                (unsigned)depth,
+                                NULL,
+                                0,
+                                false,
+                                markup_writer_newline_start(&pb->w)};
     return add_slot(pb, &slot);
 }
 
@@ -220,7 +239,7 @@ static PyObject *pb_attr_slot(PyObject *op, PyObject *arg) {
     if (status != MARKUP_OK) return slot_refused(status, &err), NULL;
     for (Py_ssize_t i = 0; i < n; i++) pb->static_ascii &= (unsigned char)name[i] < 0x80;
     markup_program_slot slot = {
-        MARKUP_SLOT_ATTR, markup_writer_start_tag_context(&pb->w), 0, name, (size_t)n, false};
+        MARKUP_SLOT_ATTR, markup_writer_start_tag_context(&pb->w), 0, name, (size_t)n, false, 0};
     return add_slot(pb, &slot);
 }
 

@@ -353,10 +353,35 @@ MARKUP_API markup_status markup_writer_branch(markup_writer *w, markup_error *er
    larger document. */
 MARKUP_API markup_context markup_writer_context(const markup_writer *w);
 
+/* A newline that begins the content of a pre, listing or textarea is
+   dropped by the parser; the writer writes one there twice. Where a slot's
+   value or the static HTML after a slot or a branch point may come first,
+   only the template's run knows, so a builder records these two offsets
+   in its static HTML (the writer's output) and the run doubles a newline
+   that comes first after all: nothing was written since that content
+   began.
+   markup_writer_newline_start: for a child slot about to be recorded here,
+   the offset at which the content of the pre, listing or textarea it
+   stands directly in began; 0 when it stands elsewhere. */
+MARKUP_API size_t markup_writer_newline_start(const markup_writer *w);
+
+/* markup_writer_take_newline_mark: after static HTML was written, whether
+   it began (at offset *at) with a newline that comes first in such an
+   element if what the template writes at run time since the element's
+   content began (the offset returned) is empty; 0 when not. Clears the
+   mark. */
+MARKUP_API size_t markup_writer_take_newline_mark(markup_writer *w, size_t *at);
+
 /* Whether at `where` text is only escaped and trusted HTML written as is,
    with no check: not inside an HTML <script> or <style>, nor inside a
    title, textarea, iframe, xmp, noembed, noframes or noscript. */
 MARKUP_API bool markup_context_is_plain(markup_context where);
+
+/* `where` (a slot's markup_writer_context), for a writer whose first
+   content comes first in a pre, listing or textarea: until it writes
+   something, a newline that begins text it writes is written twice. Not
+   plain (markup_context_is_plain). */
+MARKUP_API markup_context markup_context_newline_first(markup_context where);
 
 /* For bulk writers: when no attribute of the element just opened can change
    the parser's reading (every element but font and annotation-xml), no
@@ -411,6 +436,18 @@ MARKUP_API markup_status markup_baked_builder_add_static(markup_baked_builder *b
    belongs inside a start tag, after "<tag" and before ">". These slots
    check no value against where they stand: the binding does. */
 MARKUP_API markup_status markup_baked_builder_add_child_slot(markup_baked_builder *b);
+
+/* Newline points for such a binding (markup_writer_newline_start): the
+   child slot just added stands directly in a pre, listing or textarea
+   whose content began at static offset `content_at`; the static HTML
+   added next, right after a slot, begins with a newline that comes first
+   in one (markup_writer_take_newline_mark). The render writes that
+   newline twice when nothing was written since content_at. INVALID_ARG
+   when there is no such slot or offset. */
+MARKUP_API markup_status markup_baked_builder_slot_newline(markup_baked_builder *b,
+                                                           size_t content_at);
+MARKUP_API markup_status markup_baked_builder_static_newline(markup_baked_builder *b,
+                                                             size_t content_at);
 MARKUP_API markup_status markup_baked_builder_add_attr_slot(markup_baked_builder *b,
                                                             const char *name, size_t name_len,
                                                             markup_error *err);
@@ -418,14 +455,19 @@ MARKUP_API markup_status markup_baked_builder_add_attr_slot(markup_baked_builder
 /* The general form, for bindings whose slot values are not strings (the
    Python extension renders lists and elements into child slots). For each
    slot in order, the static HTML before it is appended and then
-   `write_slot(ctx, slot_index, kind, name, name_len, out)` is called to
-   write that slot (for ATTR slots `name` is the attribute name, for CHILD
-   slots NULL); the callback appends whatever it wants to `out` and returns
-   MARKUP_OK, or any other status to stop. The trailing static HTML is
-   appended last. Returns the first non-OK status; the buffer is then
-   rolled back. */
+   `write_slot(ctx, slot_index, kind, name, name_len, newline_first, out)`
+   is called to write that slot (for ATTR slots `name` is the attribute
+   name, for CHILD slots NULL); the callback appends whatever it wants to
+   `out` and returns MARKUP_OK, or any other status to stop.
+   `newline_first`: the value comes first in a pre, listing or textarea
+   (markup_baked_builder_slot_newline), where the parser drops a newline
+   that begins it: text that begins with one must have it written twice
+   (a writer started at markup_context_newline_first does that). The
+   trailing static HTML is appended last. Returns the first non-OK status;
+   the buffer is then rolled back. */
 typedef markup_status (*markup_slot_writer)(void *ctx, size_t slot, markup_slot_kind kind,
-                                            const char *name, size_t name_len, markup_buf *out);
+                                            const char *name, size_t name_len, bool newline_first,
+                                            markup_buf *out);
 
 MARKUP_API markup_status markup_baked_render_slots(const markup_baked *tpl,
                                                    markup_slot_writer write_slot, void *ctx,
@@ -476,7 +518,10 @@ MARKUP_API markup_status markup_baked_write_value(markup_slot_kind kind, const c
      CYCLE      pop `b` values, keep the one at (index % b) of the loop `a`
                 levels out
      APPLY      pop `b` values (pushed in order) and push data->apply(`a`,
-                those values); `a` means what the caller says it means */
+                those values); `a` means what the caller says it means
+     NEWLINE    write a newline when nothing was written since the static
+                HTML that ended at static offset `a` (a newline the parser
+                drops comes first; markup_program_add_static_newline) */
 typedef enum markup_op {
     MARKUP_OP_STATIC = 0,
     MARKUP_OP_WRITE,
@@ -488,7 +533,8 @@ typedef enum markup_op {
     MARKUP_OP_ITEM,
     MARKUP_OP_LOOP_INFO,
     MARKUP_OP_CYCLE,
-    MARKUP_OP_APPLY
+    MARKUP_OP_APPLY,
+    MARKUP_OP_NEWLINE
 } markup_op;
 
 #define MARKUP_LOOP_LOOKAHEAD 1u
@@ -517,6 +563,10 @@ typedef struct markup_program_slot {
     bool plain; /* set by markup_program_add_slot: CHILD at a context where
                    text is escaped and trusted HTML appended as it is
                    (markup_context_is_plain) */
+    /* CHILD: markup_writer_newline_start where the slot stands, a static
+       offset (0: none). When the run wrote nothing since the static HTML
+       that ended there, a newline that begins the value is written twice. */
+    size_t newline_at;
 } markup_program_slot;
 
 /* A loop as the body sees it: the 0-based index of the current item, and
@@ -582,12 +632,19 @@ MARKUP_API void markup_program_builder_free(markup_program_builder *b);
 MARKUP_API markup_status markup_program_add_static(markup_program_builder *b, const char *s,
                                                    size_t n);
 
+/* Before static HTML that begins with a newline which comes first in a
+   pre, listing or textarea when nothing was written since its content
+   began at static offset `content_at` (markup_writer_take_newline_mark):
+   the run writes one more newline then. */
+MARKUP_API markup_status markup_program_add_static_newline(markup_program_builder *b,
+                                                           size_t content_at);
+
 /* Adds a slot (its name is copied) and gives its number for WRITE. */
 MARKUP_API markup_status markup_program_add_slot(markup_program_builder *b,
                                                  const markup_program_slot *slot, uint32_t *index);
 
-/* Appends an instruction (not STATIC) and gives its position, to patch
-   its target once known. When a markup_writer writes the static HTML, an
+/* Appends an instruction (not STATIC nor NEWLINE) and gives its position,
+   to patch its target once known. When a markup_writer writes the static HTML, an
    IF, JUMP, LOOP or END_LOOP among an element's children goes with
    markup_writer_branch (after markup_writer_flush_tag, so that the start
    tag's '>' is static HTML before it). */

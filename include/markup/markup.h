@@ -404,6 +404,10 @@ MARKUP_API markup_status markup_html_json_for_script(markup_buf *out, const char
      tag as text: raw text there may not hold any of their end tags, and an
      element named like one around it is refused (its end tag would end
      that one early).
+   - The parser drops a newline right after the start tag of a pre,
+     listing or textarea: text that comes first there (nothing written in
+     the element before it) and begins with a newline (or a carriage
+     return) gets one more. Trusted HTML is written as it is.
    - <style> inside <select> is refused: older parsers (html5lib, and
      browsers before the customizable select) ignore its start tag and read
      its text as markup.
@@ -457,6 +461,7 @@ typedef struct markup_writer_frame {
     size_t tag_len;
     markup_tag_class cls;
     markup_context inside;
+    size_t content_at; /* pre, listing, textarea: where the content began */
 } markup_writer_frame;
 
 /* Where a writer hands its output when a sink is set: `n` bytes at `data`
@@ -480,6 +485,8 @@ typedef struct markup_writer {
     bool top_plain;     /* markup_writer_plain_buf may hand out the buffer */
     uint8_t tail_len;   /* raw text's last bytes, for seams  */
     char tail[15];
+    size_t newline_mark;    /* markup_writer_take_newline_mark */
+    size_t newline_mark_at; /* where the marked static HTML begins */
     markup_writer_frame inline_frames[16];
 } markup_writer;
 

@@ -14,9 +14,7 @@ what the converter needs in order to write the page back:
 - where things are: every node has the ``line`` of the input it starts
   on;
 - what the input leaves out: an element that the parser adds on its own
-  (``<tbody>`` for a ``<tr>`` in a table) is ``implied``, and ``<pre>``,
-  ``<listing>`` and ``<textarea>`` note whether the parser dropped a
-  newline right after their start tag.
+  (``<tbody>`` for a ``<tr>`` in a table) is ``implied``.
 
 ``read(html, document)`` parses a whole document or a fragment (in a
 ``<div>``, as html5lib's ``parseFragment``), with scripting off, as
@@ -35,13 +33,9 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 import html5lib  # type: ignore[import-untyped,unused-ignore]
 from html5lib._tokenizer import HTMLTokenizer  # type: ignore[import-untyped,unused-ignore]
 from html5lib.constants import namespaces, tokenTypes  # type: ignore[import-untyped,unused-ignore]
-from html5lib.html5parser import getPhases  # type: ignore[import-untyped,unused-ignore]
 from html5lib.treebuilders import base  # type: ignore[import-untyped,unused-ignore]
 
 HTML_NAMESPACE = namespaces["html"]
-
-# The parser drops a newline right after these start tags.
-NEWLINE_DROPPED_AFTER = ("pre", "listing", "textarea")
 
 
 class Bare(str):
@@ -103,7 +97,6 @@ class Element(base.Node):  # type: ignore[misc,unused-ignore]
         self.tree = tree
         self.line = tree.tag_line()
         self.implied = False
-        self.newline_dropped = False
 
     @property
     def nameTuple(self) -> Any:
@@ -286,7 +279,6 @@ _TEMPLATE_KEPT_BY_BROWSERS = (
 class Parser(html5lib.HTMLParser):  # type: ignore[misc,unused-ignore]
     def __init__(self) -> None:
         super().__init__(tree=TreeBuilder, namespaceHTMLElements=False)
-        self.phases["inBody"] = NotingInBody(self, self.tree)
 
     def reset(self) -> None:
         # html5lib makes a tokenizer of its own class for every parse, just
@@ -318,26 +310,6 @@ class Parser(html5lib.HTMLParser):  # type: ignore[misc,unused-ignore]
                     f"<{name}>", "drops or moves this tag inside a template, unlike browsers"
                 )
         super().parseError(errorcode, datavars)
-
-
-class NotingInBody(getPhases(False)["inBody"]):  # type: ignore[misc]
-    """html5lib's "in body" phase (a class that it makes at run time, once),
-    noting on a <pre>, <listing> or <textarea> that it drops the newline
-    after the start tag: the code writes it again, so that the page renders
-    to the same bytes."""
-
-    __slots__ = ()
-
-    def processSpaceCharactersDropNewline(self, token: Dict[str, Any]) -> None:
-        # The condition on which html5lib drops it.
-        element = self.tree.openElements[-1]
-        if (
-            token["data"].startswith("\n")
-            and element.name in NEWLINE_DROPPED_AFTER
-            and not element.hasContent()
-        ):
-            element.newline_dropped = True
-        super().processSpaceCharactersDropNewline(token)
 
 
 def read(html: str, document: bool) -> Element:

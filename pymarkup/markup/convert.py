@@ -40,8 +40,6 @@ _MAX_NESTING = 180
 # HTML elements whose text the parser takes as written, up to their end
 # tag: markup escapes a str there, and writes a SafeString as it is.
 _RAW_TEXT = frozenset({"iframe", "xmp", "noembed", "noframes"})
-# The parser drops a newline right after these start tags.
-_LEADING_NEWLINE_DROPPED = frozenset({"pre", "textarea", "listing"})
 _DOCTYPE = "<!doctype html>"
 # Elements that the parser adds where the input leaves them out: the code
 # leaves them out too, where it reads back the same without them.
@@ -214,23 +212,10 @@ def _factories() -> Dict[str, str]:
 
 
 def _children(element: Any) -> List[_Out]:
-    nodes = element.children()
-    outs = [_node(node) for node in nodes]
-    if _needs_leading_newline(element, nodes):
-        # The parser drops a newline here: written again, the page renders
-        # as it was (and a text that starts with one keeps it).
-        if nodes and nodes[0].kind == "text":
-            outs[0] = _text(nodes[0], "\n" + nodes[0].data)
-        else:
-            outs.insert(0, _leaf(element, _str("\n"), "\n"))
-    return outs
-
-
-def _needs_leading_newline(element: Any, nodes: List[Any]) -> bool:
-    if element.namespace is not None or element.name not in _LEADING_NEWLINE_DROPPED:
-        return False
-    starts_with_newline = bool(nodes) and nodes[0].kind == "text" and nodes[0].data[:1] == "\n"
-    return bool(element.newline_dropped) or starts_with_newline
+    # A newline the parser dropped after <pre>, <listing> or <textarea> is
+    # not in the tree, and markup writes one that begins their text twice:
+    # the text as read renders to the same document.
+    return [_node(node) for node in element.children()]
 
 
 def _text(node: Any, text: str) -> _Out:

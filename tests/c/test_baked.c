@@ -620,8 +620,9 @@ typedef struct writer_state {
 
 /* Writes "[index:kind:name]" and checks that names arrive as promised. */
 static markup_status describe_slot(void *ctx, size_t slot, markup_slot_kind kind, const char *name,
-                                   size_t name_len, markup_buf *out) {
+                                   size_t name_len, bool newline_first, markup_buf *out) {
     writer_state *ws = ctx;
+    assert_false(newline_first);
     assert_int_equal(slot, ws->calls);
     ws->calls++;
     if (kind == MARKUP_SLOT_CHILD) assert_null(name);
@@ -860,6 +861,97 @@ static void test_concurrent_renders(void **state) {
     markup_baked_free(tpl);
 }
 
+/* ------------------------------------------------------------------------ */
+/* A newline first in pre, listing and textarea                             */
+/* ------------------------------------------------------------------------ */
+
+/* <pre># + static "\nz" #</pre>, built through the builder's writer: the
+   parser drops a newline that comes first there, so the render writes one
+   that begins text twice, wherever nothing was written before it. */
+static markup_baked *bake_pre(const char *tag) {
+    markup_baked_builder *b = NULL;
+    markup_error err = MARKUP_ERROR_INIT;
+    assert_int_equal(markup_baked_builder_new(NULL, &b), MARKUP_OK);
+    assert_int_equal(markup_baked_builder_open(b, tag, strlen(tag), &err), MARKUP_OK);
+    assert_int_equal(markup_baked_builder_child_slot(b, &err), MARKUP_OK);
+    assert_int_equal(markup_baked_builder_text(b, "\nz", 2, &err), MARKUP_OK);
+    assert_int_equal(markup_baked_builder_child_slot(b, &err), MARKUP_OK);
+    assert_int_equal(markup_baked_builder_close(b, &err), MARKUP_OK);
+    markup_baked *tpl = NULL;
+    assert_int_equal(markup_baked_builder_finish(b, &tpl, &err), MARKUP_OK);
+    return tpl;
+}
+
+static void test_newline_first_in_pre(void **state) {
+    (void)state;
+    markup_baked *tpl = bake_pre("pre");
+    /* The first value comes first. */
+    assert_renders(tpl, (markup_value[]){text("\nx"), text("y")}, 2, "<pre>\n\nx\nzy</pre>");
+    assert_renders(tpl, (markup_value[]){text("\rx"), text("y")}, 2, "<pre>\n\rx\nzy</pre>");
+    /* The static text does when the value before it wrote nothing. */
+    assert_renders(tpl, (markup_value[]){text(""), text("y")}, 2, "<pre>\n\nzy</pre>");
+    assert_renders(tpl, (markup_value[]){OMIT_VALUE, text("\ny")}, 2, "<pre>\n\nz\ny</pre>");
+    /* Not after something. */
+    assert_renders(tpl, (markup_value[]){text("a"), text("\ny")}, 2, "<pre>a\nz\ny</pre>");
+    /* Trusted HTML is written as it is, and counts as written. */
+    assert_renders(tpl, (markup_value[]){html("\nh"), text("y")}, 2, "<pre>\nh\nzy</pre>");
+    assert_renders(tpl, (markup_value[]){html("\n"), text("y")}, 2, "<pre>\n\nzy</pre>");
+    /* Long values take another path. */
+    char long_text[200];
+    memset(long_text, 'a', sizeof long_text - 1);
+    long_text[0] = '\n';
+    long_text[sizeof long_text - 1] = '\0';
+    markup_buf expected;
+    markup_buf_init(&expected, NULL);
+    put(&expected, "<pre>\n");
+    put(&expected, long_text);
+    put(&expected, "\nz</pre>");
+    assert_int_equal(markup_buf_putc(&expected, '\0'), MARKUP_OK);
+    assert_renders(tpl, (markup_value[]){text(long_text), OMIT_VALUE}, 2, expected.data);
+    markup_buf_free(&expected);
+    markup_baked_free(tpl);
+
+    /* Elsewhere nothing changes. */
+    tpl = bake_pre("div");
+    assert_renders(tpl, (markup_value[]){text("\nx"), text("")}, 2, "<div>\nx\nz</div>");
+    assert_renders(tpl, (markup_value[]){text(""), text("")}, 2, "<div>\nz</div>");
+    markup_baked_free(tpl);
+}
+
+typedef struct newline_calls {
+    bool first[4];
+    size_t calls;
+} newline_calls;
+
+static markup_status note_newline_first(void *ctx, size_t slot, markup_slot_kind kind,
+                                        const char *name, size_t name_len, bool newline_first,
+                                        markup_buf *out) {
+    (void)kind;
+    (void)name;
+    (void)name_len;
+    newline_calls *c = ctx;
+    c->first[c->calls++] = newline_first;
+    return slot == 0 ? MARKUP_OK : markup_buf_putc(out, 'v');
+}
+
+static void test_render_slots_says_which_value_comes_first(void **state) {
+    (void)state;
+    markup_baked *tpl = bake_pre("textarea");
+    markup_buf out;
+    markup_buf_init(&out, NULL);
+    newline_calls c = {{false}, 0};
+    assert_int_equal(markup_baked_render_slots(tpl, note_newline_first, &c, &out), MARKUP_OK);
+    assert_int_equal(c.calls, 2);
+    assert_true(c.first[0]);
+    assert_false(c.first[1]); /* the static "\nz" came between */
+    /* The first slot wrote nothing: the static text came first. */
+    const char *expected = "<textarea>\n\nzv</textarea>";
+    assert_int_equal(out.len, strlen(expected));
+    assert_memory_equal(out.data, expected, out.len);
+    markup_buf_free(&out);
+    markup_baked_free(tpl);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_child_slot_escapes_text),
@@ -883,6 +975,8 @@ int main(void) {
         cmocka_unit_test(test_build_allocation_failure),
         cmocka_unit_test(test_render_allocation_failure),
         cmocka_unit_test(test_concurrent_renders),
+        cmocka_unit_test(test_newline_first_in_pre),
+        cmocka_unit_test(test_render_slots_says_which_value_comes_first),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

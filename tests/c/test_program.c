@@ -232,7 +232,7 @@ static void stat(markup_program_builder *b, const char *s) {
 }
 
 static uint32_t child_slot(markup_program_builder *b, unsigned depth) {
-    markup_program_slot s = {MARKUP_SLOT_CHILD, MARKUP_CONTEXT_HTML, depth, NULL, 0, false};
+    markup_program_slot s = {MARKUP_SLOT_CHILD, MARKUP_CONTEXT_HTML, depth, NULL, 0, false, 0};
     uint32_t index = UINT32_MAX;
     assert_int_equal(markup_program_add_slot(b, &s, &index), MARKUP_OK);
     return index;
@@ -247,7 +247,7 @@ static uint32_t child_slot(markup_program_builder *b, unsigned depth) {
 static markup_program *orders_program(void) {
     markup_program_builder *b = NULL;
     assert_int_equal(markup_program_builder_new(NULL, 1, &b), MARKUP_OK);
-    markup_program_slot cls = {MARKUP_SLOT_ATTR, MARKUP_CONTEXT_HTML, 2, "class", 5, false};
+    markup_program_slot cls = {MARKUP_SLOT_ATTR, MARKUP_CONTEXT_HTML, 2, "class", 5, false, 0};
     uint32_t cls_slot = 0;
     assert_int_equal(markup_program_add_slot(b, &cls, &cls_slot), MARKUP_OK);
     uint32_t text = child_slot(b, 3);
