@@ -92,7 +92,7 @@ windows-check: venv
 ## scripts/cross-python.sh and run under qemu-user, with the extension
 ## cross-built against it. The mypy checks of the stubs, which no CPU
 ## changes, skip there (no mypy) and run on the host. The two suites run
-## side by side, one core each (about 11 minutes).
+## side by side, one core each (about 10 minutes together).
 CROSS_PY_TARGETS := aarch64-linux-gnu s390x-linux-gnu
 cross-pytest: venv
 	bash scripts/install-cross-deps.sh

@@ -643,11 +643,12 @@ def print_report(report: dict[str, Any]) -> None:
 
 
 def markdown_report(report: dict[str, Any]) -> str:
-    """The result tables as Markdown, for docs/benchmarks.md."""
+    """The result tables as Markdown, for docs/benchmarks.md: the results and
+    their method only. The commit stays in the JSON and the targets in the
+    printed report (their record is docs/dev/experiments.md)."""
     m, v, st = report["machine"], report["versions"], report["settings"]
     out = [
-        f"Run of {m['date']} (tree at {m.get('commit', '?')}): {m['cpu']},"
-        f" {m['cores']} cores, {m['os']}; {m['python']}.",
+        f"Run of {m['date']}: {m['cpu']}, {m['cores']} cores, {m['os']}; {m['python']}.",
         "",
         "Versions: " + ", ".join(f"{k} {val}" for k, val in v.items()) + ".",
         "",
@@ -699,14 +700,6 @@ def markdown_report(report: dict[str, Any]) -> str:
             escape_table(result, "markdown"),
             "",
         ]
-    lines = targets(report["pages"])
-    if lines:
-        out += [
-            "#### Design targets on the 50-row product page, clean and escape-heavy"
-            " (median vs median)",
-            "",
-        ]
-        out += [f"- {line.strip()}" for line in lines] + [""]
     return "\n".join(out)
 
 

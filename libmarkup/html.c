@@ -499,11 +499,16 @@ markup_status markup_html_write_comment(markup_buf *buf, const char *s, size_t n
  *   form ...................... ignored while a form is open: RESTRUCTURES
  *   isindex ................... older parsers (html5lib) build a form, hr,
  *                               label and input of it: RESTRUCTURES
+ *   command ................... void to older parsers (html5lib), so its end
+ *                               tag ends another element: RESTRUCTURES
  *   a nobr .................... close (by the adoption agency, which may move
- *                               elements around) an open a / nobr: CLOSES_SAME
- *   button .................... closes an open button: CLOSES_SAME
+ *                               elements around) an open a / nobr:
+ *                               CLOSES_SAME and RESTRUCTURES
+ *   button .................... closes an open button: CLOSES_SAME and
+ *                               RESTRUCTURES
  *   select option optgroup .... select changes the insertion mode; option and
  *                               optgroup close an open option: RESTRUCTURES
+ *   input keygen textarea ..... end an open select ("in select"): ENDS_SELECT
  *   caption col colgroup frame tbody td tfoot th thead tr
  *                               ignored in body, table modes elsewhere:
  *                               TABLE_PART (frame: RESTRUCTURES)
@@ -521,7 +526,7 @@ markup_status markup_html_write_comment(markup_buf *buf, const char *s, size_t n
  *   applet marquee object template td th caption
  *                               stop that list and the scopes: MARKER
  *   base basefont bgsound link meta; script style title textarea noscript
- *   noembed noframes iframe xmp plaintext; image; svg math
+ *   noembed noframes iframe xmp plaintext; image; svg math font
  *                               void, text, renamed, foreign: their own bits
  *
  * The writer (writer.c) refuses inside svg and math every start tag that

@@ -2,11 +2,18 @@
  * state.h - private header of the markup._core extension.
  *
  * The module state (heap types, interned strings, caches), the Element and
- * Comment objects, and the functions the files of pymarkup/ share, grouped
- * by the file that defines them, lowest first. Each file calls only files
- * below it: base.c and stack.c (the ground floor), safestring.c, render.c,
- * element.c, compile.c, baked.c, stream.c, and module.c, which wires them
- * together.
+ * Comment objects with element.c's functions on them, the render context,
+ * then the functions the other files of pymarkup/ share, grouped by the
+ * file that defines them, lowest first.
+ *
+ * The files stand in layers, each calling only the layers before it here:
+ * base.c and stack.c (the ground floor; base.c finds the module state
+ * through module.c's PyModuleDef, which it reads but does not call),
+ * safestring.c, render.c and element.c, compile.c, baked.c, stream.c, and
+ * module.c, which wires them together. render.c and element.c share a
+ * layer and call each other: render.c takes an element's lazy children
+ * through element.c (pm_lazy_kind, pm_lazy_take), and element.c renders
+ * an element for __html__ and str() through render.c (pm_render_as).
  * Nothing here is public API.
  */
 #ifndef PYMARKUP_STATE_H
@@ -229,7 +236,7 @@ typedef struct pm_render_ctx {
 } pm_render_ctx;
 
 /* ------------------------------------------------------------------------ */
-/* The ground floor: base.c and stack.c (they call no other file)             */
+/* The ground floor: base.c and stack.c (they call no file above them)        */
 /* ------------------------------------------------------------------------ */
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -362,7 +369,7 @@ PyObject *pm_safestring_from_ascii_buf(pm_state *st, markup_buf *buf);
 PyObject *pm_escape(PyObject *module, PyObject *obj);
 
 /* ------------------------------------------------------------------------ */
-/* The render walker (render.c; above SafeString)                             */
+/* The render walker (render.c; above SafeString, calls element.c's lazies)   */
 /* ------------------------------------------------------------------------ */
 
 /* Writes any child value: str (escaped), SafeString and __html__ objects

@@ -266,9 +266,9 @@ MARKUP_API markup_status markup_html_write_comment(markup_buf *buf, const char *
 /* applet caption marquee object td template th: the parser's scopes and its
    list of active formatting elements stop at them. */
 #define MARKUP_TAG_IS_MARKER     (1u << 30)
-/* html head body form isindex a nobr button select option optgroup frame:
-   the parser ignores, merges, closes or moves around these start tags by
-   rules of their own (see the table in html.c). */
+/* html head body form isindex command a nobr button select option optgroup
+   frame: the parser ignores, merges, closes or moves around these start
+   tags by rules of their own (see the table in html.c). */
 #define MARKUP_TAG_RESTRUCTURES  (1u << 31)
 
 /* The class of a tag name (n bytes, ASCII case-insensitive; not

@@ -364,7 +364,7 @@ MARKUP_API markup_status markup_html_check_attr_name(const char *name, size_t n,
 /* JSON text (serialized by the caller; not parsed here) made safe as the
    raw text of a <script>, appended to `out`: '<', '>', '&' and '\'' become
    \u003c \u003e \u0026 \u0027, and U+2028 and U+2029 \u2028 \u2029 (line
-   ends to older JavaScript), the rules of the Python binding's tojson().
+   ends to older JavaScript).
    No string in it can then end the script or open a comment, and the
    JSON means the same. Not for attribute values: '"' stays. The text must
    be valid UTF-8 (checked). Errors: INVALID_UTF8 (err->pos), INVALID_ARG,
@@ -376,9 +376,10 @@ MARKUP_API markup_status markup_html_json_for_script(markup_buf *out, const char
 /* The HTML writer                                                            */
 /* ------------------------------------------------------------------------ */
 
-/* A streaming writer of HTML that knows where the HTML parser is. Every
-   serializer of libmarkup and of the Python binding writes through it: the
-   tree serializer, the render walker and the @baked compiler. The rule it
+/* A streaming writer of HTML that knows where the HTML parser is.
+   libmarkup's serializers write through it (markup_node_render and the
+   baked template builder), so all output keeps the same rule, and a
+   program that writes HTML call by call can use it directly. The rule it
    keeps: it never writes bytes that the HTML parser (the living standard,
    and html5lib 1.1's older <select> handling) would tokenize differently
    from what the caller asked for. It follows the parser, not the nesting of
@@ -639,8 +640,8 @@ MARKUP_API markup_status markup_node_add_attr_html(markup_node *node, const char
                                                    size_t value_len, markup_error *err);
 
 /* A boolean attribute: `present` true stores a bare name (` disabled`),
-   false stores nothing (the attribute is omitted), matching Python's
-   True/False rules. The name is validated either way. */
+   false stores nothing (the attribute is omitted), as HTML reads a boolean
+   attribute. The name is validated either way. */
 MARKUP_API markup_status markup_node_add_attr_bool(markup_node *node, const char *name,
                                                    size_t name_len, bool present,
                                                    markup_error *err);
@@ -751,7 +752,7 @@ typedef enum markup_value_kind {
     MARKUP_VALUE_TEXT = 0, /* escaped                                   */
     MARKUP_VALUE_HTML,     /* trusted, verbatim                         */
     MARKUP_VALUE_TRUE,     /* ATTR only: bare attribute name            */
-    MARKUP_VALUE_OMIT      /* writes nothing (Python None, or False)    */
+    MARKUP_VALUE_OMIT      /* writes nothing (no value, or false)       */
 } markup_value_kind;
 
 /* One slot value for markup_baked_render. TEXT and HTML strings must be

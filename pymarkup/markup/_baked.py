@@ -25,11 +25,21 @@ def baked(func):
     """Compile ``func``, a function that builds a tree with ``h.*``, into a
     baked function: same signature, returns a ``SafeString``.
 
-    Each parameter may stand only as a whole child or a whole attribute
-    value; anything else (``+``, f-strings, ``if``, ``==``, iteration,
-    attribute access, ...) is a ``TypeError`` raised here, naming the
-    parameter. Unused parameters, ``*args``, ``**kwargs`` and
-    positional-only parameters are refused too.
+    ``func`` runs once, here, with a stand-in for each parameter. What can
+    be done per call is recorded and done again on every call: fields
+    (``row.name``, ``row["name"]``), arithmetic (``x + 1``), comparisons
+    (``x == 1``), f-strings and ``str.format``, method calls, and loops
+    (``[h.Li(x) for x in items]``). A test is written ``when(cond, then,
+    otherwise)``; ``contains(items, x)`` and ``per_call(len, x)`` stand for
+    ``in`` and ``len()``.
+
+    What needs the value at once is a ``TypeError`` raised here: a truth
+    test (``if``, ``and``, ``or``, ``not``), ``len()``, ``int()``,
+    ``float()``, ``round()``, ``in``, hashing, copying, a text made from a
+    parameter cut or changed (``f"{x}".upper()``), and a parameter in the
+    text of ``<script>`` or ``<style>``. Unused parameters, ``*args``,
+    ``**kwargs``, positional-only parameters and a ``True`` or ``False`` in
+    the returned tree are refused too.
     """
     if not callable(func):
         raise TypeError(f"@baked expects a function, got {type(func).__name__}")

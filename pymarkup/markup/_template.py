@@ -41,7 +41,8 @@ __all__ = [
     "compile_program",
 ]
 
-# Program instructions (markup_op in markup.h).
+# Program instructions (markup_op in markup/binding.h; _LOOKAHEAD is its
+# MARKUP_LOOP_LOOKAHEAD).
 _WRITE, _IF, _JUMP, _LOOP, _END_LOOP = 1, 2, 3, 4, 5
 _PARAM, _ITEM, _LOOP_INFO, _CYCLE, _APPLY = 6, 7, 8, 9, 10
 _LOOKAHEAD = 1
@@ -51,7 +52,7 @@ _OP_CONST, _OP_ATTR, _OP_ITEM, _OP_BINARY, _OP_COMPARE, _OP_FORMAT, _OP_CONCAT =
 _OP_LIST, _OP_TUPLE, _OP_DICT, _OP_SELECT, _OP_CALL, _OP_UNPACK = range(7, 13)
 _BINARY = {"+": 0, "-": 1, "*": 2, "/": 3, "//": 4, "%": 5}
 _COMPARE = {"<": 0, "<=": 1, "==": 2, "!=": 3, ">": 4, ">=": 5}
-# LOOP_INFO's `what` (baked.c: loop_value).
+# LOOP_INFO's `what` (pymarkup/baked.c: d_loop_value).
 _LOOP_FIELDS = {"index": 0, "index0": 1, "first": 2, "last": 3}
 
 _UNPACK_SEQUENCE = dis.opmap["UNPACK_SEQUENCE"]
