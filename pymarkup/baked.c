@@ -1831,12 +1831,19 @@ bad:
 }
 
 /* Every APPLY names an operation that exists and gives it as many values
-   as it takes (the program's own checks know nothing of operations). */
+   as it takes, and every LOOP_INFO asks for a markup_loop_field (the
+   program's own checks know nothing of either). */
 static int check_applies(pm_baked *self) {
     size_t n = markup_program_length(self->prog);
     for (size_t pc = 0; pc < n; pc++) {
         uint32_t a = 0, b = 0;
-        if (markup_program_op(self->prog, pc, &a, &b) != MARKUP_OP_APPLY) continue;
+        markup_op op = markup_program_op(self->prog, pc, &a, &b);
+        if (op == MARKUP_OP_LOOP_INFO && b > MARKUP_LOOP_LAST) {
+            PyErr_Format(PyExc_ValueError,
+                         "_compile: instruction %zu asks for a loop field that does not exist", pc);
+            return -1;
+        }
+        if (op != MARKUP_OP_APPLY) continue;
         int ok = (Py_ssize_t)a < self->nops;
         if (ok) {
             const pm_op *o = &self->ops[a];
