@@ -91,39 +91,28 @@ typedef struct pm_slot {
                                around; text is escaped in every slot) */
 } pm_slot;
 
-/* One APPLY operation of a template program (markup/_template.py writes
-   them as tuples (kind, payload, path)). */
-enum {
-    OP_CONST,
-    OP_ATTR,
-    OP_ITEM,
-    OP_BINARY,
-    OP_COMPARE,
-    OP_FORMAT,
-    OP_CONCAT,
-    OP_LIST,
-    OP_TUPLE,
-    OP_DICT,
-    OP_SELECT,
-    OP_CALL,
-    OP_UNPACK
-};
-#define OP_CONTAINS 6 /* an OP_COMPARE `which` beyond Python's six */
+/* A comparison's operator goes to PyObject_RichCompare as it is. */
+_Static_assert(MARKUP_COMPARE_LT == Py_LT && MARKUP_COMPARE_LE == Py_LE &&
+                   MARKUP_COMPARE_EQ == Py_EQ && MARKUP_COMPARE_NE == Py_NE &&
+                   MARKUP_COMPARE_GT == Py_GT && MARKUP_COMPARE_GE == Py_GE,
+               "markup_compare_op is numbered as Py_LT ... Py_GE");
 
+/* One APPLY operation of a template program (markup/_template.py writes
+   them as tuples (kind, payload, path); the kinds and operators are
+   binding.h's markup_apply_kind, markup_binary_op and markup_compare_op). */
 typedef struct pm_op {
-    int kind;
-    int which;         /* OP_BINARY, OP_COMPARE: which; OP_FORMAT: 's' or 'r'
+    int kind;          /* a markup_apply_kind; below without MARKUP_APPLY_ */
+    int which;         /* BINARY, COMPARE: the operator; FORMAT: 's' or 'r'
                           for str() or repr() before the spec, or 0 */
-    PyObject *payload; /* OP_CONST: the value; OP_ATTR/OP_ITEM: the key;
-                          OP_FORMAT: the spec; OP_DICT: the keys (tuple);
-                          OP_CALL: the function */
-    PyObject *kwnames; /* OP_CALL: the keyword names (tuple), or NULL */
-    Py_ssize_t count;  /* OP_UNPACK: how many names (`which` is this one) */
+    PyObject *payload; /* CONST: the value; ATTR/ITEM: the key; FORMAT: the
+                          spec; DICT: the keys (tuple); CALL: the function */
+    PyObject *kwnames; /* CALL: the keyword names (tuple), or NULL */
+    Py_ssize_t count;  /* UNPACK: how many names (`which` is this one) */
     PyObject *path;    /* a str.format template over the loop indices */
-    Py_ssize_t at;     /* OP_ATTR/OP_ITEM: where the key was last found in a
+    Py_ssize_t at;     /* ATTR/ITEM: where the key was last found in a
                           dict (a position for PyDict_Next), or -1 */
-    int dict_item;     /* OP_ATTR/OP_ITEM: on an exact dict, the field is the
-                          item (for OP_ATTR: dict itself has no attribute of
+    int dict_item;     /* ATTR/ITEM: on an exact dict, the field is the
+                          item (for ATTR: dict itself has no attribute of
                           that name, `{}.items` being the method) */
 } pm_op;
 
@@ -804,12 +793,12 @@ static PyObject *field_item(PyObject *obj, PyObject *key) {
 
 static PyObject *binary(int which, PyObject *a, PyObject *b) {
     switch (which) {
-    case 0: return PyNumber_Add(a, b);
-    case 1: return PyNumber_Subtract(a, b);
-    case 2: return PyNumber_Multiply(a, b);
-    case 3: return PyNumber_TrueDivide(a, b);
-    case 4: return PyNumber_FloorDivide(a, b);
-    default: return PyNumber_Remainder(a, b);
+    case MARKUP_BINARY_ADD: return PyNumber_Add(a, b);
+    case MARKUP_BINARY_SUB: return PyNumber_Subtract(a, b);
+    case MARKUP_BINARY_MUL: return PyNumber_Multiply(a, b);
+    case MARKUP_BINARY_DIV: return PyNumber_TrueDivide(a, b);
+    case MARKUP_BINARY_FLOORDIV: return PyNumber_FloorDivide(a, b);
+    default: return PyNumber_Remainder(a, b); /* MARKUP_BINARY_MOD */
     }
 }
 
@@ -850,19 +839,19 @@ static PM_NOINLINE markup_status apply_general(const pm_op *o, PyObject *const *
                                                void **out) {
     PyObject *v = NULL;
     switch (o->kind) {
-    case OP_CONST: v = Py_NewRef(o->payload); break;
-    case OP_ATTR: v = field_attr(a[0], o->payload); break;
-    case OP_ITEM: v = field_item(a[0], o->payload); break;
-    case OP_BINARY: v = binary(o->which, a[0], a[1]); break;
-    case OP_COMPARE:
-        if (o->which == OP_CONTAINS) {
+    case MARKUP_APPLY_CONST: v = Py_NewRef(o->payload); break;
+    case MARKUP_APPLY_ATTR: v = field_attr(a[0], o->payload); break;
+    case MARKUP_APPLY_ITEM: v = field_item(a[0], o->payload); break;
+    case MARKUP_APPLY_BINARY: v = binary(o->which, a[0], a[1]); break;
+    case MARKUP_APPLY_COMPARE:
+        if (o->which == MARKUP_COMPARE_CONTAINS) {
             int r = PySequence_Contains(a[0], a[1]);
             v = r < 0 ? NULL : Py_NewRef(r ? Py_True : Py_False);
         } else {
             v = PyObject_RichCompare(a[0], a[1], o->which);
         }
         break;
-    case OP_FORMAT: {
+    case MARKUP_APPLY_FORMAT: {
         /* str() or repr() first (f"{x!r:>8}"), then the spec. */
         PyObject *text = o->which == 's'   ? PyObject_Str(a[0])
                          : o->which == 'r' ? PyObject_Repr(a[0])
@@ -871,30 +860,30 @@ static PM_NOINLINE markup_status apply_general(const pm_op *o, PyObject *const *
         Py_XDECREF(text);
         break;
     }
-    case OP_CONCAT: v = concat(a, nargs); break;
-    case OP_UNPACK: v = unpack(a[0], o->count, o->which); break;
-    case OP_LIST:
-    case OP_TUPLE:
-        v = o->kind == OP_LIST ? PyList_New(nargs) : PyTuple_New(nargs);
+    case MARKUP_APPLY_CONCAT: v = concat(a, nargs); break;
+    case MARKUP_APPLY_UNPACK: v = unpack(a[0], o->count, o->which); break;
+    case MARKUP_APPLY_LIST:
+    case MARKUP_APPLY_TUPLE:
+        v = o->kind == MARKUP_APPLY_LIST ? PyList_New(nargs) : PyTuple_New(nargs);
         for (uint32_t i = 0; v && i < nargs; i++) {
-            if (o->kind == OP_LIST)
+            if (o->kind == MARKUP_APPLY_LIST)
                 PyList_SET_ITEM(v, i, Py_NewRef(a[i]));
             else
                 PyTuple_SET_ITEM(v, i, Py_NewRef(a[i]));
         }
         break;
-    case OP_DICT:
+    case MARKUP_APPLY_DICT:
         v = PyDict_New();
         for (uint32_t i = 0; v && i < nargs; i++) {
             if (PyDict_SetItem(v, PyTuple_GET_ITEM(o->payload, i), a[i]) < 0) Py_CLEAR(v);
         }
         break;
-    case OP_SELECT: {
+    case MARKUP_APPLY_SELECT: {
         int yes = PyObject_IsTrue(a[0]);
         v = yes < 0 ? NULL : Py_NewRef(yes ? a[1] : a[2]);
         break;
     }
-    case OP_CALL: {
+    case MARKUP_APPLY_CALL: {
         Py_ssize_t nkw = o->kwnames ? PyTuple_GET_SIZE(o->kwnames) : 0;
         v = PyObject_Vectorcall(o->payload, a, (size_t)(nargs - nkw), nkw ? o->kwnames : NULL);
         break;
@@ -921,7 +910,7 @@ static PM_NOINLINE markup_status apply_looked_up(program_call *c, pm_op *o, void
             return MARKUP_OK;
         }
         if (PyErr_Occurred()) {
-            if (o->kind == OP_ITEM) return MARKUP_ERR_SLOT_VALUE;
+            if (o->kind == MARKUP_APPLY_ITEM) return MARKUP_ERR_SLOT_VALUE;
             PyErr_Clear();
         }
     }
@@ -1026,10 +1015,10 @@ static markup_status d_loop_value(void *ctx, uint32_t what, const markup_loop_st
     (void)ctx;
     PyObject *v;
     switch (what) {
-    case 0: v = PyLong_FromSize_t(loop->index + 1); break;
-    case 1: v = PyLong_FromSize_t(loop->index); break;
-    case 2: v = Py_NewRef(loop->index == 0 ? Py_True : Py_False); break;
-    default: v = Py_NewRef(loop->last ? Py_True : Py_False); break;
+    case MARKUP_LOOP_INDEX: v = PyLong_FromSize_t(loop->index + 1); break;
+    case MARKUP_LOOP_INDEX0: v = PyLong_FromSize_t(loop->index); break;
+    case MARKUP_LOOP_FIRST: v = Py_NewRef(loop->index == 0 ? Py_True : Py_False); break;
+    default: v = Py_NewRef(loop->last ? Py_True : Py_False); break; /* MARKUP_LOOP_LAST */
     }
     if (!v) return MARKUP_ERR_NOMEM;
     *out = v;
@@ -1812,37 +1801,40 @@ static int read_ops(pm_baked *self, PyObject *ops) {
         if (!PyUnicode_CheckExact(path)) goto bad; /* formatted into messages */
         pm_op *o = &self->ops[i];
         o->kind = kind;
-        if (kind == OP_BINARY || kind == OP_COMPARE) {
+        if (kind == MARKUP_APPLY_BINARY || kind == MARKUP_APPLY_COMPARE) {
             o->which = (int)PyLong_AsLong(payload);
-            if (o->which < 0 || o->which > (kind == OP_BINARY ? 5 : OP_CONTAINS)) goto bad;
-        } else if (kind == OP_FORMAT) {
+            if (o->which < 0 || o->which > (kind == MARKUP_APPLY_BINARY ? MARKUP_BINARY_MOD
+                                                                        : MARKUP_COMPARE_CONTAINS))
+                goto bad;
+        } else if (kind == MARKUP_APPLY_FORMAT) {
             PyObject *spec, *conv;
             if (!PyTuple_Check(payload) || !PyArg_ParseTuple(payload, "UU", &spec, &conv)) goto bad;
             o->which = PyUnicode_GET_LENGTH(conv) ? (int)PyUnicode_READ_CHAR(conv, 0) : 0;
             if (o->which != 0 && o->which != 's' && o->which != 'r') goto bad;
             payload = spec;
-        } else if (kind == OP_DICT) {
+        } else if (kind == MARKUP_APPLY_DICT) {
             if (!PyTuple_Check(payload)) goto bad;
-        } else if (kind == OP_CALL) {
+        } else if (kind == MARKUP_APPLY_CALL) {
             PyObject *func, *kwnames;
             if (!PyTuple_Check(payload) ||
                 !PyArg_ParseTuple(payload, "OO!", &func, &PyTuple_Type, &kwnames))
                 goto bad;
             o->kwnames = PyTuple_GET_SIZE(kwnames) ? Py_NewRef(kwnames) : NULL;
             payload = func;
-        } else if (kind == OP_UNPACK) {
+        } else if (kind == MARKUP_APPLY_UNPACK) {
             Py_ssize_t count, which;
             if (!PyTuple_Check(payload) || !PyArg_ParseTuple(payload, "nn", &count, &which) ||
                 count < 1 || which < 0 || which >= count)
                 goto bad;
             o->count = count;
             o->which = (int)which;
-        } else if (kind < OP_CONST || kind > OP_UNPACK) {
+        } else if (kind < MARKUP_APPLY_CONST || kind > MARKUP_APPLY_UNPACK) {
             goto bad;
         }
         o->at = -1;
-        o->dict_item = kind == OP_ITEM || (kind == OP_ATTR && PyUnicode_CheckExact(payload) &&
-                                           !PyObject_HasAttr((PyObject *)&PyDict_Type, payload));
+        o->dict_item = kind == MARKUP_APPLY_ITEM ||
+                       (kind == MARKUP_APPLY_ATTR && PyUnicode_CheckExact(payload) &&
+                        !PyObject_HasAttr((PyObject *)&PyDict_Type, payload));
         o->payload = Py_NewRef(payload);
         o->path = Py_NewRef(path);
         self->nops = i + 1;
@@ -1854,29 +1846,36 @@ bad:
 }
 
 /* Every APPLY names an operation that exists and gives it as many values
-   as it takes (the program's own checks know nothing of operations). */
+   as it takes, and every LOOP_INFO asks for a markup_loop_field (the
+   program's own checks know nothing of either). */
 static int check_applies(pm_baked *self) {
     size_t n = markup_program_length(self->prog);
     for (size_t pc = 0; pc < n; pc++) {
         uint32_t a = 0, b = 0;
-        if (markup_program_op(self->prog, pc, &a, &b) != MARKUP_OP_APPLY) continue;
+        markup_op op = markup_program_op(self->prog, pc, &a, &b);
+        if (op == MARKUP_OP_LOOP_INFO && b > MARKUP_LOOP_LAST) {
+            PyErr_Format(PyExc_ValueError,
+                         "_compile: instruction %zu asks for a loop field that does not exist", pc);
+            return -1;
+        }
+        if (op != MARKUP_OP_APPLY) continue;
         int ok = (Py_ssize_t)a < self->nops;
         if (ok) {
             const pm_op *o = &self->ops[a];
             switch (o->kind) {
-            case OP_CONST: ok = b == 0; break;
-            case OP_ATTR:
-            case OP_ITEM:
-            case OP_UNPACK:
-            case OP_FORMAT: ok = b == 1; break;
-            case OP_BINARY:
-            case OP_COMPARE: ok = b == 2; break;
-            case OP_SELECT: ok = b == 3; break;
-            case OP_DICT: ok = (Py_ssize_t)b == PyTuple_GET_SIZE(o->payload); break;
-            case OP_CALL:
+            case MARKUP_APPLY_CONST: ok = b == 0; break;
+            case MARKUP_APPLY_ATTR:
+            case MARKUP_APPLY_ITEM:
+            case MARKUP_APPLY_UNPACK:
+            case MARKUP_APPLY_FORMAT: ok = b == 1; break;
+            case MARKUP_APPLY_BINARY:
+            case MARKUP_APPLY_COMPARE: ok = b == 2; break;
+            case MARKUP_APPLY_SELECT: ok = b == 3; break;
+            case MARKUP_APPLY_DICT: ok = (Py_ssize_t)b == PyTuple_GET_SIZE(o->payload); break;
+            case MARKUP_APPLY_CALL:
                 ok = (Py_ssize_t)b >= (o->kwnames ? PyTuple_GET_SIZE(o->kwnames) : 0);
                 break;
-            default: ok = 1; /* OP_CONCAT, OP_LIST, OP_TUPLE take any number */
+            default: ok = 1; /* CONCAT, LIST, TUPLE take any number */
             }
         }
         if (!ok) {

@@ -75,6 +75,66 @@ static PyMethodDef module_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+/* The template instruction set of binding.h, for markup/_template.py to
+   compile with: each number is written once, in the header, and exported
+   under its name without MARKUP_ (tests/python/test_program_table.py
+   holds this list to the header). */
+#define PM_CONST(name) {#name, MARKUP_##name}
+static const struct {
+    const char *name;
+    long value;
+} program_constants[] = {
+    /* markup_op and its LOOP flag */
+    PM_CONST(OP_STATIC),
+    PM_CONST(OP_WRITE),
+    PM_CONST(OP_IF),
+    PM_CONST(OP_JUMP),
+    PM_CONST(OP_LOOP),
+    PM_CONST(OP_END_LOOP),
+    PM_CONST(OP_PARAM),
+    PM_CONST(OP_ITEM),
+    PM_CONST(OP_LOOP_INFO),
+    PM_CONST(OP_CYCLE),
+    PM_CONST(OP_APPLY),
+    PM_CONST(OP_NEWLINE),
+    PM_CONST(LOOP_LOOKAHEAD),
+    /* markup_apply_kind */
+    PM_CONST(APPLY_CONST),
+    PM_CONST(APPLY_ATTR),
+    PM_CONST(APPLY_ITEM),
+    PM_CONST(APPLY_BINARY),
+    PM_CONST(APPLY_COMPARE),
+    PM_CONST(APPLY_FORMAT),
+    PM_CONST(APPLY_CONCAT),
+    PM_CONST(APPLY_LIST),
+    PM_CONST(APPLY_TUPLE),
+    PM_CONST(APPLY_DICT),
+    PM_CONST(APPLY_SELECT),
+    PM_CONST(APPLY_CALL),
+    PM_CONST(APPLY_UNPACK),
+    /* markup_binary_op */
+    PM_CONST(BINARY_ADD),
+    PM_CONST(BINARY_SUB),
+    PM_CONST(BINARY_MUL),
+    PM_CONST(BINARY_DIV),
+    PM_CONST(BINARY_FLOORDIV),
+    PM_CONST(BINARY_MOD),
+    /* markup_compare_op */
+    PM_CONST(COMPARE_LT),
+    PM_CONST(COMPARE_LE),
+    PM_CONST(COMPARE_EQ),
+    PM_CONST(COMPARE_NE),
+    PM_CONST(COMPARE_GT),
+    PM_CONST(COMPARE_GE),
+    PM_CONST(COMPARE_CONTAINS),
+    /* markup_loop_field */
+    PM_CONST(LOOP_INDEX),
+    PM_CONST(LOOP_INDEX0),
+    PM_CONST(LOOP_FIRST),
+    PM_CONST(LOOP_LAST),
+};
+#undef PM_CONST
+
 static int module_exec(PyObject *module) {
     pm_state *st = pm_state_from_module(module);
 
@@ -102,6 +162,11 @@ static int module_exec(PyObject *module) {
     if (pm_stream_init(module, st) < 0) return -1;
 
     if (PyModule_AddIntConstant(module, "MAX_DEPTH", MARKUP_MAX_DEPTH) < 0) return -1;
+    for (size_t i = 0; i < sizeof program_constants / sizeof *program_constants; i++) {
+        if (PyModule_AddIntConstant(module, program_constants[i].name, program_constants[i].value) <
+            0)
+            return -1;
+    }
     if (PyModule_AddStringConstant(module, "libmarkup_version", markup_version()) < 0) return -1;
     return 0;
 }

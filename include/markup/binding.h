@@ -8,8 +8,8 @@
  * for 16- and 32-bit code units (CPython's string storage), the tag tables
  * and the unchecked syntax writers, the writer's hooks for bulk writers and
  * for slots filled later, baked templates filled by a callback, template
- * programs run over the caller's values, and the English wording of each
- * status. It is installed beside markup.h and follows the same version,
+ * programs run over the caller's values (with the numbers of the Python
+ * binding's operations), and the English wording of each status. It is installed beside markup.h and follows the same version,
  * but it may change in any minor release: a program that includes it
  * should require the exact minor version it was built with.
  */
@@ -515,10 +515,13 @@ MARKUP_API markup_status markup_baked_write_value(markup_slot_kind kind, const c
      ITEM       push the current item of the loop `a` levels out (0: the
                 innermost)
      LOOP_INFO  push data->loop_value(`b`, ...) for the loop `a` levels out
+                (`b` the caller's; the Python binding's markup_loop_field)
      CYCLE      pop `b` values, keep the one at (index % b) of the loop `a`
                 levels out
      APPLY      pop `b` values (pushed in order) and push data->apply(`a`,
-                those values); `a` means what the caller says it means
+                those values); `a` means what the caller says it means (to
+                the Python binding, an entry of its table of operations,
+                each of a markup_apply_kind)
      NEWLINE    write a newline when nothing was written since the static
                 HTML that ended at static offset `a` (a newline the parser
                 drops comes first; markup_program_add_static_newline) */
@@ -687,6 +690,75 @@ MARKUP_API markup_status markup_program_run(const markup_program *prog,
                                             const markup_program_data *data, void *ctx,
                                             void *const *params, size_t nparams, markup_buf *out,
                                             markup_program_fault *fault);
+
+/* ------------------------------------------------------------------------ */
+/* Template programs: the Python binding's operations                       */
+/* ------------------------------------------------------------------------ */
+
+/* libmarkup never reads these numbers: APPLY's `a` and LOOP_INFO's `b` are
+   the caller's. They are the Python binding's, written here once because
+   its two halves must agree on them: markup/_template.py compiles
+   templates with them (taken from markup._core, which exports each under
+   its name without MARKUP_) and pymarkup/baked.c runs what it compiled. A
+   C caller may use them for its own callbacks, or numbers of its own.
+   The binding refuses a number past the last member of its enum, so a
+   new member goes at the end. */
+
+/* The kinds of APPLY operation. The binding's APPLY `a` indexes its table
+   of operations, each one of these kinds with what it needs (a key, an
+   operator, a format spec). Each pops the values named and pushes one. */
+typedef enum markup_apply_kind {
+    MARKUP_APPLY_CONST = 0, /* a constant; pops nothing */
+    MARKUP_APPLY_ATTR,      /* x.name: the attribute, else the item (Jinja2's
+                               rule) */
+    MARKUP_APPLY_ITEM,      /* x[key] */
+    MARKUP_APPLY_BINARY,    /* a op b, op a markup_binary_op */
+    MARKUP_APPLY_COMPARE,   /* a op b, op a markup_compare_op */
+    MARKUP_APPLY_FORMAT,    /* format(x, spec), after str() or repr() for
+                               the conversions !s and !r */
+    MARKUP_APPLY_CONCAT,    /* n texts joined (an f-string's parts) */
+    MARKUP_APPLY_LIST,      /* [v1, ..., vn] */
+    MARKUP_APPLY_TUPLE,     /* (v1, ..., vn) */
+    MARKUP_APPLY_DICT,      /* {k1: v1, ...}, the keys fixed when compiled */
+    MARKUP_APPLY_SELECT,    /* cond, then, otherwise: when() as a value */
+    MARKUP_APPLY_CALL,      /* f(args, keywords), f fixed when compiled */
+    MARKUP_APPLY_UNPACK     /* item i of x unpacked into n names, as Python
+                               unpacks (exactly n items) */
+} markup_apply_kind;
+
+/* The operators of MARKUP_APPLY_BINARY, Python's arithmetic. */
+typedef enum markup_binary_op {
+    MARKUP_BINARY_ADD = 0,  /* a + b */
+    MARKUP_BINARY_SUB,      /* a - b */
+    MARKUP_BINARY_MUL,      /* a * b */
+    MARKUP_BINARY_DIV,      /* a / b */
+    MARKUP_BINARY_FLOORDIV, /* a // b */
+    MARKUP_BINARY_MOD       /* a % b */
+} markup_binary_op;
+
+/* The operators of MARKUP_APPLY_COMPARE. The first six are numbered as
+   CPython's Py_LT ... Py_GE, so that the binding hands them to
+   PyObject_RichCompare as they are (a static assertion in
+   pymarkup/baked.c holds them to it); CONTAINS is `b in a`, the binding's
+   contains(a, b). */
+typedef enum markup_compare_op {
+    MARKUP_COMPARE_LT = 0,  /* a < b */
+    MARKUP_COMPARE_LE,      /* a <= b */
+    MARKUP_COMPARE_EQ,      /* a == b */
+    MARKUP_COMPARE_NE,      /* a != b */
+    MARKUP_COMPARE_GT,      /* a > b */
+    MARKUP_COMPARE_GE,      /* a >= b */
+    MARKUP_COMPARE_CONTAINS /* b in a */
+} markup_compare_op;
+
+/* What LOOP_INFO's `b` asks data->loop_value for: the fields of Jinja2's
+   `loop`, from the markup_loop_state it is given. */
+typedef enum markup_loop_field {
+    MARKUP_LOOP_INDEX = 0, /* index + 1 */
+    MARKUP_LOOP_INDEX0,    /* index */
+    MARKUP_LOOP_FIRST,     /* index == 0 */
+    MARKUP_LOOP_LAST       /* last: its LOOP needs MARKUP_LOOP_LOOKAHEAD */
+} markup_loop_field;
 
 #ifdef __cplusplus
 }

@@ -25,6 +25,57 @@ from typing_extensions import Self, disjoint_base
 MAX_DEPTH: int
 libmarkup_version: str
 
+# The template instruction set of libmarkup's binding.h (MARKUP_ dropped),
+# for markup._template.
+# markup_op and its LOOP flag
+OP_STATIC: int
+OP_WRITE: int
+OP_IF: int
+OP_JUMP: int
+OP_LOOP: int
+OP_END_LOOP: int
+OP_PARAM: int
+OP_ITEM: int
+OP_LOOP_INFO: int
+OP_CYCLE: int
+OP_APPLY: int
+OP_NEWLINE: int
+LOOP_LOOKAHEAD: int
+# markup_apply_kind
+APPLY_CONST: int
+APPLY_ATTR: int
+APPLY_ITEM: int
+APPLY_BINARY: int
+APPLY_COMPARE: int
+APPLY_FORMAT: int
+APPLY_CONCAT: int
+APPLY_LIST: int
+APPLY_TUPLE: int
+APPLY_DICT: int
+APPLY_SELECT: int
+APPLY_CALL: int
+APPLY_UNPACK: int
+# markup_binary_op
+BINARY_ADD: int
+BINARY_SUB: int
+BINARY_MUL: int
+BINARY_DIV: int
+BINARY_FLOORDIV: int
+BINARY_MOD: int
+# markup_compare_op
+COMPARE_LT: int
+COMPARE_LE: int
+COMPARE_EQ: int
+COMPARE_NE: int
+COMPARE_GT: int
+COMPARE_GE: int
+COMPARE_CONTAINS: int
+# markup_loop_field
+LOOP_INDEX: int
+LOOP_INDEX0: int
+LOOP_FIRST: int
+LOOP_LAST: int
+
 class _HasHTML(Protocol):
     def __html__(self) -> str: ...
 

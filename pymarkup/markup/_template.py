@@ -29,6 +29,49 @@ import threading
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from . import _core
+from ._core import (
+    APPLY_ATTR,
+    APPLY_BINARY,
+    APPLY_CALL,
+    APPLY_COMPARE,
+    APPLY_CONCAT,
+    APPLY_CONST,
+    APPLY_DICT,
+    APPLY_FORMAT,
+    APPLY_ITEM,
+    APPLY_LIST,
+    APPLY_SELECT,
+    APPLY_TUPLE,
+    APPLY_UNPACK,
+    BINARY_ADD,
+    BINARY_DIV,
+    BINARY_FLOORDIV,
+    BINARY_MOD,
+    BINARY_MUL,
+    BINARY_SUB,
+    COMPARE_CONTAINS,
+    COMPARE_EQ,
+    COMPARE_GE,
+    COMPARE_GT,
+    COMPARE_LE,
+    COMPARE_LT,
+    COMPARE_NE,
+    LOOP_FIRST,
+    LOOP_INDEX,
+    LOOP_INDEX0,
+    LOOP_LAST,
+    LOOP_LOOKAHEAD,
+    OP_APPLY,
+    OP_CYCLE,
+    OP_END_LOOP,
+    OP_IF,
+    OP_ITEM,
+    OP_JUMP,
+    OP_LOOP,
+    OP_LOOP_INFO,
+    OP_PARAM,
+    OP_WRITE,
+)
 
 __all__ = [
     "LoopState",
@@ -41,19 +84,33 @@ __all__ = [
     "compile_program",
 ]
 
-# Program instructions (markup_op in markup/binding.h; _LOOKAHEAD is its
-# MARKUP_LOOP_LOOKAHEAD).
-_WRITE, _IF, _JUMP, _LOOP, _END_LOOP = 1, 2, 3, 4, 5
-_PARAM, _ITEM, _LOOP_INFO, _CYCLE, _APPLY = 6, 7, 8, 9, 10
-_LOOKAHEAD = 1
-
-# What an APPLY does (pymarkup/baked.c keeps the same numbers).
-_OP_CONST, _OP_ATTR, _OP_ITEM, _OP_BINARY, _OP_COMPARE, _OP_FORMAT, _OP_CONCAT = range(7)
-_OP_LIST, _OP_TUPLE, _OP_DICT, _OP_SELECT, _OP_CALL, _OP_UNPACK = range(7, 13)
-_BINARY = {"+": 0, "-": 1, "*": 2, "/": 3, "//": 4, "%": 5}
-_COMPARE = {"<": 0, "<=": 1, "==": 2, "!=": 3, ">": 4, ">=": 5}
-# LOOP_INFO's `what` (pymarkup/baked.c: d_loop_value).
-_LOOP_FIELDS = {"index": 0, "index0": 1, "first": 2, "last": 3}
+# The instruction set, operations, operators and loop fields are
+# libmarkup's binding.h (markup_op, markup_apply_kind, markup_binary_op,
+# markup_compare_op, markup_loop_field), exported by _core under the same
+# names without MARKUP_; pymarkup/baked.c runs what is compiled with them.
+# Only the Python operator or `loop` field each one stands for is written here.
+_BINARY = {
+    "+": BINARY_ADD,
+    "-": BINARY_SUB,
+    "*": BINARY_MUL,
+    "/": BINARY_DIV,
+    "//": BINARY_FLOORDIV,
+    "%": BINARY_MOD,
+}
+_COMPARE = {
+    "<": COMPARE_LT,
+    "<=": COMPARE_LE,
+    "==": COMPARE_EQ,
+    "!=": COMPARE_NE,
+    ">": COMPARE_GT,
+    ">=": COMPARE_GE,
+}
+_LOOP_FIELDS = {
+    "index": LOOP_INDEX,
+    "index0": LOOP_INDEX0,
+    "first": LOOP_FIRST,
+    "last": LOOP_LAST,
+}
 
 _UNPACK_SEQUENCE = dis.opmap["UNPACK_SEQUENCE"]
 _UNPACK_EX = dis.opmap["UNPACK_EX"]
@@ -102,7 +159,7 @@ class Stand(_core.StandIn):
     def __getattr__(self, name: str) -> "Stand":
         if name.startswith("__") and name.endswith("__"):
             raise AttributeError(name)
-        return _Field(self, name, _OP_ATTR)
+        return _Field(self, name, APPLY_ATTR)
 
     def __getitem__(self, key: Any) -> "Stand":
         if isinstance(key, Stand):
@@ -112,7 +169,7 @@ class Stand(_core.StandIn):
             )
         if isinstance(key, slice):
             self._refuse("is sliced", "slice the data in the caller")
-        return _Field(self, key, _OP_ITEM)
+        return _Field(self, key, APPLY_ITEM)
 
     def __iter__(self) -> Iterator["Stand"]:
         # Unpacking (`for k, v in pairs`, `a, b = x`) reads items by index;
@@ -123,7 +180,7 @@ class Stand(_core.StandIn):
             op = code[caller.f_lasti]
             if op == _UNPACK_SEQUENCE:  # each name: item i of exactly n, as Python unpacks
                 n = code[caller.f_lasti + 1]
-                return iter([_Field(self, (n, i), _OP_UNPACK) for i in range(n)])
+                return iter([_Field(self, (n, i), APPLY_UNPACK) for i in range(n)])
             if op == _UNPACK_EX:
                 self._refuse(
                     "is unpacked with a starred name",
@@ -328,9 +385,9 @@ class _Field(Stand):
         return self
 
     def _m_path(self) -> str:
-        if self._m_how == _OP_ATTR:
+        if self._m_how == APPLY_ATTR:
             return f"{self._m_base._m_path()}.{self._m_key}"
-        if self._m_how == _OP_UNPACK:
+        if self._m_how == APPLY_UNPACK:
             return f"{self._m_base._m_path()}[{self._m_key[1]}]"
         return f"{self._m_base._m_path()}[{self._m_key!r}]"
 
@@ -1033,8 +1090,8 @@ class _Compiler:
     def op(self, entry: Tuple[Any, ...]) -> int:
         # Constants are kept apart by identity: equal ones may render
         # differently ((1,) and (1.0,), Decimal("1.10") and Decimal("1.1")).
-        if entry[0] == _OP_CONST:
-            key: Any = (_OP_CONST, id(entry[1]))
+        if entry[0] == APPLY_CONST:
+            key: Any = (APPLY_CONST, id(entry[1]))
         else:
             try:
                 key = (entry[0], type(entry[1]), entry[1:])
@@ -1071,9 +1128,9 @@ class _Compiler:
             key = value._m_key
             tail = (
                 f".{key}"
-                if value._m_how == _OP_ATTR
+                if value._m_how == APPLY_ATTR
                 else f"[{key[1]}]"
-                if value._m_how == _OP_UNPACK
+                if value._m_how == APPLY_UNPACK
                 else f"[{key!r}]"
             )
             return self.path(value._m_base) + tail.replace("{", "{{").replace("}", "}}")
@@ -1087,7 +1144,7 @@ class _Compiler:
         if isinstance(value, str) and not isinstance(value, Stand) and _MARK in value:
             self.text_expr(self.session.split(value))  # a text formatted per call
         elif isinstance(value, _Const):
-            emit(_APPLY, self.op((_OP_CONST, value._m_value, "")), 0)
+            emit(OP_APPLY, self.op((APPLY_CONST, value._m_value, "")), 0)
         elif isinstance(value, _Text):
             self.text_expr(self.session.split(value._m_text))
         elif not isinstance(value, Stand) and _holds_per_call(value):
@@ -1095,14 +1152,14 @@ class _Compiler:
             if isinstance(value, dict):
                 for item in value.values():
                     self.expr(item)
-                emit(_APPLY, self.op((_OP_DICT, tuple(value), "")), len(value))
+                emit(OP_APPLY, self.op((APPLY_DICT, tuple(value), "")), len(value))
             else:
                 for item in value:
                     self.expr(item)
-                kind = _OP_LIST if isinstance(value, list) else _OP_TUPLE
-                emit(_APPLY, self.op((kind, None, "")), len(value))
+                kind = APPLY_LIST if isinstance(value, list) else APPLY_TUPLE
+                emit(OP_APPLY, self.op((kind, None, "")), len(value))
         elif not isinstance(value, Stand):
-            emit(_APPLY, self.op((_OP_CONST, value, "")), 0)
+            emit(OP_APPLY, self.op((APPLY_CONST, value, "")), 0)
         elif isinstance(value, _Call):
             for arg in value._m_call_args:
                 self.expr(arg)
@@ -1110,7 +1167,7 @@ class _Compiler:
                 self.expr(arg)
             n = len(value._m_call_args) + len(value._m_kwargs)
             payload = (value._m_func, tuple(value._m_kwargs))
-            emit(_APPLY, self.op((_OP_CALL, payload, self.path(value))), n)
+            emit(OP_APPLY, self.op((APPLY_CALL, payload, self.path(value))), n)
         elif isinstance(value, _Param):
             if value._m_session is not self.session:
                 raise TypeError(
@@ -1119,34 +1176,34 @@ class _Compiler:
                     f"this function's own parameters can be used"
                 )
             self.used[value._m_index] = True
-            emit(_PARAM, value._m_index, 0)
+            emit(OP_PARAM, value._m_index, 0)
         elif isinstance(value, _Item):
-            emit(_ITEM, self.level(value._m_loop, value), 0)
+            emit(OP_ITEM, self.level(value._m_loop, value), 0)
         elif isinstance(value, _Field):
             self.expr(value._m_base)
             # Unpacking fails for the item as a whole (its count), not a name.
-            shown = value._m_base if value._m_how == _OP_UNPACK else value
-            emit(_APPLY, self.op((value._m_how, value._m_key, self.path(shown))), 1)
+            shown = value._m_base if value._m_how == APPLY_UNPACK else value
+            emit(OP_APPLY, self.op((value._m_how, value._m_key, self.path(shown))), 1)
         elif isinstance(value, _Compare):
             self.expr(value._m_a)
             self.expr(value._m_b)
-            emit(_APPLY, self.op((_OP_COMPARE, _COMPARE[value._m_op], self.path(value))), 2)
+            emit(OP_APPLY, self.op((APPLY_COMPARE, _COMPARE[value._m_op], self.path(value))), 2)
         elif isinstance(value, _Binary):
             self.expr(value._m_a)
             self.expr(value._m_b)
-            emit(_APPLY, self.op((_OP_BINARY, _BINARY[value._m_op], self.path(value))), 2)
+            emit(OP_APPLY, self.op((APPLY_BINARY, _BINARY[value._m_op], self.path(value))), 2)
         elif isinstance(value, _Contains):
             self.expr(value._m_container)
             self.expr(value._m_item)
-            emit(_APPLY, self.op((_OP_COMPARE, 6, self.path(value))), 2)
+            emit(OP_APPLY, self.op((APPLY_COMPARE, COMPARE_CONTAINS, self.path(value))), 2)
         elif isinstance(value, _LoopInfo):
             level = self.level(value._m_var._m_loop, value)
-            emit(_LOOP_INFO, level, _LOOP_FIELDS[value._m_what])
+            emit(OP_LOOP_INFO, level, _LOOP_FIELDS[value._m_what])
         elif isinstance(value, _Cycle):
             level = self.level(value._m_var._m_loop, value)
             for v in value._m_values:
                 self.expr(v)
-            emit(_CYCLE, level, len(value._m_values))
+            emit(OP_CYCLE, level, len(value._m_values))
         elif isinstance(value, _LoopVar):
             value._refuse("is rendered itself", "render loop.index, loop.first ... instead")
         elif isinstance(value, _When):
@@ -1160,7 +1217,7 @@ class _Compiler:
             self.expr(value._m_cond)
             self.expr(value._m_then)
             self.expr(value._m_otherwise)
-            emit(_APPLY, self.op((_OP_SELECT, None, self.path(value))), 3)
+            emit(OP_APPLY, self.op((APPLY_SELECT, None, self.path(value))), 3)
         else:  # pragma: no cover - every Stand kind is listed above
             raise AssertionError(type(value))
 
@@ -1177,9 +1234,9 @@ class _Compiler:
                         f"text; make it a child of its own next to the text instead"
                     )
                 self.expr(value)
-                self.pb.emit(_APPLY, self.op((_OP_FORMAT, (spec, conv), self.path(value))), 1)
+                self.pb.emit(OP_APPLY, self.op((APPLY_FORMAT, (spec, conv), self.path(value))), 1)
         if len(parts) != 1 or isinstance(parts[0], str):
-            self.pb.emit(_APPLY, self.op((_OP_CONCAT, len(parts), "")), len(parts))
+            self.pb.emit(OP_APPLY, self.op((APPLY_CONCAT, len(parts), "")), len(parts))
 
     # -- statements: called by the C walker --------------------------------
 
@@ -1192,11 +1249,11 @@ class _Compiler:
                 pb.content()
             pb.flush()
             self.expr(value._m_cond)
-            skip = pb.emit(_IF, 0, 0)
+            skip = pb.emit(OP_IF, 0, 0)
             self.paths[skip] = self.path(value._m_cond)
             self.branch(value._m_then, name, depth)
             if value._m_otherwise is not None:
-                end = pb.emit(_JUMP, 0, 0)
+                end = pb.emit(OP_JUMP, 0, 0)
                 pb.patch(skip, pb.here())
                 self.branch(value._m_otherwise, name, depth)
                 pb.patch(end, pb.here())
@@ -1218,7 +1275,7 @@ class _Compiler:
         else:
             self.expr(value)
             what = self.path(value)
-        self.paths[pb.emit(_WRITE, slot, 0)] = what
+        self.paths[pb.emit(OP_WRITE, slot, 0)] = what
 
     def branch(self, value: Any, name: Optional[str], depth: int) -> None:
         if name is None:  # as any child: formatted text, loops, stand-ins
@@ -1284,7 +1341,7 @@ class _Compiler:
         pb.content()
         pb.flush()
         self.expr(loop.iterable)
-        start = pb.emit(_LOOP, 0, _LOOKAHEAD if lookahead else 0)
+        start = pb.emit(OP_LOOP, 0, LOOP_LOOKAHEAD if lookahead else 0)
         self.paths[start] = self.path(loop.iterable)
         self.bound.append(loop)
         try:
@@ -1292,7 +1349,7 @@ class _Compiler:
             pb.flush()
         finally:
             self.bound.pop()
-        pb.emit(_END_LOOP, start + 1, 0)
+        pb.emit(OP_END_LOOP, start + 1, 0)
         pb.patch(start, pb.here())
 
     def plan(self, items: Tuple[Any, ...]) -> List[Tuple[str, Any, Any]]:
