@@ -478,7 +478,8 @@ static bool name_is(const char *s, size_t n, const char *lower);
 
 /* The HTML elements after whose start tag the parser drops a newline. */
 static bool drops_newline(const char *tag, size_t n) {
-    return name_is(tag, n, "pre") || name_is(tag, n, "listing") || name_is(tag, n, "textarea");
+    return (n == 3 && name_is(tag, n, "pre")) || (n == 7 && name_is(tag, n, "listing")) ||
+           (n == 8 && name_is(tag, n, "textarea"));
 }
 
 /* Something was written among the open element's children: a newline
