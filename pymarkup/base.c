@@ -310,6 +310,12 @@ int pm_node_attr_value_error(pm_state *st, PyObject *where, PyObject *name, PyOb
     return -1;
 }
 
+PyObject *pm_open_tag(const markup_writer *w, const char *none) {
+    size_t n = 0;
+    const char *tag = w ? markup_writer_open_tag(w, &n) : NULL;
+    return tag ? PyUnicode_DecodeASCII(tag, (Py_ssize_t)n, "replace") : PyUnicode_FromString(none);
+}
+
 int pm_raw_text_error(PyObject *tag, const char *what, const markup_error *err) {
     const char *found = err->refused ? err->refused : "<!--";
     if (strcmp(found, "<") == 0) { /* markup_html_check_slot_end_ */

@@ -268,9 +268,9 @@ static PyObject *pb_emit(PyObject *op, PyObject *args) {
         markup_status status = markup_writer_branch(&pb->w, &err);
         if (status != MARKUP_OK) { /* a ValueError, as render() refuses the tree */
             const char *msg = err.msg ? err.msg : markup_status_message(status);
-            if (pb->w.depth == 0) return PyErr_SetString(PyExc_ValueError, msg), NULL;
-            const markup_writer_frame *f = &pb->w.frames[pb->w.depth - 1];
-            PyObject *tag = PyUnicode_DecodeASCII(f->tag, (Py_ssize_t)f->tag_len, "replace");
+            if (markup_writer_depth(&pb->w) == 0)
+                return PyErr_SetString(PyExc_ValueError, msg), NULL;
+            PyObject *tag = pm_open_tag(&pb->w, "");
             if (tag) PyErr_Format(PyExc_ValueError, "<%U>: %s", tag, msg);
             Py_XDECREF(tag);
             return NULL;

@@ -1197,9 +1197,7 @@ int pm_lazy_take(pm_lazy *lazy, const markup_writer *w) {
         lazy->taken = 1;
         return 0;
     }
-    const markup_writer_frame *f = w && w->depth ? &w->frames[w->depth - 1] : NULL;
-    PyObject *tag = f ? PyUnicode_DecodeASCII(f->tag, (Py_ssize_t)f->tag_len, "replace")
-                      : PyUnicode_FromString("fragment");
+    PyObject *tag = pm_open_tag(w, "fragment");
     if (tag == NULL) return -1;
     PyErr_Format(PyExc_ValueError,
                  "<%U>: a one-shot child (%s %R) was already taken by an earlier render, or is "

@@ -49,11 +49,7 @@ static PM_NOINLINE int writer_error(pm_render_ctx *ctx, markup_status st, const 
                                     const char *what, const char *s, size_t n) {
     if (st == MARKUP_ERR_NOMEM || st == MARKUP_ERR_TOO_LARGE) return check(st);
     const markup_writer *w = ctx->w;
-    PyObject *tag =
-        w && w->depth
-            ? PyUnicode_DecodeASCII(w->frames[w->depth - 1].tag,
-                                    (Py_ssize_t)w->frames[w->depth - 1].tag_len, "replace")
-            : PyUnicode_FromString("render()");
+    PyObject *tag = pm_open_tag(w, "render()");
     if (tag == NULL) return -1;
     if (st == MARKUP_ERR_RAW_TEXT && err->refused != NULL) {
         /* At err->pos of this piece, or formed with the piece before it. */
@@ -62,7 +58,7 @@ static PM_NOINLINE int writer_error(pm_render_ctx *ctx, markup_status st, const 
                (s[err->pos + i] | 0x20) == (err->refused[i] | 0x20))
             i++;
         pm_raw_text_error(tag, i == len ? what : NULL, err);
-    } else if (w && w->depth) {
+    } else if (w && markup_writer_depth(w)) {
         PyErr_Format(PyExc_ValueError, "<%U>: %s", tag,
                      err->msg ? err->msg : markup_status_message(st));
     } else { /* no element of its own open: a baked slot's value, say */
@@ -145,9 +141,8 @@ static PM_NOINLINE int attr_value_error(const pm_render_ctx *ctx, const char *na
     const char *found = err->refused ? err->refused : "</";
     PyObject *attr = PyUnicode_DecodeUTF8(name, name_len, "replace");
     PyObject *where; /* "<tag>: ", or nothing in a baked attribute slot */
-    if (w && w->depth) {
-        const markup_writer_frame *f = &w->frames[w->depth - 1];
-        PyObject *tag = PyUnicode_DecodeASCII(f->tag, (Py_ssize_t)f->tag_len, "replace");
+    if (w && markup_writer_depth(w)) {
+        PyObject *tag = pm_open_tag(w, "");
         where = tag ? PyUnicode_FromFormat("<%U>: ", tag) : NULL;
         Py_XDECREF(tag);
     } else {
@@ -315,11 +310,10 @@ static PM_NOINLINE int open_error(pm_render_ctx *ctx, pm_element *el, markup_sta
                                   const markup_error *err) {
     if (st == MARKUP_ERR_NOMEM || st == MARKUP_ERR_TOO_LARGE) return check(st);
     const markup_writer *w = ctx->w;
-    if (w->depth == 0) {
+    if (markup_writer_depth(w) == 0) {
         PyErr_Format(PyExc_ValueError, "<%U>: %s", el->tag, err->msg);
     } else {
-        const markup_writer_frame *up = &w->frames[w->depth - 1];
-        PyObject *outer = PyUnicode_DecodeASCII(up->tag, (Py_ssize_t)up->tag_len, "replace");
+        PyObject *outer = pm_open_tag(w, "");
         if (outer == NULL) return -1;
         PyErr_Format(PyExc_ValueError, "<%U> inside <%U>: %s", el->tag, outer, err->msg);
         Py_DECREF(outer);

@@ -340,6 +340,11 @@ static inline int pm_is_placeholder(pm_state *st, PyObject *obj) {
    quoted value early. */
 int pm_node_attr_value_error(pm_state *st, PyObject *where, PyObject *name, PyObject *value);
 
+/* The tag of the innermost element open in `w` as a str, or `none` when
+   no element is open (or `w` is NULL). New reference; NULL with an
+   exception on failure. */
+PyObject *pm_open_tag(const markup_writer *w, const char *none);
+
 /* Raises the ValueError for raw text of <tag> (script or style) that a
    check refused: err->refused is the sequence, at err->pos. `what` is the
    subject and verb of the message ("text contains"), or NULL when the

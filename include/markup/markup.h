@@ -568,6 +568,14 @@ MARKUP_API markup_status markup_writer_close(markup_writer *w, markup_error *err
 /* The number of elements open. */
 static inline size_t markup_writer_depth(const markup_writer *w) { return w->depth; }
 
+/* The tag of the innermost open element as given to open (*len bytes, not
+   NUL-terminated), to name it in a message; NULL (and *len 0) when none
+   is open. */
+static inline const char *markup_writer_open_tag(const markup_writer *w, size_t *len) {
+    *len = w->depth ? w->frames[w->depth - 1].tag_len : 0;
+    return w->depth ? w->frames[w->depth - 1].tag : NULL;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Element trees                                                              */
 /* ------------------------------------------------------------------------ */
