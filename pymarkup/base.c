@@ -310,6 +310,15 @@ int pm_node_attr_value_error(pm_state *st, PyObject *where, PyObject *name, PyOb
     return -1;
 }
 
+int pm_is_text_object(pm_state *st, PyObject *o) {
+    if (Py_TYPE(o)->tp_str == PyBaseObject_Type.tp_str || PyBytes_Check(o) ||
+        PyByteArray_Check(o) || PyMemoryView_Check(o) || PyAnySet_Check(o) || PyDict_Check(o) ||
+        Py_TYPE(o) == st->tag_type)
+        return 0;
+    int mapping = PyObject_IsInstance(o, st->mapping_abc);
+    return mapping < 0 ? -1 : !mapping;
+}
+
 PyObject *pm_open_tag(const markup_writer *w, const char *none) {
     size_t n = 0;
     const char *tag = w ? markup_writer_open_tag(w, &n) : NULL;

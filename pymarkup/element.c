@@ -187,6 +187,8 @@ static PM_NOINLINE int attr_value_rare(pm_tag *tag, PyObject *name, PyObject *va
     }
     int r = has_html(st, value);
     if (r != 0) return r < 0 ? -1 : 0;
+    r = pm_is_text_object(st, value); /* str() of it is written when rendered */
+    if (r != 0) return r < 0 ? -1 : 0;
     const char *hint = "";
     if (PyList_Check(value) || PyTuple_Check(value) || PyAnySet_Check(value) ||
         PyDict_Check(value) || PyObject_IsInstance(value, st->mapping_abc) == 1) {
@@ -197,7 +199,8 @@ static PM_NOINLINE int attr_value_rare(pm_tag *tag, PyObject *name, PyObject *va
     }
     PyErr_Format(PyExc_TypeError,
                  "<%U>: attribute %R cannot take a value of type '%.100s'; pass a str, int, "
-                 "float, True/False/None or a SafeString%s",
+                 "float, True/False/None, a SafeString or an object whose type defines "
+                 "__str__%s",
                  tag->name, name, Py_TYPE(value)->tp_name, hint);
     return -1;
 }
@@ -669,9 +672,10 @@ static PM_NOINLINE int bad_child(pm_tag *tag, PyObject *child) {
                      tag->name, Py_TYPE(child)->tp_name);
     } else {
         PyErr_Format(PyExc_TypeError,
-                     "<%U>: cannot render a child of type '%.100s'; pass str, int, float, "
-                     "None, an element, a SafeString (or any object with __html__), or a "
-                     "list of these (use str(value) if its text is what you want)",
+                     "<%U>: cannot render a child of type '%.100s': it has no text of its own "
+                     "(its type defines no __str__); pass str, int, float, None, an element, "
+                     "a SafeString (or any object with __html__), an object whose type "
+                     "defines __str__, or a list of these",
                      tag->name, Py_TYPE(child)->tp_name);
     }
     return -1;
@@ -756,6 +760,18 @@ static PM_NOINLINE int add_child_rare(pm_tag *tag, pm_vec *kids, PyObject *child
             return baked_lazy_error(tag, child);
     }
     if (PyIter_Check(child)) return add_children_iter(tag, kids, child);
+    /* Its text is str() of it, taken when rendered, as Jinja2 does; in raw
+       text, now, to be checked whole with the rest. */
+    r = pm_is_text_object(st, child);
+    if (r < 0) return -1;
+    if (r > 0 && !raw) return vec_push(kids, child);
+    if (r > 0) {
+        PyObject *text = PyObject_Str(child);
+        if (text == NULL) return -1;
+        r = add_child_rare(tag, kids, text);
+        Py_DECREF(text);
+        return r;
+    }
     return bad_child(tag, child);
 }
 

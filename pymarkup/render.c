@@ -252,12 +252,15 @@ static PM_NOINLINE int attr_value_rare(pm_render_ctx *ctx, const char *name, Py_
             text = PyObject_Str(value);
         } else if (PyUnicode_Check(value)) {
             text = pm_str_has_own_str(value) ? PyObject_Str(value) : Py_NewRef(value);
+        } else if ((r = pm_is_text_object(st, value)) != 0) {
+            text = r > 0 ? PyObject_Str(value) : NULL;
         } else {
             PyObject *attr = PyUnicode_DecodeUTF8(name, name_len, "replace");
             if (attr == NULL) return -1;
             PyErr_Format(PyExc_TypeError,
                          "attribute %R cannot take a value of type '%.100s'; pass a str, "
-                         "int, float, True/False/None or a SafeString",
+                         "int, float, True/False/None, a SafeString or an object whose type "
+                         "defines __str__",
                          attr, Py_TYPE(value)->tp_name);
             Py_DECREF(attr);
             return -1;
@@ -598,10 +601,19 @@ static PM_NOINLINE int render_child_rare(pm_render_ctx *ctx, PyObject *child, in
                         "{'class': when(cond, 'a')} (None or False leaves the attribute out)");
         return -1;
     }
+    if ((r = pm_is_text_object(st, child)) < 0) return -1;
+    if (r > 0) {
+        PyObject *text = PyObject_Str(child);
+        if (text == NULL) return -1;
+        r = PyUnicode_CheckExact(text) ? write_text(ctx, text) : write_text_of_str(ctx, text);
+        Py_DECREF(text);
+        return r;
+    }
     PyErr_Format(PyExc_TypeError,
-                 "render(): cannot render an object of type '%.100s'; pass an element, str, "
-                 "int, float, None, a SafeString (or any object with __html__), or a list of "
-                 "these (use str(value) if its text is what you want)",
+                 "render(): cannot render an object of type '%.100s': it has no text of its "
+                 "own (its type defines no __str__); pass an element, str, int, float, None, "
+                 "a SafeString (or any object with __html__), an object whose type defines "
+                 "__str__, or a list of these",
                  Py_TYPE(child)->tp_name);
     return -1;
 }

@@ -296,6 +296,14 @@ static inline int pm_str_has_own_str(PyObject *s) {
     return Py_TYPE(s)->tp_str != PyUnicode_Type.tp_str;
 }
 
+/* Whether an object that is none of the values markup knows (str, number,
+   element, __html__, list ...) is text: its type defines __str__ (a date,
+   a Decimal, an ORM's URL wrapper), and markup writes str() of it escaped,
+   as Jinja2 does. Not object's default (the repr), nor bytes, sets,
+   mappings or a factory, which keep their own messages. 1, 0, or -1 with
+   an exception. */
+int pm_is_text_object(pm_state *st, PyObject *o);
+
 /* The text str() gives an exact int or float, written into
    out[PM_NUMBER_MAX] without creating a str object. Returns its length, 0
    when the number needs the generic path (a big int), or -1 with an
