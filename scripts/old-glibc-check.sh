@@ -54,7 +54,7 @@ echo "== $(chroot "$cache" ldd --version | head -1), $(chroot "$cache" python3 -
 rm -rf "$cache/opt/wheel" "$cache/opt/src"
 mkdir -p "$cache/opt/wheel" "$cache/opt/src"
 "$python39" -m zipfile -e "$wheel" "$cache/opt/wheel"
-git ls-files -z tests examples bench docs VERSION pyproject.toml scripts/smoke_test.py |
+git ls-files -z tests examples bench docs include VERSION pyproject.toml scripts/smoke_test.py |
   tar --null -T - -cf - | tar -xf - -C "$cache/opt/src"
 
 # /proc for the tests (subprocesses, resource limits), mounted in a private
