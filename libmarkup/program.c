@@ -250,7 +250,9 @@ static markup_status check_program(const markup_program_builder *b, markup_error
             if (stack != 1) why = "a LOOP without exactly one value";
             if (nopen == MARKUP_PROGRAM_MAX_LOOPS) why = "loops nested too deeply";
             if (in->a <= pc + 1 || in->a > n) why = "a LOOP whose end is not after it";
-            if (in->b & ~MARKUP_LOOP_LOOKAHEAD) why = "unknown LOOP flags";
+            if (in->b & ~(MARKUP_LOOP_LOOKAHEAD | MARKUP_LOOP_ELSE)) why = "unknown LOOP flags";
+            if ((in->b & MARKUP_LOOP_ELSE) && (in->a >= n || b->code[in->a].op != MARKUP_OP_JUMP))
+                why = "a LOOP with an else whose END_LOOP is not followed by a JUMP";
             if (!why) open[nopen++] = (uint32_t)pc;
             stack = 0;
             break;
@@ -578,7 +580,8 @@ markup_status markup_program_run(const markup_program *prog, const markup_progra
                 pc++;
             } else {
                 end_loop(&r);
-                pc = in->a;
+                /* Past the JUMP that ends a loop with an else: into it. */
+                pc = in->a + ((in->b & MARKUP_LOOP_ELSE) != 0);
             }
             break;
         }
@@ -645,7 +648,7 @@ markup_status markup_program_run(const markup_program *prog, const markup_progra
         }
         case MARKUP_OP_LOOP_INFO: {
             const loop_frame *f = &r.loops[r.nloops - 1 - in->a];
-            markup_loop_state ls = {f->index, f->last};
+            markup_loop_state ls = {f->index, f->last, f->iter, f->lookahead && !f->last ? f->next : NULL};
             void *v = NULL;
             st = data->loop_value(ctx, in->b, &ls, &v);
             if (st == MARKUP_OK) r.stack[r.sp++] = v;

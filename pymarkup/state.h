@@ -448,5 +448,8 @@ int pm_baked_init(PyObject *module, pm_state *st);
 /* Provided by stream.c: creates the iter_render() iterator type, sets
    st->chunks_type, and adds iter_render to the module. */
 int pm_stream_init(PyObject *module, pm_state *st);
+/* Provided by jinja.c: adds markup._core._JinjaProgram (Jinja2 templates
+   run as template programs) and its numbers, _jinja_ops. */
+int pm_jinja_init(PyObject *module, pm_state *st);
 
 #endif /* PYMARKUP_STATE_H */

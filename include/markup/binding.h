@@ -508,7 +508,9 @@ MARKUP_API markup_status markup_baked_write_value(markup_slot_kind kind, const c
      LOOP       pop an iterable and start a loop; when it has no item, go
                 to instruction `a` (just after its END_LOOP). `b` is
                 MARKUP_LOOP_LOOKAHEAD when the body asks whether an item is
-                the last: the next item is then fetched before the body runs
+                the last: the next item is then fetched before the body runs;
+                with MARKUP_LOOP_ELSE, instruction `a` is a JUMP over an
+                else part, and an empty iterable goes to `a` + 1 (into it)
      END_LOOP   take the next item and go to instruction `a` (just after
                 its LOOP), or end the loop
      PARAM      push parameter `a`
@@ -541,6 +543,7 @@ typedef enum markup_op {
 } markup_op;
 
 #define MARKUP_LOOP_LOOKAHEAD 1u
+#define MARKUP_LOOP_ELSE      2u
 
 /* The deepest nesting of loops in a program, and the most values an
    expression may hold on the stack at once. */
@@ -572,11 +575,15 @@ typedef struct markup_program_slot {
     size_t newline_at;
 } markup_program_slot;
 
-/* A loop as the body sees it: the 0-based index of the current item, and
-   whether it is the last (known only under MARKUP_LOOP_LOOKAHEAD). */
+/* A loop as the body sees it: the 0-based index of the current item,
+   whether it is the last and the item after it (known only under
+   MARKUP_LOOP_LOOKAHEAD; `next` NULL otherwise), and the caller's own
+   iterator (from iter_begin), for what else the caller keeps about it. */
 typedef struct markup_loop_state {
     size_t index;
     bool last;
+    void *iter;
+    const void *next;
 } markup_loop_state;
 
 /* The caller's side of a run. Every value a callback returns through an

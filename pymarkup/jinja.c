@@ -1,0 +1,765 @@
+/*
+ * jinja.c - markup._core._JinjaProgram: a Jinja2 template, as markup/jinja
+ * compiled it from Jinja2's own parse, run as a libmarkup template program
+ * with Jinja2's rules for Python values:
+ *
+ *  - a name is looked up in the render's variables, then in the
+ *    template's globals, else it is the environment's undefined(name=...);
+ *  - x.name and x[key] are Environment.getattr and Environment.getitem:
+ *    the attribute or the item, in Jinja2's order, else undefined(obj=x,
+ *    name=...);
+ *  - {{ x }} writes escape(x) (markupsafe's: __html__ kept, str() escaped)
+ *    or, without autoescape, str(x);
+ *  - operators, truth, iteration and calls are Python's.
+ *
+ * This file knows nothing of Jinja2's nodes: the compiler (markup/jinja)
+ * decides what each instruction computes and hands the finished code here.
+ * A run that raises is rendered again by Jinja2's own code (the caller's
+ * business), so errors here need only be raised, not worded as Jinja2's.
+ */
+#include "state.h"
+
+/* The operations of APPLY (`a` indexes the program's table of them). The
+   numbers are exported to the compiler as markup._core._jinja_ops. */
+typedef enum jinja_apply {
+    J_CONST = 0, /* the constant payload */
+    J_GETATTR,   /* x.payload, Environment.getattr's rule */
+    J_GETITEM,   /* x[key] (two values), Environment.getitem's rule */
+    J_BINARY,    /* a op b, op a jinja_binary */
+    J_COMPARE,   /* a op b, op a jinja_compare */
+    J_NOT,       /* not x */
+    J_NEG,       /* -x */
+    J_POS,       /* +x */
+    J_CALL,      /* payload(*values, **keywords named by kwnames) */
+    J_TUPLE,     /* (v1, ..., vn) */
+    J_LIST,      /* [v1, ..., vn] */
+    J_DICT,      /* {k1: v1, ...} from k1, v1, k2, v2 ... */
+    J_UNPACK,    /* item `which` of x unpacked into `count` names */
+    J_APPLY_COUNT
+} jinja_apply;
+
+typedef enum jinja_binary {
+    JB_ADD = 0, JB_SUB, JB_MUL, JB_TRUEDIV, JB_FLOORDIV, JB_MOD, JB_POW, JB_COUNT
+} jinja_binary;
+
+/* The first six are Py_LT ... Py_GE. */
+typedef enum jinja_compare { JC_IN = 6, JC_NOT_IN, JC_COUNT } jinja_compare;
+
+/* LOOP_INFO's `b`: the fields of Jinja2's `loop`. */
+typedef enum jinja_loop_field {
+    JL_INDEX = 0, JL_INDEX0, JL_FIRST, JL_LAST, JL_LENGTH, JL_REVINDEX, JL_REVINDEX0,
+    JL_PREVITEM, JL_NEXTITEM, JL_COUNT
+} jinja_loop_field;
+
+typedef struct jinja_op {
+    int kind;
+    int which;         /* BINARY, COMPARE: the operator; UNPACK: the name's place */
+    Py_ssize_t count;  /* UNPACK: how many names */
+    PyObject *payload; /* CONST: the value; GETATTR: the name; CALL: the callable */
+    PyObject *kwnames; /* CALL: keyword names (tuple) or NULL */
+    int dict_item;     /* GETATTR: dict has no attribute of that name, so on an
+                          exact dict the field is the item */
+} jinja_op;
+
+typedef struct pm_jinja {
+    PyObject_HEAD pm_state *st;
+    PyObject *kw_name;     /* ("name",) */
+    PyObject *kw_obj_name; /* ("obj", "name"): undefined's keywords */
+    markup_program *prog;
+    jinja_op *ops;
+    Py_ssize_t nops;
+    PyObject *names;     /* tuple: the variable each parameter is */
+    PyObject *undefined; /* the environment's undefined (a callable) */
+    int autoescape;
+    int static_ascii;
+} pm_jinja;
+
+/* What a run needs besides the program. */
+typedef struct jinja_call {
+    pm_jinja *self;
+    int ascii;             /* everything written so far is ASCII */
+} jinja_call;
+
+/* One loop's iterator, with what Jinja2's LoopContext keeps beyond it. */
+typedef struct jinja_iter {
+    PyObject *iterable;
+    PyObject *it;
+    size_t pulled;      /* items handed to the run */
+    Py_ssize_t length;  /* -1 until asked for */
+    PyObject *recent[3]; /* the last items pulled: item pulled-1-k at k */
+} jinja_iter;
+
+/* ------------------------------------------------------------------------ */
+/* Values                                                                     */
+/* ------------------------------------------------------------------------ */
+
+static void *d_retain(void *ctx, void *value) {
+    (void)ctx;
+    return Py_NewRef((PyObject *)value);
+}
+
+static void d_release(void *ctx, void *value) {
+    (void)ctx;
+    Py_DECREF((PyObject *)value);
+}
+
+static PyObject *undefined_for(jinja_call *c, PyObject *obj, PyObject *name) {
+    PyObject *args[3] = {NULL, obj, name};
+    return PyObject_Vectorcall(c->self->undefined, args + 1, PY_VECTORCALL_ARGUMENTS_OFFSET,
+                               c->self->kw_obj_name);
+}
+
+static int error_matches(PyObject *a, PyObject *b, PyObject *d) {
+    return PyErr_ExceptionMatches(a) || PyErr_ExceptionMatches(b) ||
+           (d && PyErr_ExceptionMatches(d));
+}
+
+/* Environment.getattr: the attribute, else the item, else undefined. */
+static PyObject *jinja_getattr(jinja_call *c, const jinja_op *o, PyObject *obj) {
+    if (o->dict_item && PyDict_CheckExact(obj)) {
+        PyObject *v = PyDict_GetItemWithError(obj, o->payload);
+        if (v) return Py_NewRef(v);
+        if (PyErr_Occurred()) return NULL;
+        return undefined_for(c, obj, o->payload);
+    }
+    PyObject *v = PyObject_GetAttr(obj, o->payload);
+    if (v || !PyErr_ExceptionMatches(PyExc_AttributeError)) return v;
+    PyErr_Clear();
+    v = PyObject_GetItem(obj, o->payload);
+    if (v || !error_matches(PyExc_TypeError, PyExc_LookupError, PyExc_AttributeError)) return v;
+    PyErr_Clear();
+    return undefined_for(c, obj, o->payload);
+}
+
+/* Environment.getitem: the item, else (for a str key) the attribute, else
+   undefined. */
+static PyObject *jinja_getitem(jinja_call *c, PyObject *obj, PyObject *key) {
+    PyObject *v;
+    if (PyDict_CheckExact(obj) && PyUnicode_CheckExact(key)) {
+        v = PyDict_GetItemWithError(obj, key);
+        if (v) return Py_NewRef(v);
+        if (PyErr_Occurred()) return NULL;
+    } else {
+        v = PyObject_GetItem(obj, key);
+        if (v || !error_matches(PyExc_AttributeError, PyExc_TypeError, PyExc_LookupError))
+            return v;
+        PyErr_Clear();
+    }
+    if (PyUnicode_Check(key)) {
+        PyObject *attr = PyObject_Str(key);
+        if (!attr) {
+            PyErr_Clear(); /* Jinja2 passes over any failure of str() here */
+        } else {
+            v = PyObject_GetAttr(obj, attr);
+            Py_DECREF(attr);
+            if (v || !PyErr_ExceptionMatches(PyExc_AttributeError)) return v;
+            PyErr_Clear();
+        }
+    }
+    return undefined_for(c, obj, key);
+}
+
+static PyObject *binary(int which, PyObject *a, PyObject *b) {
+    switch (which) {
+    case JB_ADD: return PyNumber_Add(a, b);
+    case JB_SUB: return PyNumber_Subtract(a, b);
+    case JB_MUL: return PyNumber_Multiply(a, b);
+    case JB_TRUEDIV: return PyNumber_TrueDivide(a, b);
+    case JB_FLOORDIV: return PyNumber_FloorDivide(a, b);
+    case JB_MOD: return PyNumber_Remainder(a, b);
+    default: return PyNumber_Power(a, b, Py_None);
+    }
+}
+
+static PyObject *compare(int which, PyObject *a, PyObject *b) {
+    if (which < JC_IN) return PyObject_RichCompare(a, b, which);
+    int r = PySequence_Contains(b, a);
+    if (r < 0) return NULL;
+    return PyBool_FromLong(which == JC_IN ? r : !r);
+}
+
+static PyObject *unpack(PyObject *seq, Py_ssize_t count, Py_ssize_t which) {
+    if (PyTuple_CheckExact(seq) && PyTuple_GET_SIZE(seq) == count)
+        return Py_NewRef(PyTuple_GET_ITEM(seq, which));
+    if (PyList_CheckExact(seq) && PyList_GET_SIZE(seq) == count)
+        return Py_NewRef(PyList_GET_ITEM(seq, which));
+    /* Anything else as Python unpacks it: exactly `count` items. */
+    PyObject *items = PySequence_Tuple(seq);
+    if (!items) return NULL;
+    PyObject *v = NULL;
+    if (PyTuple_GET_SIZE(items) != count)
+        PyErr_Format(PyExc_ValueError, "cannot unpack %zd values into %zd names",
+                     PyTuple_GET_SIZE(items), count);
+    else
+        v = Py_NewRef(PyTuple_GET_ITEM(items, which));
+    Py_DECREF(items);
+    return v;
+}
+
+static markup_status d_apply(void *ctx, uint32_t op, void *const *args, uint32_t nargs,
+                             void **out) {
+    jinja_call *c = ctx;
+    const jinja_op *o = &c->self->ops[op];
+    PyObject *const *a = (PyObject *const *)args;
+    PyObject *v = NULL;
+    switch ((jinja_apply)o->kind) {
+    case J_CONST: v = Py_NewRef(o->payload); break;
+    case J_GETATTR: v = jinja_getattr(c, o, a[0]); break;
+    case J_GETITEM: v = jinja_getitem(c, a[0], a[1]); break;
+    case J_BINARY: v = binary(o->which, a[0], a[1]); break;
+    case J_COMPARE: v = compare(o->which, a[0], a[1]); break;
+    case J_NOT: {
+        int r = PyObject_Not(a[0]);
+        v = r < 0 ? NULL : PyBool_FromLong(r);
+        break;
+    }
+    case J_NEG: v = PyNumber_Negative(a[0]); break;
+    case J_POS: v = PyNumber_Positive(a[0]); break;
+    case J_CALL: {
+        Py_ssize_t nkw = o->kwnames ? PyTuple_GET_SIZE(o->kwnames) : 0;
+        v = PyObject_Vectorcall(o->payload, a, (size_t)(nargs - (uint32_t)nkw), o->kwnames);
+        break;
+    }
+    case J_TUPLE:
+    case J_LIST:
+        v = o->kind == J_TUPLE ? PyTuple_New(nargs) : PyList_New(nargs);
+        for (uint32_t i = 0; v && i < nargs; i++) {
+            if (o->kind == J_TUPLE)
+                PyTuple_SET_ITEM(v, i, Py_NewRef(a[i]));
+            else
+                PyList_SET_ITEM(v, i, Py_NewRef(a[i]));
+        }
+        break;
+    case J_DICT:
+        v = PyDict_New();
+        for (uint32_t i = 0; v && i + 1 < nargs; i += 2) {
+            if (PyDict_SetItem(v, a[i], a[i + 1]) < 0) Py_CLEAR(v);
+        }
+        break;
+    case J_UNPACK: v = unpack(a[0], o->count, o->which); break;
+    default: PyErr_SetString(PyExc_SystemError, "_JinjaProgram: unknown operation");
+    }
+    if (!v) return MARKUP_ERR_SLOT_VALUE;
+    *out = v;
+    return MARKUP_OK;
+}
+
+static markup_status d_truth(void *ctx, void *value, bool *out) {
+    (void)ctx;
+    int r = PyObject_IsTrue((PyObject *)value);
+    if (r < 0) return MARKUP_ERR_SLOT_VALUE;
+    *out = r != 0;
+    return MARKUP_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Loops                                                                      */
+/* ------------------------------------------------------------------------ */
+
+static markup_status d_iter_begin(void *ctx, void *iterable, void **iter) {
+    (void)ctx;
+    PyObject *it = PyObject_GetIter((PyObject *)iterable);
+    if (!it) return MARKUP_ERR_SLOT_VALUE;
+    jinja_iter *j = PyMem_Calloc(1, sizeof *j);
+    if (!j) {
+        Py_DECREF(it);
+        PyErr_NoMemory();
+        return MARKUP_ERR_SLOT_VALUE;
+    }
+    j->iterable = Py_NewRef((PyObject *)iterable);
+    j->it = it;
+    j->length = -1;
+    *iter = j;
+    return MARKUP_OK;
+}
+
+static markup_status d_iter_next(void *ctx, void *iter, void **item, bool *done) {
+    (void)ctx;
+    jinja_iter *j = iter;
+    PyObject *v = PyIter_Next(j->it);
+    if (!v) {
+        if (PyErr_Occurred()) return MARKUP_ERR_SLOT_VALUE;
+        *done = true;
+        return MARKUP_OK;
+    }
+    Py_XDECREF(j->recent[2]);
+    j->recent[2] = j->recent[1];
+    j->recent[1] = j->recent[0];
+    j->recent[0] = Py_NewRef(v);
+    j->pulled++;
+    *item = v;
+    *done = false;
+    return MARKUP_OK;
+}
+
+static void d_iter_end(void *ctx, void *iter) {
+    (void)ctx;
+    jinja_iter *j = iter;
+    Py_DECREF(j->iterable);
+    Py_DECREF(j->it);
+    for (int k = 0; k < 3; k++) Py_XDECREF(j->recent[k]);
+    PyMem_Free(j);
+}
+
+/* LoopContext.length: len() of the iterable, else the items left counted
+   (and kept for the loop) plus those pulled. */
+static Py_ssize_t loop_length(jinja_iter *j) {
+    if (j->length >= 0) return j->length;
+    Py_ssize_t n = PyObject_Size(j->iterable);
+    if (n < 0) {
+        if (!PyErr_ExceptionMatches(PyExc_TypeError)) return -1;
+        PyErr_Clear();
+        PyObject *rest = PySequence_List(j->it);
+        if (!rest) return -1;
+        PyObject *it = PyObject_GetIter(rest);
+        n = PyList_GET_SIZE(rest) + (Py_ssize_t)j->pulled;
+        Py_DECREF(rest);
+        if (!it) return -1;
+        Py_SETREF(j->it, it);
+    }
+    j->length = n;
+    return n;
+}
+
+static PyObject *no_item(jinja_call *c, const char *hint) {
+    PyObject *msg = PyUnicode_FromString(hint);
+    if (!msg) return NULL;
+    PyObject *v = PyObject_CallOneArg(c->self->undefined, msg);
+    Py_DECREF(msg);
+    return v;
+}
+
+static markup_status d_loop_value(void *ctx, uint32_t what, const markup_loop_state *loop,
+                                  void **out) {
+    jinja_call *c = ctx;
+    jinja_iter *j = loop->iter;
+    PyObject *v = NULL;
+    Py_ssize_t index0 = (Py_ssize_t)loop->index, length;
+    switch ((jinja_loop_field)what) {
+    case JL_INDEX: v = PyLong_FromSsize_t(index0 + 1); break;
+    case JL_INDEX0: v = PyLong_FromSsize_t(index0); break;
+    case JL_FIRST: v = Py_NewRef(index0 == 0 ? Py_True : Py_False); break;
+    case JL_LAST: v = Py_NewRef(loop->last ? Py_True : Py_False); break;
+    case JL_LENGTH:
+    case JL_REVINDEX:
+    case JL_REVINDEX0:
+        length = loop_length(j);
+        if (length < 0) break;
+        v = PyLong_FromSsize_t(what == JL_LENGTH     ? length
+                               : what == JL_REVINDEX ? length - index0
+                                                     : length - index0 - 1);
+        break;
+    case JL_PREVITEM: {
+        if (index0 == 0) {
+            v = no_item(c, "there is no previous item");
+            break;
+        }
+        /* The item before this one was pulled (pulled - index0) + 1 ago:
+           one ago without a lookahead, two ago with one. */
+        size_t back = j->pulled - (size_t)index0;
+        v = back < 3 && j->recent[back] ? Py_NewRef(j->recent[back]) : NULL;
+        if (!v) PyErr_SetString(PyExc_SystemError, "_JinjaProgram: previtem out of reach");
+        break;
+    }
+    case JL_NEXTITEM:
+        v = loop->next ? Py_NewRef((PyObject *)loop->next)
+                       : no_item(c, "there is no next item");
+        break;
+    default: PyErr_SetString(PyExc_SystemError, "_JinjaProgram: unknown loop field");
+    }
+    if (!v) return MARKUP_ERR_SLOT_VALUE;
+    *out = v;
+    return MARKUP_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Output                                                                     */
+/* ------------------------------------------------------------------------ */
+
+static markup_status put_text(jinja_call *c, PyObject *s, int escape, markup_buf *out) {
+    Py_ssize_t n;
+    const char *p = pm_ascii_chars(s, &n);
+    if (!p) {
+        c->ascii = 0;
+        p = pm_utf8(s, &n, NULL, "render()");
+        if (!p) return MARKUP_ERR_SLOT_VALUE;
+    }
+    markup_status st = escape ? markup_escape(out, p, (size_t)n) : markup_buf_append(out, p, (size_t)n);
+    if (st != MARKUP_OK) pm_raise_status(st, "render()");
+    return st;
+}
+
+/* `{{ x }}`: escape(x) with autoescape (markupsafe's: a plain str escaped,
+   __html__'s result kept, anything else's str() escaped), else str(x). */
+static markup_status d_write(void *ctx, const markup_program_slot *slot, void *value,
+                             markup_buf *out) {
+    (void)slot;
+    jinja_call *c = ctx;
+    PyObject *v = value;
+    int escape = c->self->autoescape;
+    if (PyUnicode_CheckExact(v)) return put_text(c, v, escape, out);
+    if (PyLong_CheckExact(v) || PyFloat_CheckExact(v)) {
+        char digits[PM_NUMBER_MAX];
+        Py_ssize_t n = pm_format_number(v, digits);
+        if (n < 0) return MARKUP_ERR_SLOT_VALUE;
+        if (n > 0) {
+            markup_status st = markup_buf_append(out, digits, (size_t)n);
+            if (st != MARKUP_OK) pm_raise_status(st, "render()");
+            return st;
+        }
+    }
+    PyObject *text;
+    if (escape) {
+        PyObject *html = PyObject_GetAttr(v, c->self->st->str_html);
+        if (!html) {
+            if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return MARKUP_ERR_SLOT_VALUE;
+            PyErr_Clear();
+        }
+        if (html) {
+            PyObject *r = PyObject_CallNoArgs(html);
+            Py_DECREF(html);
+            if (!r) return MARKUP_ERR_SLOT_VALUE;
+            text = PyUnicode_CheckExact(r) ? r : PyObject_Str(r);
+            if (text != r) Py_DECREF(r);
+            escape = 0;
+        } else {
+            text = PyObject_Str(v);
+        }
+    } else {
+        text = PyObject_Str(v);
+    }
+    if (!text) return MARKUP_ERR_SLOT_VALUE;
+    markup_status st = put_text(c, text, escape, out);
+    Py_DECREF(text);
+    return st;
+}
+
+static const markup_program_data jinja_data = {
+    d_retain,   d_release,    d_apply, d_truth, d_iter_begin, d_iter_next,
+    d_iter_end, d_loop_value, d_write, NULL,    NULL,
+};
+
+/* ------------------------------------------------------------------------ */
+/* The type                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* A variable: the render's, else the globals' (the first mapping that has
+   it), else undefined(name=name). */
+static PyObject *resolve(jinja_call *c, PyObject *vars, PyObject *globals, PyObject *name) {
+    PyObject *v = PyDict_GetItemWithError(vars, name);
+    if (v) return Py_NewRef(v);
+    if (PyErr_Occurred()) return NULL;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(globals); i++) {
+        PyObject *map = PyTuple_GET_ITEM(globals, i);
+        if (PyDict_CheckExact(map)) {
+            v = PyDict_GetItemWithError(map, name);
+            if (v) return Py_NewRef(v);
+            if (PyErr_Occurred()) return NULL;
+            continue;
+        }
+        int has = PySequence_Contains(map, name);
+        if (has < 0) return NULL;
+        if (has) return PyObject_GetItem(map, name);
+    }
+    PyObject *args[2] = {NULL, name};
+    return PyObject_Vectorcall(c->self->undefined, args + 1, PY_VECTORCALL_ARGUMENTS_OFFSET,
+                               c->self->kw_name);
+}
+
+PyDoc_STRVAR(render_doc,
+             "render(vars, globals) -> str\n--\n\n"
+             "Run the template over `vars` (a dict) and `globals` (a tuple of\n"
+             "mappings, searched in order after vars).");
+
+static PyObject *jinja_render(PyObject *op, PyObject *const *args, Py_ssize_t nargs) {
+    pm_jinja *self = (pm_jinja *)op;
+    if (nargs != 2 || !PyDict_Check(args[0]) || !PyTuple_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "render(vars: dict, globals: tuple)");
+        return NULL;
+    }
+    if (pm_stack_check("in a Jinja2 template") < 0) return NULL;
+    jinja_call c = {self, self->static_ascii};
+    Py_ssize_t n = PyTuple_GET_SIZE(self->names);
+    PyObject *small[16];
+    PyObject **params = n <= 16 ? small : PyMem_Calloc((size_t)n, sizeof *params);
+    if (!params) return PyErr_NoMemory();
+    Py_ssize_t got = 0;
+    PyObject *result = NULL;
+    for (; got < n; got++) {
+        params[got] = resolve(&c, args[0], args[1], PyTuple_GET_ITEM(self->names, got));
+        if (!params[got]) goto done;
+    }
+    markup_buf buf;
+    markup_buf_init(&buf, &pm_pymem_alloc);
+    markup_status st = markup_program_run(self->prog, &jinja_data, &c, (void *const *)params,
+                                          (size_t)n, &buf, NULL);
+    if (st == MARKUP_OK) {
+        result = c.ascii ? PyUnicode_New((Py_ssize_t)buf.len, 127)
+                         : PyUnicode_DecodeUTF8(buf.data, (Py_ssize_t)buf.len, "strict");
+        if (result && c.ascii && buf.len) memcpy(PyUnicode_DATA(result), buf.data, buf.len);
+    } else if (!PyErr_Occurred()) {
+        pm_raise_status(st, "render()");
+    }
+    markup_buf_free(&buf);
+done:
+    for (Py_ssize_t i = 0; i < got; i++) Py_DECREF(params[i]);
+    if (params != small) PyMem_Free(params);
+    return result;
+}
+
+static void free_ops(pm_jinja *self) {
+    for (Py_ssize_t i = 0; i < self->nops; i++) {
+        Py_XDECREF(self->ops[i].payload);
+        Py_XDECREF(self->ops[i].kwnames);
+    }
+    PyMem_Free(self->ops);
+    self->ops = NULL;
+    self->nops = 0;
+}
+
+/* ops: a tuple of (kind, payload, which, count, kwnames, dict_item). */
+static int read_ops(pm_jinja *self, PyObject *ops) {
+    Py_ssize_t n = PyTuple_GET_SIZE(ops);
+    self->ops = PyMem_Calloc((size_t)(n ? n : 1), sizeof *self->ops);
+    if (!self->ops) return PyErr_NoMemory(), -1;
+    self->nops = n;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        jinja_op *o = &self->ops[i];
+        PyObject *payload, *kwnames;
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(ops, i), "iOinOp:_JinjaProgram op", &o->kind,
+                              &payload, &o->which, &o->count, &kwnames, &o->dict_item))
+            return -1;
+        o->payload = Py_NewRef(payload);
+        o->kwnames = kwnames == Py_None ? NULL : Py_NewRef(kwnames);
+        int ok = o->kind >= 0 && o->kind < J_APPLY_COUNT;
+        if (o->kind == J_GETATTR) ok = PyUnicode_CheckExact(payload);
+        if (o->kind == J_BINARY) ok = o->which >= 0 && o->which < JB_COUNT;
+        if (o->kind == J_COMPARE) ok = o->which >= 0 && o->which < JC_COUNT;
+        if (o->kind == J_UNPACK) ok = o->count > 0 && o->which >= 0 && o->which < o->count;
+        if (o->kind == J_CALL) ok = !o->kwnames || PyTuple_CheckExact(o->kwnames);
+        if (!ok) {
+            PyErr_Format(PyExc_ValueError, "_JinjaProgram: operation %zd is malformed", i);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* How many values each operation takes, checked against the code. */
+static int arity_ok(const jinja_op *o, uint32_t nargs) {
+    switch ((jinja_apply)o->kind) {
+    case J_CONST: return nargs == 0;
+    case J_GETATTR:
+    case J_NOT:
+    case J_NEG:
+    case J_POS:
+    case J_UNPACK: return nargs == 1;
+    case J_GETITEM:
+    case J_BINARY:
+    case J_COMPARE: return nargs == 2;
+    case J_CALL: return nargs >= (uint32_t)(o->kwnames ? PyTuple_GET_SIZE(o->kwnames) : 0);
+    case J_DICT: return nargs % 2 == 0;
+    default: return 1;
+    }
+}
+
+static int raise_build(markup_status st, const markup_error *err) {
+    if (st == MARKUP_ERR_INVALID_ARG && err && err->msg)
+        PyErr_Format(PyExc_ValueError, "_JinjaProgram: %s at instruction %zu", err->msg,
+                     err->pos);
+    else
+        pm_raise_status(st, "_JinjaProgram");
+    return -1;
+}
+
+/* code: a list of str (static text) and (op, a, b) tuples, in order; no
+   two str in a row, so that instruction numbers are the list's. */
+static int build(pm_jinja *self, PyObject *code) {
+    markup_program_builder *b = NULL;
+    markup_status st =
+        markup_program_builder_new(&pm_pymem_alloc, (size_t)PyTuple_GET_SIZE(self->names), &b);
+    if (st != MARKUP_OK) return raise_build(st, NULL);
+    markup_program_slot slot = {MARKUP_SLOT_CHILD, MARKUP_CONTEXT_HTML, 0, NULL, 0, false, 0};
+    uint32_t index;
+    st = markup_program_add_slot(b, &slot, &index);
+    Py_ssize_t n = PyList_GET_SIZE(code);
+    for (Py_ssize_t pc = 0; st == MARKUP_OK && pc < n; pc++) {
+        PyObject *item = PyList_GET_ITEM(code, pc);
+        if (PyUnicode_Check(item)) {
+            Py_ssize_t len;
+            const char *s = PyUnicode_AsUTF8AndSize(item, &len);
+            if (!s) goto fail;
+            for (Py_ssize_t i = 0; i < len; i++) self->static_ascii &= (unsigned char)s[i] < 0x80;
+            if (markup_program_here(b) != (uint32_t)pc) goto misplaced;
+            st = markup_program_add_static(b, s, (size_t)len);
+            continue;
+        }
+        int opcode;
+        unsigned long a, bb;
+        if (!PyArg_ParseTuple(item, "ikk:_JinjaProgram instruction", &opcode, &a, &bb)) goto fail;
+        if (opcode <= MARKUP_OP_STATIC || opcode > MARKUP_OP_APPLY || a > UINT32_MAX ||
+            bb > UINT32_MAX) {
+            PyErr_Format(PyExc_ValueError, "_JinjaProgram: instruction %zd out of range", pc);
+            goto fail;
+        }
+        if (opcode == MARKUP_OP_APPLY && ((Py_ssize_t)a >= self->nops ||
+                                          !arity_ok(&self->ops[a], (uint32_t)bb))) {
+            PyErr_Format(PyExc_ValueError,
+                         "_JinjaProgram: instruction %zd applies an operation that does not "
+                         "exist or to the wrong number of values", pc);
+            goto fail;
+        }
+        if (opcode == MARKUP_OP_LOOP_INFO && bb >= JL_COUNT) {
+            PyErr_Format(PyExc_ValueError, "_JinjaProgram: instruction %zd: no such loop field",
+                         pc);
+            goto fail;
+        }
+        if (opcode == MARKUP_OP_WRITE && a != index) {
+            PyErr_Format(PyExc_ValueError, "_JinjaProgram: instruction %zd: no such slot", pc);
+            goto fail;
+        }
+        uint32_t at;
+        st = markup_program_emit(b, (markup_op)opcode, (uint32_t)a, (uint32_t)bb, &at);
+        if (st == MARKUP_OK && at != (uint32_t)pc) goto misplaced;
+    }
+    if (st != MARKUP_OK) {
+        markup_program_builder_free(b);
+        return raise_build(st, NULL);
+    }
+    markup_error err = MARKUP_ERROR_INIT;
+    st = markup_program_builder_finish(b, &self->prog, &err);
+    return st == MARKUP_OK ? 0 : raise_build(st, &err);
+misplaced:
+    PyErr_SetString(PyExc_ValueError, "_JinjaProgram: two static texts in a row");
+fail:
+    markup_program_builder_free(b);
+    return -1;
+}
+
+static PyObject *jinja_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    PyObject *code, *ops, *names, *undefined;
+    int autoescape;
+    static char *kwlist[] = {"code", "ops", "names", "undefined", "autoescape", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!O!Op:_JinjaProgram", kwlist, &PyList_Type,
+                                     &code, &PyTuple_Type, &ops, &PyTuple_Type, &names,
+                                     &undefined, &autoescape))
+        return NULL;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(names); i++) {
+        if (!PyUnicode_CheckExact(PyTuple_GET_ITEM(names, i))) {
+            PyErr_SetString(PyExc_TypeError, "_JinjaProgram: names must be str");
+            return NULL;
+        }
+    }
+    pm_state *st = pm_state_from_type(type);
+    if (!st) return NULL;
+    pm_jinja *self = (pm_jinja *)type->tp_alloc(type, 0);
+    if (!self) return NULL;
+    self->st = st;
+    self->names = Py_NewRef(names);
+    self->undefined = Py_NewRef(undefined);
+    self->autoescape = autoescape;
+    self->static_ascii = 1;
+    self->kw_name = Py_BuildValue("(s)", "name");
+    self->kw_obj_name = Py_BuildValue("(ss)", "obj", "name");
+    if (!self->kw_name || !self->kw_obj_name || read_ops(self, ops) < 0 || build(self, code) < 0) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    return (PyObject *)self;
+}
+
+static int jinja_traverse(PyObject *op, visitproc visit, void *arg) {
+    pm_jinja *self = (pm_jinja *)op;
+    Py_VISIT(Py_TYPE(op));
+    Py_VISIT(self->undefined);
+    for (Py_ssize_t i = 0; i < self->nops; i++) {
+        Py_VISIT(self->ops[i].payload);
+    }
+    return 0;
+}
+
+static int jinja_clear(PyObject *op) {
+    pm_jinja *self = (pm_jinja *)op;
+    Py_CLEAR(self->undefined);
+    free_ops(self);
+    return 0;
+}
+
+static void jinja_dealloc(PyObject *op) {
+    pm_jinja *self = (pm_jinja *)op;
+    PyTypeObject *type = Py_TYPE(op);
+    PyObject_GC_UnTrack(op);
+    jinja_clear(op);
+    Py_XDECREF(self->names);
+    Py_XDECREF(self->kw_name);
+    Py_XDECREF(self->kw_obj_name);
+    markup_program_free(self->prog);
+    type->tp_free(op);
+    Py_DECREF(type);
+}
+
+static PyObject *jinja_length(PyObject *op, void *closure) {
+    (void)closure;
+    pm_jinja *self = (pm_jinja *)op;
+    return PyLong_FromSize_t(self->prog ? markup_program_length(self->prog) : 0);
+}
+
+static PyMethodDef jinja_methods[] = {
+    {"render", (PyCFunction)(void (*)(void))jinja_render, METH_FASTCALL, render_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef jinja_getset[] = {
+    {"length", jinja_length, NULL, "Instructions in the program.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyType_Slot jinja_slots[] = {
+    {Py_tp_new, jinja_new},         {Py_tp_dealloc, jinja_dealloc},
+    {Py_tp_traverse, jinja_traverse}, {Py_tp_clear, jinja_clear},
+    {Py_tp_methods, jinja_methods}, {Py_tp_getset, jinja_getset},
+    {0, NULL},
+};
+
+static PyType_Spec jinja_spec = {
+    .name = "markup._core._JinjaProgram",
+    .basicsize = sizeof(pm_jinja),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .slots = jinja_slots,
+};
+
+int pm_jinja_init(PyObject *module, pm_state *st) {
+    (void)st;
+    PyTypeObject *type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &jinja_spec, NULL);
+    if (!type) return -1;
+    int r = PyModule_AddType(module, type);
+    Py_DECREF(type);
+    if (r < 0) return -1;
+    static const struct {
+        const char *name;
+        int value;
+    } numbers[] = {
+        {"CONST", J_CONST},       {"GETATTR", J_GETATTR},     {"GETITEM", J_GETITEM},
+        {"BINARY", J_BINARY},     {"COMPARE", J_COMPARE},     {"NOT", J_NOT},
+        {"NEG", J_NEG},           {"POS", J_POS},             {"CALL", J_CALL},
+        {"TUPLE", J_TUPLE},       {"LIST", J_LIST},           {"DICT", J_DICT},
+        {"UNPACK", J_UNPACK},     {"ADD", JB_ADD},            {"SUB", JB_SUB},
+        {"MUL", JB_MUL},          {"TRUEDIV", JB_TRUEDIV},    {"FLOORDIV", JB_FLOORDIV},
+        {"MOD", JB_MOD},          {"POW", JB_POW},            {"IN", JC_IN},
+        {"NOT_IN", JC_NOT_IN},    {"INDEX", JL_INDEX},        {"INDEX0", JL_INDEX0},
+        {"FIRST", JL_FIRST},      {"LAST", JL_LAST},          {"LENGTH", JL_LENGTH},
+        {"REVINDEX", JL_REVINDEX}, {"REVINDEX0", JL_REVINDEX0}, {"PREVITEM", JL_PREVITEM},
+        {"NEXTITEM", JL_NEXTITEM}, {"LOOP_ELSE", MARKUP_LOOP_ELSE},
+        {"LOOP_LOOKAHEAD", MARKUP_LOOP_LOOKAHEAD},
+    };
+    PyObject *consts = PyDict_New();
+    for (size_t i = 0; consts && i < sizeof numbers / sizeof *numbers; i++) {
+        PyObject *v = PyLong_FromLong(numbers[i].value);
+        if (!v || PyDict_SetItemString(consts, numbers[i].name, v) < 0) Py_CLEAR(consts);
+        Py_XDECREF(v);
+    }
+    if (!consts) return -1;
+    r = PyModule_AddObjectRef(module, "_jinja_ops", consts);
+    Py_DECREF(consts);
+    return r;
+}

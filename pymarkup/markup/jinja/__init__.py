@@ -1,0 +1,144 @@
+"""Jinja2 templates on markup's engine.
+
+    import markup.jinja
+
+    env = markup.jinja.Environment(loader=FileSystemLoader("templates"))
+    env.get_template("orders.html").render(orders=rows)   # Jinja2's bytes
+
+    markup.jinja.accelerate(app.jinja_env)   # an environment made elsewhere
+
+Templates are read by Jinja2's own lexer and parser, with the environment's
+settings, and compiled twice: by Jinja2 (as always) and, where markup
+compiles every construct the template uses, into a libmarkup template
+program that renders it in C. ``template.markup_native`` says which one
+``render()`` uses and ``template.markup_reason`` why not markup's.
+
+The output is Jinja2's. A render that raises in markup's program is run
+again by Jinja2's own code, so that the exception (and its traceback into
+the template) is Jinja2's; a callable that takes the context
+(``pass_context``) met at render time is handled the same way.
+"""
+
+import threading
+import weakref
+from collections import ChainMap
+from typing import Any, Dict, Optional, Tuple, Type
+
+import jinja2
+
+from ._compiler import Unsupported, compile_template
+
+__all__ = ["Environment", "Template", "accelerate"]
+
+_NOT_SEEN = "compiled before markup.jinja was given the environment, or read from a bytecode cache"
+
+
+class _Pending(threading.local):
+    # what the last _generate in this thread made of its template
+    compiled: Optional[Tuple[Any, Optional[str]]] = None
+
+
+_pending = _Pending()
+
+
+def _compiled(env: Any) -> "weakref.WeakKeyDictionary[Any, Tuple[Any, Optional[str]]]":
+    found = env.__dict__.get("_markup_compiled")
+    if found is None:
+        found = env.__dict__["_markup_compiled"] = weakref.WeakKeyDictionary()
+    return found
+
+
+class _Accelerating:
+    """What markup adds to a jinja2.Environment: each template Jinja2
+    compiles is also compiled to a markup program, kept with its code."""
+
+    def _generate(self, source: Any, name: Optional[str], filename: Optional[str],
+                  defer_init: bool = False) -> str:
+        _pending.compiled = None
+        generated = super()._generate(source, name, filename, defer_init)  # type: ignore[misc]
+        try:
+            _pending.compiled = (compile_template(self, source, name), None)
+        except Unsupported as exc:
+            _pending.compiled = (None, str(exc))
+        return generated
+
+    def _compile(self, source: str, filename: str) -> Any:
+        code = super()._compile(source, filename)  # type: ignore[misc]
+        compiled, _pending.compiled = _pending.compiled, None
+        if compiled is not None:
+            _compiled(self)[code] = compiled
+        return code
+
+
+class _NativeTemplate:
+    """What markup adds to a jinja2.Template: render() runs the program."""
+
+    _markup_program: Any = None
+    markup_reason: Optional[str] = _NOT_SEEN
+
+    @property
+    def markup_native(self) -> bool:
+        """Whether render() runs markup's program (else Jinja2's code)."""
+        return self._markup_program is not None
+
+    @classmethod
+    def from_code(cls, environment: Any, code: Any, globals: Any, uptodate: Any = None) -> Any:
+        template = super().from_code(environment, code, globals, uptodate)  # type: ignore[misc]
+        found = _compiled(environment).get(code)
+        if found is not None:
+            template._markup_program, template.markup_reason = found
+        return template
+
+    def render(self, *args: Any, **kwargs: Any) -> str:
+        program = self._markup_program
+        if program is not None:
+            globals_ = self.globals  # type: ignore[attr-defined]
+            maps = tuple(globals_.maps) if type(globals_) is ChainMap else (globals_,)
+            try:
+                return program.render(dict(*args, **kwargs), maps)  # type: ignore[no-any-return]
+            except Exception:
+                pass  # Jinja2 renders it again: its exception, its traceback
+        return super().render(*args, **kwargs)  # type: ignore[misc,no-any-return]
+
+
+class Template(_NativeTemplate, jinja2.Template):
+    """A jinja2.Template whose render() runs markup's program when the
+    template compiled to one (see markup_native and markup_reason)."""
+
+
+class Environment(_Accelerating, jinja2.Environment):
+    """A jinja2.Environment whose templates render on markup's engine."""
+
+    template_class = Template
+
+
+Template.environment_class = Environment
+
+_classes: Dict[Tuple[type, type], type] = {}
+
+
+def _with(mixin: type, base: type) -> type:
+    if issubclass(base, mixin):
+        return base
+    found = _classes.get((mixin, base))
+    if found is None:
+        found = _classes[(mixin, base)] = type(base.__name__, (mixin, base), {
+            "__module__": base.__module__,
+            "__qualname__": base.__qualname__,
+            "__doc__": base.__doc__,
+        })
+    return found
+
+
+def accelerate(env: Any) -> Any:
+    """Makes an existing jinja2.Environment (Flask's app.jinja_env,
+    Starlette's Jinja2Templates.env, Django's Jinja2 backend's env) compile
+    its templates to markup programs from now on, and returns it. Templates
+    it loaded before are loaded again when next asked for."""
+    if not isinstance(env, jinja2.Environment):
+        raise TypeError(f"accelerate() takes a jinja2.Environment, not {type(env).__name__}")
+    env.__class__ = _with(_Accelerating, type(env))
+    env.template_class = _with(_NativeTemplate, env.template_class)
+    if env.cache is not None:
+        env.cache.clear()
+    return env

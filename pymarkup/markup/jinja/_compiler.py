@@ -1,0 +1,505 @@
+"""Jinja2's parse of a template (its nodes) compiled to a libmarkup template
+program (markup._core._JinjaProgram), which runs it with Jinja2's rules.
+
+Only what this module compiles exactly as Jinja2's code generator does is
+compiled; anything else raises Unsupported with the construct's name, and
+the template is rendered by Jinja2's own code."""
+
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+from jinja2 import nodes
+from jinja2.nodes import EvalContext
+from jinja2.optimizer import Optimizer
+from jinja2.runtime import Context, markup_join, str_join
+from jinja2.utils import _PassArg
+
+from .. import _core
+
+_J = _core._jinja_ops
+OP_WRITE, OP_IF, OP_JUMP, OP_LOOP, OP_END_LOOP = 1, 2, 3, 4, 5
+OP_PARAM, OP_ITEM, OP_LOOP_INFO, OP_CYCLE, OP_APPLY = 6, 7, 8, 9, 10
+
+_BINARY = {
+    nodes.Add: _J["ADD"],
+    nodes.Sub: _J["SUB"],
+    nodes.Mul: _J["MUL"],
+    nodes.Div: _J["TRUEDIV"],
+    nodes.FloorDiv: _J["FLOORDIV"],
+    nodes.Mod: _J["MOD"],
+    nodes.Pow: _J["POW"],
+}
+_UNARY = {nodes.Not: _J["NOT"], nodes.Neg: _J["NEG"], nodes.Pos: _J["POS"]}
+# Py_LT ... Py_GE, then containment.
+_COMPARE = {"lt": 0, "lteq": 1, "eq": 2, "ne": 3, "gt": 4, "gteq": 5}
+_COMPARE.update({"in": _J["IN"], "notin": _J["NOT_IN"]})
+_LOOP_FIELDS = {
+    "index": _J["INDEX"],
+    "index0": _J["INDEX0"],
+    "first": _J["FIRST"],
+    "last": _J["LAST"],
+    "length": _J["LENGTH"],
+    "revindex": _J["REVINDEX"],
+    "revindex0": _J["REVINDEX0"],
+    "previtem": _J["PREVITEM"],
+    "nextitem": _J["NEXTITEM"],
+}
+# loop fields that are constants in a loop that is not recursive
+_LOOP_CONSTANTS = {"depth": 1, "depth0": 0}
+_NEEDS_LOOKAHEAD = {"last", "nextitem"}
+
+
+class Unsupported(Exception):
+    """The template uses something this compiler does not compile."""
+
+
+def _calls_with_context(env: Any, eval_ctx: EvalContext) -> Callable[..., Any]:
+    """Context.call for a render without a Context: a callable that asks
+    for the context is Jinja2's to run (the render starts over there)."""
+    undefined = env.undefined
+
+    def call(__obj: Any, *args: Any, **kwargs: Any) -> Any:
+        if hasattr(__obj, "__call__") and _PassArg.from_obj(__obj.__call__) is not None:  # noqa: B004
+            __obj = __obj.__call__
+        pass_arg = _PassArg.from_obj(__obj)
+        if pass_arg is _PassArg.context:
+            raise _NeedsContext
+        if pass_arg is _PassArg.eval_context:
+            args = (eval_ctx,) + args
+        elif pass_arg is _PassArg.environment:
+            args = (env,) + args
+        try:
+            return __obj(*args, **kwargs)
+        except StopIteration:
+            return undefined(
+                "value was undefined because a callable raised a StopIteration exception"
+            )
+
+    return call
+
+
+class _NeedsContext(Exception):
+    """A callable met at render time wants Jinja2's Context."""
+
+
+class _Loop:
+    def __init__(self, names: Dict[str, Tuple[int, ...]]) -> None:
+        self.names = names  # target name -> () for the item, (which, count) to unpack
+        self.lookahead = False
+
+
+class Compiler:
+    def __init__(self, env: Any, name: Optional[str]) -> None:
+        self.env = env
+        self.name = name
+        self.eval_ctx = EvalContext(env, name)
+        self.code: List[Any] = []
+        self.joinable = False  # the next static text may join the last
+        self.ops: List[Tuple[Any, ...]] = []
+        self.op_index: Dict[Any, int] = {}
+        self.names: List[str] = []
+        self.loops: List[_Loop] = []
+        self.call = _calls_with_context(env, self.eval_ctx)
+
+    # -- the program -------------------------------------------------------
+
+    def static(self, text: str) -> None:
+        if not text:
+            return
+        if self.joinable and self.code and isinstance(self.code[-1], str):
+            self.code[-1] += text
+        else:
+            self.code.append(text)
+        self.joinable = True
+
+    def emit(self, op: int, a: int = 0, b: int = 0) -> int:
+        self.code.append((op, a, b))
+        self.joinable = False
+        return len(self.code) - 1
+
+    def here(self) -> int:
+        self.joinable = False
+        return len(self.code)
+
+    def patch(self, at: int, target: int) -> None:
+        op, _, b = self.code[at]
+        self.code[at] = (op, target, b)
+
+    def apply(self, kind: str, nargs: int, payload: Any = None, which: int = 0, count: int = 0,
+              kwnames: Optional[Tuple[str, ...]] = None, dict_item: bool = False) -> None:
+        entry = (_J[kind], payload, which, count, kwnames, dict_item)
+        # constants apart by identity: equal ones may print differently (1, 1.0, True)
+        key = (entry[0], id(payload)) if kind == "CONST" else entry
+        try:
+            index = self.op_index.get(key)
+        except TypeError:  # an unhashable payload
+            key, index = None, None
+        if index is None:
+            self.ops.append(entry)
+            index = len(self.ops) - 1
+            if key is not None:  # (a constant stays alive in self.ops, so its id is its own)
+                self.op_index[key] = index
+        self.emit(OP_APPLY, index, nargs)
+
+    def program(self, template: nodes.Template) -> Any:
+        if self.env.is_async:
+            raise Unsupported("an async environment")
+        if self.env.finalize is not None:
+            raise Unsupported("finalize")
+        if getattr(self.env, "sandboxed", False):
+            raise Unsupported("a sandboxed environment")
+        base = _base_environment()
+        if type(self.env).getattr is not base.getattr or type(self.env).getitem is not base.getitem:
+            raise Unsupported("an environment with its own getattr or getitem")
+        if self.env.context_class is not Context:
+            raise Unsupported("an environment with its own context_class")
+        template = Optimizer(self.env).visit(template, self.eval_ctx) if self.env.optimized else template
+        self.body(template.body)
+        return _core._JinjaProgram(
+            self.code, tuple(self.ops), tuple(self.names), self.env.undefined,
+            bool(self.eval_ctx.autoescape),
+        )
+
+    # -- statements --------------------------------------------------------
+
+    def body(self, statements: List[nodes.Node]) -> None:
+        for node in statements:
+            method = getattr(self, "stmt_" + type(node).__name__, None)
+            if method is None:
+                raise Unsupported(_describe(node))
+            method(node)
+
+    def stmt_Output(self, node: nodes.Output) -> None:
+        for child in node.nodes:
+            if isinstance(child, nodes.TemplateData):
+                self.static(child.data)  # written as Jinja2 writes it: as is
+                continue
+            try:
+                const = child.as_const(self.eval_ctx)
+            except Exception:  # Jinja2 leaves these to run time too
+                pass
+            else:
+                self.static(str(_escape(const) if self.eval_ctx.autoescape else const))
+                continue
+            if isinstance(child, nodes.CondExpr):
+                self.branch(child.test, [child.expr1], [child.expr2] if child.expr2 else None,
+                            output=True, line=child.lineno)
+                continue
+            self.expr(child)
+            self.emit(OP_WRITE, 0)
+
+    def stmt_If(self, node: nodes.If) -> None:
+        self.if_chain(node.test, node.body, node.elif_, node.else_)
+
+    def if_chain(self, test: nodes.Expr, body: List[nodes.Node], elifs: List[nodes.If],
+                 else_: List[nodes.Node]) -> None:
+        if elifs:
+            first, rest = elifs[0], elifs[1:]
+            self.branch(test, body, [_Deferred(lambda: self.if_chain(first.test, first.body,
+                                                                     rest, else_))])
+        else:
+            self.branch(test, body, else_ or None)
+
+    def branch(self, test: nodes.Expr, then: List[Any], otherwise: Optional[List[Any]],
+               output: bool = False, line: int = 0) -> None:
+        false_jumps: List[int] = []
+        self.condition(test, false_jumps)
+        self.run(then, output)
+        if otherwise is not None:
+            end = self.emit(OP_JUMP)
+            target = self.here()
+            for at in false_jumps:
+                self.patch(at, target)
+            self.run(otherwise, output)
+            self.patch(end, self.here())
+        elif output:
+            end = self.emit(OP_JUMP)
+            target = self.here()
+            for at in false_jumps:
+                self.patch(at, target)
+            # Jinja2's value for an inline if without else
+            self.apply("CONST", 0, _inline_if_hint(line, self.name))
+            self.apply("CALL", 1, _base_undefined())
+            self.emit(OP_WRITE, 0)
+            self.patch(end, self.here())
+        else:
+            target = self.here()
+            for at in false_jumps:
+                self.patch(at, target)
+
+    def run(self, items: List[Any], output: bool) -> None:
+        for item in items:
+            if isinstance(item, _Deferred):
+                item.run()
+            elif output:
+                self.expr(item)
+                self.emit(OP_WRITE, 0)
+            else:
+                self.body([item])
+
+    def condition(self, test: nodes.Expr, false_jumps: List[int]) -> None:
+        """Code that goes on when `test` is true and jumps (through the
+        instructions it adds to false_jumps) when false, evaluating as
+        Python's `and`, `or` and `not` do."""
+        if isinstance(test, nodes.And):
+            self.condition(test.left, false_jumps)
+            self.condition(test.right, false_jumps)
+        elif isinstance(test, nodes.Or):
+            left_false: List[int] = []
+            self.condition(test.left, left_false)
+            to_body = self.emit(OP_JUMP)
+            target = self.here()
+            for at in left_false:
+                self.patch(at, target)
+            self.condition(test.right, false_jumps)
+            self.patch(to_body, self.here())
+        elif isinstance(test, nodes.Not):
+            inner_false: List[int] = []
+            self.condition(test.node, inner_false)
+            false_jumps.append(self.emit(OP_JUMP))  # inner true: not false
+            target = self.here()
+            for at in inner_false:
+                self.patch(at, target)
+        else:
+            self.expr(test)
+            false_jumps.append(self.emit(OP_IF))
+
+    def stmt_For(self, node: nodes.For) -> None:
+        if node.recursive:
+            raise Unsupported("a recursive for loop")
+        if node.test is not None:
+            raise Unsupported("a for loop with a filter (for ... if ...)")
+        names = _targets(node.target)
+        self.expr(node.iter)  # in the scope around the loop
+        loop = _Loop(names)
+        flags = _J["LOOP_ELSE"] if node.else_ else 0
+        start = self.emit(OP_LOOP, 0, flags)
+        self.loops.append(loop)
+        try:
+            self.body(node.body)
+        finally:
+            self.loops.pop()
+        if loop.lookahead:
+            self.code[start] = (OP_LOOP, 0, flags | _J["LOOP_LOOKAHEAD"])
+        self.emit(OP_END_LOOP, start + 1)
+        self.patch(start, self.here())
+        if node.else_:
+            end = self.emit(OP_JUMP)
+            self.body(node.else_)
+            self.patch(end, self.here())
+
+    # -- expressions -------------------------------------------------------
+
+    def expr(self, node: nodes.Expr) -> None:
+        """Code that pushes the value of `node`."""
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            raise Unsupported(_describe(node))
+        method(node)
+
+    def expr_Const(self, node: nodes.Const) -> None:
+        self.apply("CONST", 0, node.value)
+
+    def expr_Name(self, node: nodes.Name) -> None:
+        name = node.name
+        for level, loop in enumerate(reversed(self.loops)):
+            if name in loop.names:
+                self.emit(OP_ITEM, level)
+                place = loop.names[name]
+                if place:
+                    self.apply("UNPACK", 1, None, place[0], place[1])
+                return
+            if name == "loop":
+                raise Unsupported("the loop variable used other than as loop.<field>")
+        if name in ("self", "super", "caller", "varargs", "kwargs"):
+            raise Unsupported(f"the name '{name}'")
+        if name not in self.names:
+            self.names.append(name)
+        self.emit(OP_PARAM, self.names.index(name))
+
+    def expr_Getattr(self, node: nodes.Getattr) -> None:
+        if self.loop_field(node):
+            return
+        self.expr(node.node)
+        self.apply("GETATTR", 1, node.attr, dict_item=not hasattr(dict, node.attr))
+
+    def loop_field(self, node: nodes.Getattr) -> bool:
+        if not (isinstance(node.node, nodes.Name) and node.node.name == "loop" and self.loops):
+            return False
+        if any(node.node.name in loop.names for loop in self.loops):
+            return False  # a loop target named `loop`
+        loop = self.loops[-1]
+        if node.attr in _LOOP_CONSTANTS:
+            self.apply("CONST", 0, _LOOP_CONSTANTS[node.attr])
+            return True
+        if node.attr not in _LOOP_FIELDS:
+            raise Unsupported(f"loop.{node.attr}")
+        if node.attr in _NEEDS_LOOKAHEAD:
+            loop.lookahead = True
+        self.emit(OP_LOOP_INFO, 0, _LOOP_FIELDS[node.attr])
+        return True
+
+    def expr_Getitem(self, node: nodes.Getitem) -> None:
+        if isinstance(node.arg, nodes.Slice):
+            raise Unsupported("a slice")
+        self.expr(node.node)
+        self.expr(node.arg)
+        self.apply("GETITEM", 2)
+
+    def binop(self, node: nodes.BinExpr) -> None:
+        self.expr(node.left)
+        self.expr(node.right)
+        self.apply("BINARY", 2, None, _BINARY[type(node)])
+
+    expr_Add = expr_Sub = expr_Mul = expr_Div = expr_FloorDiv = expr_Mod = expr_Pow = binop
+
+    def unop(self, node: nodes.UnaryExpr) -> None:
+        self.expr(node.node)
+        self.apply(("NOT", "NEG", "POS")[[nodes.Not, nodes.Neg, nodes.Pos].index(type(node))], 1)
+
+    expr_Not = expr_Neg = expr_Pos = unop
+
+    def expr_Compare(self, node: nodes.Compare) -> None:
+        if len(node.ops) != 1:
+            raise Unsupported("a chained comparison")
+        self.expr(node.expr)
+        self.expr(node.ops[0].expr)
+        self.apply("COMPARE", 2, None, _COMPARE[node.ops[0].op])
+
+    def expr_Concat(self, node: nodes.Concat) -> None:
+        for part in node.nodes:
+            self.expr(part)
+        self.apply("TUPLE", len(node.nodes))
+        self.apply("CALL", 1, markup_join if self.eval_ctx.autoescape else str_join)
+
+    def expr_Tuple(self, node: nodes.Tuple) -> None:
+        for item in node.items:
+            self.expr(item)
+        self.apply("TUPLE", len(node.items))
+
+    def expr_List(self, node: nodes.List) -> None:
+        for item in node.items:
+            self.expr(item)
+        self.apply("LIST", len(node.items))
+
+    def expr_Dict(self, node: nodes.Dict) -> None:
+        for pair in node.items:
+            self.expr(pair.key)
+            self.expr(pair.value)
+        self.apply("DICT", 2 * len(node.items))
+
+    def expr_Filter(self, node: nodes.Filter) -> None:
+        self.filter_or_test(node, self.env.filters, "filter")
+
+    def expr_Test(self, node: nodes.Test) -> None:
+        self.filter_or_test(node, self.env.tests, "test")
+
+    def filter_or_test(self, node: Any, table: Dict[str, Any], what: str) -> None:
+        if node.node is None:
+            raise Unsupported(f"a {what} block")
+        if node.dyn_args is not None or node.dyn_kwargs is not None:
+            raise Unsupported(f"*args or **kwargs in a {what}")
+        func = table.get(node.name)
+        if func is None:
+            raise Unsupported(f"the unknown {what} '{node.name}'")
+        pass_arg = _PassArg.from_obj(func)
+        if pass_arg is _PassArg.context:
+            raise Unsupported(f"the {what} '{node.name}', which takes the context")
+        n = 0
+        if pass_arg is _PassArg.eval_context:
+            self.apply("CONST", 0, self.eval_ctx)
+            n = 1
+        elif pass_arg is _PassArg.environment:
+            self.apply("CONST", 0, self.env)
+            n = 1
+        self.expr(node.node)
+        self.call_args(func, node, n + 1)
+
+    def call_args(self, func: Any, node: Any, before: int) -> None:
+        for arg in node.args:
+            self.expr(arg)
+        for kw in node.kwargs:
+            self.expr(kw.value)
+        kwnames = tuple(kw.key for kw in node.kwargs) or None
+        self.apply("CALL", before + len(node.args) + len(node.kwargs), func, kwnames=kwnames)
+
+    def expr_Call(self, node: nodes.Call) -> None:
+        if node.dyn_args is not None or node.dyn_kwargs is not None:
+            raise Unsupported("*args or **kwargs in a call")
+        callee = node.node
+        if (
+            isinstance(callee, nodes.Getattr)
+            and callee.attr == "cycle"
+            and isinstance(callee.node, nodes.Name)
+            and callee.node.name == "loop"
+            and self.loops
+            and not any("loop" in loop.names for loop in self.loops)
+        ):
+            if node.kwargs or not node.args:
+                raise Unsupported("loop.cycle() without arguments or with keywords")
+            for arg in node.args:
+                self.expr(arg)
+            self.emit(OP_CYCLE, 0, len(node.args))
+            return
+        self.expr(callee)
+        self.call_args(self.call, node, 1)
+
+    def expr_CondExpr(self, node: nodes.CondExpr) -> None:
+        raise Unsupported("an inline if inside an expression")
+
+    def expr_And(self, node: nodes.And) -> None:
+        raise Unsupported("'and' as a value")
+
+    expr_Or = expr_And
+
+
+class _Deferred:
+    def __init__(self, run: Callable[[], None]) -> None:
+        self.run = run
+
+
+def _targets(target: nodes.Expr) -> Dict[str, Tuple[int, ...]]:
+    if isinstance(target, nodes.Name):
+        return {target.name: ()}
+    if isinstance(target, nodes.Tuple) and all(isinstance(t, nodes.Name) for t in target.items):
+        names = [t.name for t in target.items]
+        if len(set(names)) != len(names):
+            raise Unsupported("a loop target that repeats a name")
+        return {t.name: (i, len(names)) for i, t in enumerate(target.items)}
+    raise Unsupported("a nested loop target")
+
+
+def _describe(node: nodes.Node) -> str:
+    what = type(node).__name__
+    line = getattr(node, "lineno", None)
+    return f"{what} (line {line})" if line else what
+
+
+def _escape(value: Any) -> Any:
+    from markupsafe import escape
+
+    return escape(value)
+
+
+def _base_environment() -> Any:
+    from jinja2 import Environment
+
+    return Environment
+
+
+def _base_undefined() -> Any:
+    from jinja2.runtime import Undefined
+
+    return Undefined
+
+
+def _inline_if_hint(line: int, name: Optional[str]) -> str:
+    where = f"line {line}" + (f" in {name!r}" if name is not None else "")
+    return (
+        f"the inline if-expression on {where} evaluated to false and no else section "
+        f"was defined."
+    )
+
+
+def compile_template(env: Any, template: nodes.Template, name: Optional[str]) -> Any:
+    """The program for `template`, or Unsupported naming why not."""
+    return Compiler(env, name).program(template)
