@@ -7,7 +7,7 @@ CMAKE  := $(VENV)/bin/cmake
 BUILD  := build
 JOBS   ?= 2
 
-.PHONY: all bench bench-quick bench-deps bench-c test setup system venv install cbuild ctest pytest parser-state lint lint-deps format clean
+.PHONY: all bench bench-quick bench-deps bench-c test setup system venv install cbuild ctest pytest jinja2-suite parser-state lint lint-deps format clean
 .PHONY: fuzz fuzz-ci fuzz-build cross-check cross-pytest
 
 all: test
@@ -38,8 +38,9 @@ $(VENV)/.bench-stamp: bench/requirements.txt $(VENV)/.stamp
 	$(PY) -m pip install -q -r bench/requirements.txt
 	touch $@
 
-## Every test: the C tests (ctest/cmocka), then the Python tests (pytest).
-test: ctest pytest
+## Every test: the C tests (ctest/cmocka), the Python tests (pytest), then
+## Jinja2's own test suite run on markup.jinja.
+test: ctest pytest jinja2-suite
 
 system:
 	bash scripts/install-system-deps.sh
@@ -107,6 +108,9 @@ bench-c: venv
 
 pytest: install
 	$(PY) -m pytest -q
+
+jinja2-suite: install
+	bash scripts/jinja2-suite.sh $(abspath $(PY)) $(abspath $(BUILD))/jinja2-suite
 
 ## Lint: clang-format (check mode) over every C source, ruff (lint and
 ## format check) over the Python code. `make format` rewrites both.

@@ -466,6 +466,19 @@ static PyObject *resolve(jinja_call *c, PyObject *vars, PyObject *globals, PyObj
                                c->self->kw_name);
 }
 
+/* The failing instruction, as the exception's _markup_pc (for the template
+   line in its traceback), where the exception takes attributes. */
+static void note_fault(uint32_t pc) {
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    PyObject *at = PyLong_FromUnsignedLong(pc);
+    if (!at || !value || PyObject_SetAttrString(value, "_markup_pc", at) < 0) PyErr_Clear();
+    Py_XDECREF(at);
+    if (tb && value) PyException_SetTraceback(value, tb);
+    PyErr_Restore(type, value, tb);
+}
+
 PyDoc_STRVAR(render_doc,
              "render(vars, globals) -> str\n--\n\n"
              "Run the template over `vars` (a dict) and `globals` (a tuple of\n"
@@ -478,6 +491,17 @@ static PyObject *jinja_render(PyObject *op, PyObject *const *args, Py_ssize_t na
         return NULL;
     }
     if (pm_stack_check("in a Jinja2 template") < 0) return NULL;
+    {
+        /* Jinja2 passes the variables as keywords: only str names. */
+        Py_ssize_t pos = 0;
+        PyObject *key, *value;
+        while (PyDict_Next(args[0], &pos, &key, &value)) {
+            if (!PyUnicode_Check(key)) {
+                PyErr_SetString(PyExc_TypeError, "keywords must be strings");
+                return NULL;
+            }
+        }
+    }
     jinja_call c = {self, self->static_ascii};
     Py_ssize_t n = PyTuple_GET_SIZE(self->names);
     PyObject *small[16];
@@ -491,14 +515,16 @@ static PyObject *jinja_render(PyObject *op, PyObject *const *args, Py_ssize_t na
     }
     markup_buf buf;
     markup_buf_init(&buf, &pm_pymem_alloc);
+    markup_program_fault fault;
     markup_status st = markup_program_run(self->prog, &jinja_data, &c, (void *const *)params,
-                                          (size_t)n, &buf, NULL);
+                                          (size_t)n, &buf, &fault);
     if (st == MARKUP_OK) {
         result = c.ascii ? PyUnicode_New((Py_ssize_t)buf.len, 127)
                          : PyUnicode_DecodeUTF8(buf.data, (Py_ssize_t)buf.len, "strict");
         if (result && c.ascii && buf.len) memcpy(PyUnicode_DATA(result), buf.data, buf.len);
-    } else if (!PyErr_Occurred()) {
-        pm_raise_status(st, "render()");
+    } else {
+        if (!PyErr_Occurred()) pm_raise_status(st, "render()");
+        note_fault(fault.pc);
     }
     markup_buf_free(&buf);
 done:

@@ -19,6 +19,7 @@ the template) is Jinja2's; a callable that takes the context
 (``pass_context``) met at render time is handled the same way.
 """
 
+import sys
 import threading
 import weakref
 from collections import ChainMap
@@ -26,7 +27,9 @@ from typing import Any, Dict, Optional, Tuple, Type
 
 import jinja2
 
-from ._compiler import Unsupported, compile_template
+from ._compiler import Compiled, Unsupported, compile_template, internal_code, render_state
+
+_internal_code = internal_code
 
 __all__ = ["Environment", "Template", "accelerate"]
 
@@ -54,13 +57,13 @@ class _Accelerating:
 
     def _generate(self, source: Any, name: Optional[str], filename: Optional[str],
                   defer_init: bool = False) -> str:
-        _pending.compiled = None
-        generated = super()._generate(source, name, filename, defer_init)  # type: ignore[misc]
+        # First, so that Jinja2's code generator finds the constants this
+        # folded (as it would fold them itself) and calls no filter twice.
         try:
             _pending.compiled = (compile_template(self, source, name), None)
         except Unsupported as exc:
             _pending.compiled = (None, str(exc))
-        return generated
+        return super()._generate(source, name, filename, defer_init)  # type: ignore[misc,no-any-return]
 
     def _compile(self, source: str, filename: str) -> Any:
         code = super()._compile(source, filename)  # type: ignore[misc]
@@ -90,15 +93,56 @@ class _NativeTemplate:
         return template
 
     def render(self, *args: Any, **kwargs: Any) -> str:
-        program = self._markup_program
-        if program is not None:
-            globals_ = self.globals  # type: ignore[attr-defined]
-            maps = tuple(globals_.maps) if type(globals_) is ChainMap else (globals_,)
+        compiled: Optional[Compiled] = self._markup_program
+        if compiled is None:
+            return super().render(*args, **kwargs)  # type: ignore[misc,no-any-return]
+        vars = dict(*args, **kwargs)
+        globals_ = self.globals  # type: ignore[attr-defined]
+        maps = tuple(globals_.maps) if type(globals_) is ChainMap else (globals_,)
+        if not compiled.calls:
             try:
-                return program.render(dict(*args, **kwargs), maps)  # type: ignore[no-any-return]
-            except Exception:
-                pass  # Jinja2 renders it again: its exception, its traceback
-        return super().render(*args, **kwargs)  # type: ignore[misc,no-any-return]
+                return compiled.program.render(vars, maps)  # type: ignore[no-any-return]
+            except Exception as exc:
+                raise self._markup_traceback(exc) from exc.__cause__
+        outer = render_state.current
+        render_state.current = (self, vars)
+        try:
+            return compiled.program.render(vars, maps)  # type: ignore[no-any-return]
+        except Exception as exc:
+            raise self._markup_traceback(exc) from exc.__cause__
+        finally:
+            render_state.current = outer
+
+    def _markup_traceback(self, exc: BaseException) -> BaseException:
+        """`exc` with its traceback going through the template's line that
+        failed, as Jinja2 shows it, then into the Python code it called."""
+        pc = getattr(exc, "_markup_pc", None)
+        lines = self._markup_program.lines
+        tb = exc.__traceback__
+        if pc is None or not 0 <= pc < len(lines) or tb is None:
+            return exc
+        frame = _template_frame(exc, self.filename or "<template>", lines[pc])  # type: ignore[attr-defined]
+        last = frame
+        called = tb.tb_next  # the frames of what the template called
+        while called is not None:
+            if called.tb_frame.f_code not in _internal_code:
+                last.tb_next = called
+                last = called
+            called = called.tb_next
+        last.tb_next = None
+        return exc.with_traceback(frame)
+
+
+def _template_frame(exc: BaseException, filename: str, line: int) -> Any:
+    """A traceback entry at `line` of the template file: a code object made
+    to raise `exc` from there, named as Jinja2 names a template's frame."""
+    code = compile("\n" * (line - 1) + "raise __markup_exception__", filename, "exec")
+    code = code.replace(co_name="top-level template code")
+    try:
+        exec(code, {"__name__": filename, "__file__": filename, "__markup_exception__": exc})
+    except BaseException:
+        return sys.exc_info()[2].tb_next  # type: ignore[union-attr]
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 class Template(_NativeTemplate, jinja2.Template):

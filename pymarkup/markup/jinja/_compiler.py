@@ -5,6 +5,7 @@ Only what this module compiles exactly as Jinja2's code generator does is
 compiled; anything else raises Unsupported with the construct's name, and
 the template is rendered by Jinja2's own code."""
 
+import threading
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from jinja2 import nodes
@@ -48,13 +49,35 @@ _LOOP_CONSTANTS = {"depth": 1, "depth0": 0}
 _NEEDS_LOOKAHEAD = {"last", "nextitem"}
 
 
+class Compiled:
+    """A template's program, the template line of each instruction, and
+    whether it calls values (which then need the render's state)."""
+
+    __slots__ = ("program", "lines", "calls")
+
+    def __init__(self, program: Any, lines: Tuple[int, ...], calls: bool) -> None:
+        self.program = program
+        self.lines = lines
+        self.calls = calls
+
+
 class Unsupported(Exception):
     """The template uses something this compiler does not compile."""
 
 
+class Render(threading.local):
+    """The render under way in this thread, for a callable that takes the
+    context: (template, vars), set while a program that calls Python runs."""
+
+    current: Optional[Tuple[Any, Dict[str, Any]]] = None
+
+
+render_state = Render()
+
+
 def _calls_with_context(env: Any, eval_ctx: EvalContext) -> Callable[..., Any]:
-    """Context.call for a render without a Context: a callable that asks
-    for the context is Jinja2's to run (the render starts over there)."""
+    """Context.call, for a render that makes its Context only when a
+    callable asks for it."""
     undefined = env.undefined
 
     def call(__obj: Any, *args: Any, **kwargs: Any) -> Any:
@@ -62,8 +85,9 @@ def _calls_with_context(env: Any, eval_ctx: EvalContext) -> Callable[..., Any]:
             __obj = __obj.__call__
         pass_arg = _PassArg.from_obj(__obj)
         if pass_arg is _PassArg.context:
-            raise _NeedsContext
-        if pass_arg is _PassArg.eval_context:
+            template, vars = render_state.current  # type: ignore[misc]
+            args = (template.new_context(vars),) + args
+        elif pass_arg is _PassArg.eval_context:
             args = (eval_ctx,) + args
         elif pass_arg is _PassArg.environment:
             args = (env,) + args
@@ -74,11 +98,12 @@ def _calls_with_context(env: Any, eval_ctx: EvalContext) -> Callable[..., Any]:
                 "value was undefined because a callable raised a StopIteration exception"
             )
 
+    internal_code.add(call.__code__)
     return call
 
 
-class _NeedsContext(Exception):
-    """A callable met at render time wants Jinja2's Context."""
+# Frames a traceback into the template leaves out, as Jinja2 leaves out its own.
+internal_code: set = set()
 
 
 class _Loop:
@@ -93,12 +118,15 @@ class Compiler:
         self.name = name
         self.eval_ctx = EvalContext(env, name)
         self.code: List[Any] = []
+        self.lines: List[int] = []  # per instruction: the template line it stands for
+        self.line = 1
         self.joinable = False  # the next static text may join the last
         self.ops: List[Tuple[Any, ...]] = []
         self.op_index: Dict[Any, int] = {}
         self.names: List[str] = []
         self.loops: List[_Loop] = []
         self.call = _calls_with_context(env, self.eval_ctx)
+        self.calls = False  # the template calls a value (which may take the context)
 
     # -- the program -------------------------------------------------------
 
@@ -109,10 +137,12 @@ class Compiler:
             self.code[-1] += text
         else:
             self.code.append(text)
+            self.lines.append(self.line)
         self.joinable = True
 
     def emit(self, op: int, a: int = 0, b: int = 0) -> int:
         self.code.append((op, a, b))
+        self.lines.append(self.line)
         self.joinable = False
         return len(self.code) - 1
 
@@ -152,17 +182,24 @@ class Compiler:
             raise Unsupported("an environment with its own getattr or getitem")
         if self.env.context_class is not Context:
             raise Unsupported("an environment with its own context_class")
-        template = Optimizer(self.env).visit(template, self.eval_ctx) if self.env.optimized else template
+        if template.find(nodes.EvalContextModifier) is not None:
+            raise Unsupported("an autoescape block")  # before the optimizer: Jinja2's skips these
+        if self.env.optimized:
+            # Jinja2's code generator folds constants expression by
+            # expression; folded here first, it finds them folded.
+            template = Optimizer(self.env).visit(template, self.eval_ctx)
         self.body(template.body)
-        return _core._JinjaProgram(
+        program = _core._JinjaProgram(
             self.code, tuple(self.ops), tuple(self.names), self.env.undefined,
             bool(self.eval_ctx.autoescape),
         )
+        return Compiled(program, tuple(self.lines), self.calls)
 
     # -- statements --------------------------------------------------------
 
     def body(self, statements: List[nodes.Node]) -> None:
         for node in statements:
+            self.line = getattr(node, "lineno", self.line)
             method = getattr(self, "stmt_" + type(node).__name__, None)
             if method is None:
                 raise Unsupported(_describe(node))
@@ -173,12 +210,8 @@ class Compiler:
             if isinstance(child, nodes.TemplateData):
                 self.static(child.data)  # written as Jinja2 writes it: as is
                 continue
-            try:
-                const = child.as_const(self.eval_ctx)
-            except Exception:  # Jinja2 leaves these to run time too
-                pass
-            else:
-                self.static(str(_escape(const) if self.eval_ctx.autoescape else const))
+            if isinstance(child, nodes.Const):  # as the optimizer left it
+                self.static(str(_escape(child.value) if self.eval_ctx.autoescape else child.value))
                 continue
             if isinstance(child, nodes.CondExpr):
                 self.branch(child.test, [child.expr1], [child.expr2] if child.expr2 else None,
@@ -291,6 +324,7 @@ class Compiler:
 
     def expr(self, node: nodes.Expr) -> None:
         """Code that pushes the value of `node`."""
+        self.line = getattr(node, "lineno", self.line)
         method = getattr(self, "expr_" + type(node).__name__, None)
         if method is None:
             raise Unsupported(_describe(node))
@@ -441,6 +475,7 @@ class Compiler:
             self.emit(OP_CYCLE, 0, len(node.args))
             return
         self.expr(callee)
+        self.calls = True
         self.call_args(self.call, node, 1)
 
     def expr_CondExpr(self, node: nodes.CondExpr) -> None:
