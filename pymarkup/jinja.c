@@ -35,6 +35,7 @@ typedef enum jinja_apply {
     J_LIST,      /* [v1, ..., vn] */
     J_DICT,      /* {k1: v1, ...} from k1, v1, k2, v2 ... */
     J_UNPACK,    /* item `which` of x unpacked into `count` names */
+    J_ITEM,      /* x[payload], a constant key: GETITEM's rule */
     J_APPLY_COUNT
 } jinja_apply;
 
@@ -237,6 +238,7 @@ static markup_status d_apply(void *ctx, uint32_t op, void *const *args, uint32_t
         }
         break;
     case J_UNPACK: v = unpack(a[0], o->count, o->which); break;
+    case J_ITEM: v = jinja_getitem(c, a[0], o->payload); break;
     default: PyErr_SetString(PyExc_SystemError, "_JinjaProgram: unknown operation");
     }
     if (!v) return MARKUP_ERR_SLOT_VALUE;
@@ -434,9 +436,54 @@ static markup_status d_write(void *ctx, const markup_program_slot *slot, void *v
     return st;
 }
 
+/* A field of an exact dict read in place (borrowed): x.name where dict
+   has no attribute `name`, or x[key] with a constant str key. NULL when
+   the general rule must run (not such a dict, or the key is missing). */
+static inline PyObject *dict_field(const jinja_op *o, PyObject *obj) {
+    if (!PyDict_CheckExact(obj)) return NULL;
+    if (o->kind == J_ITEM ? !PyUnicode_CheckExact(o->payload) : !(o->kind == J_GETATTR && o->dict_item))
+        return NULL;
+    PyObject *v = PyDict_GetItemWithError(obj, o->payload);
+    if (!v) PyErr_Clear(); /* a key's __eq__ failed: the general rule runs it again */
+    return v;
+}
+
+/* An operation on a loop item or a variable whose result is written at
+   once: a dict's str or number written where it lies. */
+static markup_status d_apply_write(void *ctx, uint32_t op, void *arg,
+                                   const markup_program_slot *slot, markup_buf *out) {
+    jinja_call *c = ctx;
+    PyObject *v = dict_field(&c->self->ops[op], arg);
+    if (v && (PyUnicode_CheckExact(v) || PyLong_CheckExact(v) || PyFloat_CheckExact(v)))
+        return d_write(ctx, slot, v, out); /* writing a str or number runs no Python code */
+    void *owned;
+    markup_status st = d_apply(ctx, op, &arg, 1, &owned);
+    if (st != MARKUP_OK) return st;
+    st = d_write(ctx, slot, owned, out);
+    Py_DECREF((PyObject *)owned);
+    return st;
+}
+
+/* Likewise for a test: the truth of a bool, None, int or str runs no
+   Python code. */
+static markup_status d_apply_truth(void *ctx, uint32_t op, void *arg, bool *out) {
+    jinja_call *c = ctx;
+    PyObject *v = dict_field(&c->self->ops[op], arg);
+    if (v && (PyBool_Check(v) || v == Py_None || PyLong_CheckExact(v) || PyUnicode_CheckExact(v))) {
+        *out = PyObject_IsTrue(v) > 0;
+        return MARKUP_OK;
+    }
+    void *owned;
+    markup_status st = d_apply(ctx, op, &arg, 1, &owned);
+    if (st != MARKUP_OK) return st;
+    st = d_truth(ctx, owned, out);
+    Py_DECREF((PyObject *)owned);
+    return st;
+}
+
 static const markup_program_data jinja_data = {
-    d_retain,   d_release,    d_apply, d_truth, d_iter_begin, d_iter_next,
-    d_iter_end, d_loop_value, d_write, NULL,    NULL,
+    d_retain,   d_release,    d_apply, d_truth,       d_iter_begin,  d_iter_next,
+    d_iter_end, d_loop_value, d_write, d_apply_write, d_apply_truth,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -579,6 +626,7 @@ static int arity_ok(const jinja_op *o, uint32_t nargs) {
     case J_NOT:
     case J_NEG:
     case J_POS:
+    case J_ITEM:
     case J_UNPACK: return nargs == 1;
     case J_GETITEM:
     case J_BINARY:
@@ -775,7 +823,7 @@ int pm_jinja_init(PyObject *module, pm_state *st) {
         {"NOT_IN", JC_NOT_IN},    {"INDEX", JL_INDEX},        {"INDEX0", JL_INDEX0},
         {"FIRST", JL_FIRST},      {"LAST", JL_LAST},          {"LENGTH", JL_LENGTH},
         {"REVINDEX", JL_REVINDEX}, {"REVINDEX0", JL_REVINDEX0}, {"PREVITEM", JL_PREVITEM},
-        {"NEXTITEM", JL_NEXTITEM}, {"LOOP_ELSE", MARKUP_LOOP_ELSE},
+        {"NEXTITEM", JL_NEXTITEM}, {"LOOP_ELSE", MARKUP_LOOP_ELSE},    {"ITEM", J_ITEM},
         {"LOOP_LOOKAHEAD", MARKUP_LOOP_LOOKAHEAD},
     };
     PyObject *consts = PyDict_New();

@@ -376,6 +376,9 @@ class Compiler:
         if isinstance(node.arg, nodes.Slice):
             raise Unsupported("a slice")
         self.expr(node.node)
+        if isinstance(node.arg, nodes.Const):
+            self.apply("ITEM", 1, node.arg.value)
+            return
         self.expr(node.arg)
         self.apply("GETITEM", 2)
 
