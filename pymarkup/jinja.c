@@ -36,6 +36,7 @@ typedef enum jinja_apply {
     J_DICT,      /* {k1: v1, ...} from k1, v1, k2, v2 ... */
     J_UNPACK,    /* item `which` of x unpacked into `count` names */
     J_ITEM,      /* x[payload], a constant key: GETITEM's rule */
+    J_STORE,     /* parameter `which` becomes x ({% set %}); gives None */
     J_APPLY_COUNT
 } jinja_apply;
 
@@ -78,6 +79,7 @@ typedef struct pm_jinja {
 /* What a run needs besides the program. */
 typedef struct jinja_call {
     pm_jinja *self;
+    PyObject **params; /* the run's parameters (owned by render), which STORE replaces */
     int ascii;             /* everything written so far is ASCII */
 } jinja_call;
 
@@ -239,6 +241,10 @@ static markup_status d_apply(void *ctx, uint32_t op, void *const *args, uint32_t
         break;
     case J_UNPACK: v = unpack(a[0], o->count, o->which); break;
     case J_ITEM: v = jinja_getitem(c, a[0], o->payload); break;
+    case J_STORE:
+        Py_SETREF(c->params[o->which], Py_NewRef(a[0]));
+        v = Py_NewRef(Py_None);
+        break;
     default: PyErr_SetString(PyExc_SystemError, "_JinjaProgram: unknown operation");
     }
     if (!v) return MARKUP_ERR_SLOT_VALUE;
@@ -549,13 +555,14 @@ static PyObject *jinja_render(PyObject *op, PyObject *const *args, Py_ssize_t na
             }
         }
     }
-    jinja_call c = {self, self->static_ascii};
+    jinja_call c = {self, NULL, self->static_ascii};
     Py_ssize_t n = PyTuple_GET_SIZE(self->names);
     PyObject *small[16];
     PyObject **params = n <= 16 ? small : PyMem_Calloc((size_t)n, sizeof *params);
     if (!params) return PyErr_NoMemory();
     Py_ssize_t got = 0;
     PyObject *result = NULL;
+    c.params = params;
     for (; got < n; got++) {
         params[got] = resolve(&c, args[0], args[1], PyTuple_GET_ITEM(self->names, got));
         if (!params[got]) goto done;
@@ -609,6 +616,7 @@ static int read_ops(pm_jinja *self, PyObject *ops) {
         if (o->kind == J_BINARY) ok = o->which >= 0 && o->which < JB_COUNT;
         if (o->kind == J_COMPARE) ok = o->which >= 0 && o->which < JC_COUNT;
         if (o->kind == J_UNPACK) ok = o->count > 0 && o->which >= 0 && o->which < o->count;
+        if (o->kind == J_STORE) ok = o->which >= 0 && o->which < PyTuple_GET_SIZE(self->names);
         if (o->kind == J_CALL) ok = !o->kwnames || PyTuple_CheckExact(o->kwnames);
         if (!ok) {
             PyErr_Format(PyExc_ValueError, "_JinjaProgram: operation %zd is malformed", i);
@@ -627,6 +635,7 @@ static int arity_ok(const jinja_op *o, uint32_t nargs) {
     case J_NEG:
     case J_POS:
     case J_ITEM:
+    case J_STORE:
     case J_UNPACK: return nargs == 1;
     case J_GETITEM:
     case J_BINARY:
@@ -823,7 +832,7 @@ int pm_jinja_init(PyObject *module, pm_state *st) {
         {"NOT_IN", JC_NOT_IN},    {"INDEX", JL_INDEX},        {"INDEX0", JL_INDEX0},
         {"FIRST", JL_FIRST},      {"LAST", JL_LAST},          {"LENGTH", JL_LENGTH},
         {"REVINDEX", JL_REVINDEX}, {"REVINDEX0", JL_REVINDEX0}, {"PREVITEM", JL_PREVITEM},
-        {"NEXTITEM", JL_NEXTITEM}, {"LOOP_ELSE", MARKUP_LOOP_ELSE},    {"ITEM", J_ITEM},
+        {"NEXTITEM", JL_NEXTITEM}, {"LOOP_ELSE", MARKUP_LOOP_ELSE},    {"ITEM", J_ITEM}, {"STORE", J_STORE},
         {"LOOP_LOOKAHEAD", MARKUP_LOOP_LOOKAHEAD},
     };
     PyObject *consts = PyDict_New();

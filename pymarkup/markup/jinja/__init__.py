@@ -96,6 +96,11 @@ class _NativeTemplate:
         compiled: Optional[Compiled] = self._markup_program
         if compiled is None:
             return super().render(*args, **kwargs)  # type: ignore[misc,no-any-return]
+        for name, parent, template in compiled.deps:
+            # Jinja2 asks for a parent or an included template on every
+            # render: one changed since (auto_reload) is rendered by Jinja2
+            if self.environment.get_template(name, parent) is not template:  # type: ignore[attr-defined]
+                return super().render(*args, **kwargs)  # type: ignore[misc,no-any-return]
         vars = dict(*args, **kwargs)
         globals_ = self.globals  # type: ignore[attr-defined]
         maps = tuple(globals_.maps) if type(globals_) is ChainMap else (globals_,)

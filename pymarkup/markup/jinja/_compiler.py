@@ -9,6 +9,7 @@ import threading
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from jinja2 import nodes
+from jinja2.compiler import CodeGenerator
 from jinja2.nodes import EvalContext
 from jinja2.optimizer import Optimizer
 from jinja2.runtime import Context, markup_join, str_join
@@ -53,12 +54,18 @@ class Compiled:
     """A template's program, the template line of each instruction, and
     whether it calls values (which then need the render's state)."""
 
-    __slots__ = ("program", "lines", "calls")
+    __slots__ = ("program", "lines", "calls", "ast", "autoescape", "deps")
 
-    def __init__(self, program: Any, lines: Tuple[int, ...], calls: bool) -> None:
+    def __init__(self, program: Any, lines: Tuple[int, ...], calls: bool, ast: nodes.Template,
+                 autoescape: bool, deps: Tuple[Tuple[str, Optional[str], Any], ...]) -> None:
         self.program = program
         self.lines = lines
         self.calls = calls
+        self.ast = ast  # as compiled (constants folded), for templates that extend or include it
+        self.autoescape = autoescape
+        # (name, parent, template): what env.get_template(name, parent) gave
+        # when this was compiled; a render checks that it still does
+        self.deps = deps
 
 
 class Unsupported(Exception):
@@ -106,6 +113,16 @@ def _calls_with_context(env: Any, eval_ctx: EvalContext) -> Callable[..., Any]:
 internal_code: set = set()
 
 
+class _Loading(threading.local):
+    stack: List[str]
+
+    def __init__(self) -> None:
+        self.stack = []
+
+
+_loading = _Loading()  # the templates this thread is compiling, by name
+
+
 class _Loop:
     def __init__(self, names: Dict[str, Tuple[int, ...]]) -> None:
         self.names = names  # target name -> () for the item, (which, count) to unpack
@@ -127,6 +144,12 @@ class Compiler:
         self.loops: List[_Loop] = []
         self.call = _calls_with_context(env, self.eval_ctx)
         self.calls = False  # the template calls a value (which may take the context)
+        # block name -> its definitions, the most derived first (for super())
+        self.blocks: Dict[str, List[nodes.Block]] = {}
+        # block name -> the definition being compiled, and whether it sees the loops around
+        self.super_level: Dict[str, Tuple[int, bool]] = {}
+        self.deps: List[Tuple[str, Optional[str], Any]] = []
+        self.local_scope = 0  # > 0 inside a loop, a block or an included template
 
     # -- the program -------------------------------------------------------
 
@@ -180,6 +203,8 @@ class Compiler:
         base = _base_environment()
         if type(self.env).getattr is not base.getattr or type(self.env).getitem is not base.getitem:
             raise Unsupported("an environment with its own getattr or getitem")
+        if self.env.code_generator_class is not CodeGenerator:
+            raise Unsupported("an environment with its own code_generator_class")
         if self.env.context_class is not Context:
             raise Unsupported("an environment with its own context_class")
         if template.find(nodes.EvalContextModifier) is not None:
@@ -188,12 +213,145 @@ class Compiler:
             # Jinja2's code generator folds constants expression by
             # expression; folded here first, it finds them folded.
             template = Optimizer(self.env).visit(template, self.eval_ctx)
-        self.body(template.body)
+        body, self.blocks = self.inherit(template, self.name)
+        self.body(body)
+        autoescape = bool(self.eval_ctx.autoescape)
         program = _core._JinjaProgram(
-            self.code, tuple(self.ops), tuple(self.names), self.env.undefined,
-            bool(self.eval_ctx.autoescape),
+            self.code, tuple(self.ops), tuple(self.names), self.env.undefined, autoescape
         )
-        return Compiled(program, tuple(self.lines), self.calls)
+        return Compiled(program, tuple(self.lines), self.calls, template, autoescape,
+                        tuple(self.deps))
+
+    # -- other templates ---------------------------------------------------
+
+    def load(self, node: nodes.Expr, parent: Optional[str], what: str) -> "Compiled":
+        """The compiled template a constant name in `node` names, loaded as
+        Jinja2 loads it when rendering (env.get_template(name, parent))."""
+        if not (isinstance(node, nodes.Const) and isinstance(node.value, str)):
+            raise Unsupported(f"{what} of a template named at run time")
+        name = node.value
+        stack = _loading.stack
+        if name in stack:
+            raise Unsupported(f"{what} of '{name}', which is being compiled (a cycle)")
+        stack.append(name)
+        try:
+            template = self.env.get_template(name, parent)
+        except Exception as exc:
+            raise Unsupported(f"{what} of '{name}', which could not be loaded: {exc}") from None
+        finally:
+            stack.pop()
+        compiled = getattr(template, "_markup_program", None)
+        if compiled is None:
+            why = getattr(template, "markup_reason", None) or "not compiled by markup"
+            raise Unsupported(f"{what} of '{name}', which is not native: {why}")
+        if compiled.autoescape != bool(self.eval_ctx.autoescape):
+            raise Unsupported(f"{what} of '{name}', which is autoescaped otherwise")
+        self.deps.append((name, parent, template))
+        self.deps.extend(compiled.deps)
+        return compiled  # type: ignore[no-any-return]
+
+    def inherit(self, template: nodes.Template, name: Optional[str]
+                ) -> Tuple[List[nodes.Node], Dict[str, List[nodes.Block]]]:
+        """What rendering `template` runs, and its blocks (each name's
+        definitions, the most derived first), following {% extends %}."""
+        own: Dict[str, List[nodes.Block]] = {}
+        for block in template.find_all(nodes.Block):
+            own.setdefault(block.name, [block])
+        at = next((i for i, n in enumerate(template.body) if isinstance(n, nodes.Extends)), None)
+        if at is None:
+            if template.find(nodes.Extends) is not None:
+                raise Unsupported("an extends that is not at the top level")
+            return list(template.body), own
+        before, extends, after = template.body[:at], template.body[at], template.body[at + 1:]
+        if any(isinstance(n, nodes.Extends) for n in after) or template.find(nodes.Extends) is None:
+            raise Unsupported("more than one extends")
+        for node in before:
+            if not isinstance(node, nodes.Output):
+                raise Unsupported(f"{_describe(node)} before an extends")
+        for node in after:
+            # Jinja2 drops what a child writes outside its blocks
+            if not isinstance(node, (nodes.Output, nodes.Block)):
+                raise Unsupported(f"{_describe(node)} outside the blocks of a template that extends another")
+        parent = self.load(extends.template, name, "an extends")
+        parent_body, parent_blocks = self.inherit(parent.ast, extends.template.value)
+        blocks = {n: own.get(n, []) + parent_blocks.get(n, []) for n in {**parent_blocks, **own}}
+        return list(before) + parent_body, blocks
+
+    def stmt_Block(self, node: nodes.Block) -> None:
+        if node.required:
+            raise Unsupported("a required block")
+        # The block statement where it is rendered says whether the
+        # definition that renders (and its super()) sees the loops around.
+        self.block_body(node.name, self.blocks[node.name], 0, node.scoped)
+
+    def block_body(self, name: str, chain: List[nodes.Block], level: int, scoped: bool) -> None:
+        block = chain[level]
+        saved_loops, saved_level = self.loops, self.super_level.get(name)
+        if not scoped:
+            self.loops = []  # a block sees the context, not the loops around it
+        self.super_level[name] = (level, scoped)
+        self.local_scope += 1
+        try:
+            self.body(block.body)
+        finally:
+            self.local_scope -= 1
+            self.loops = saved_loops
+            if saved_level is None:
+                del self.super_level[name]
+            else:
+                self.super_level[name] = saved_level
+
+    def super_call(self, child: nodes.Expr) -> bool:
+        """{{ super() }}: the next definition of the block, written there."""
+        if not (isinstance(child, nodes.Call) and isinstance(child.node, nodes.Name)
+                and child.node.name == "super" and not child.args and not child.kwargs
+                and child.dyn_args is None and child.dyn_kwargs is None):
+            return False
+        if not self.super_level:
+            raise Unsupported("super() outside a block")
+        name = list(self.super_level)[-1]
+        chain, (level, scoped) = self.blocks[name], self.super_level[name]
+        if level + 1 >= len(chain):
+            raise Unsupported("super() of a block that has no parent definition")
+        self.block_body(name, chain, level + 1, scoped)
+        return True
+
+    def stmt_Include(self, node: nodes.Include) -> None:
+        if node.ignore_missing:
+            raise Unsupported("an include with 'ignore missing'")
+        if not node.with_context:
+            raise Unsupported("an include without context")
+        included = self.load(node.template, self.name, "an include")
+        body, blocks = self.inherit(included.ast, node.template.value)
+        saved = self.blocks, self.super_level
+        self.blocks, self.super_level = blocks, {}
+        self.local_scope += 1
+        try:
+            self.body(body)
+        finally:
+            self.local_scope -= 1
+            self.blocks, self.super_level = saved
+
+    def stmt_Assign(self, node: nodes.Assign) -> None:
+        if self.local_scope or self.loops:
+            raise Unsupported("a set inside a loop, a block or an included template")
+        targets = _targets(node.target, "a set")
+        self.expr(node.node)
+        if len(targets) == 1:
+            (name,) = targets
+            self.store(name)
+            return
+        # a, b = value: each name takes its part, as Python unpacks
+        # (the value is kept in the first name's place meanwhile)
+        raise Unsupported("a set of several names")
+
+    def store(self, name: str) -> None:
+        if name in ("self", "super", "caller", "varargs", "kwargs", "loop"):
+            raise Unsupported(f"a set of '{name}'")
+        if name not in self.names:
+            self.names.append(name)
+        self.apply("STORE", 1, None, self.names.index(name))
+        self.patch(self.emit(OP_IF), self.here())  # pops what STORE left
 
     # -- statements --------------------------------------------------------
 
@@ -212,6 +370,8 @@ class Compiler:
                 continue
             if isinstance(child, nodes.Const):  # as the optimizer left it
                 self.static(str(_escape(child.value) if self.eval_ctx.autoescape else child.value))
+                continue
+            if self.super_call(child):
                 continue
             if isinstance(child, nodes.CondExpr):
                 self.branch(child.test, [child.expr1], [child.expr2] if child.expr2 else None,
@@ -495,15 +655,15 @@ class _Deferred:
         self.run = run
 
 
-def _targets(target: nodes.Expr) -> Dict[str, Tuple[int, ...]]:
+def _targets(target: nodes.Expr, what: str = "a for loop") -> Dict[str, Tuple[int, ...]]:
     if isinstance(target, nodes.Name):
         return {target.name: ()}
     if isinstance(target, nodes.Tuple) and all(isinstance(t, nodes.Name) for t in target.items):
         names = [t.name for t in target.items]
         if len(set(names)) != len(names):
-            raise Unsupported("a loop target that repeats a name")
+            raise Unsupported(f"{what} whose target repeats a name")
         return {t.name: (i, len(names)) for i, t in enumerate(target.items)}
-    raise Unsupported("a nested loop target")
+    raise Unsupported(f"{what} with a nested target or a namespace attribute")
 
 
 def _describe(node: nodes.Node) -> str:
