@@ -37,6 +37,9 @@ typedef enum jinja_apply {
     J_UNPACK,    /* item `which` of x unpacked into `count` names */
     J_ITEM,      /* x[payload], a constant key: GETITEM's rule */
     J_STORE,     /* parameter `which` becomes x ({% set %}); gives None */
+    J_AS_TUPLE,  /* x unpacked into `count` values, as a tuple: an exact
+                    tuple or list of that size as it is, else payload(x),
+                    Python's own unpacking */
     J_APPLY_COUNT
 } jinja_apply;
 
@@ -80,6 +83,7 @@ typedef struct pm_jinja {
 typedef struct jinja_call {
     pm_jinja *self;
     PyObject **params; /* the run's parameters (owned by render), which STORE replaces */
+    PyObject *vars;    /* the render's variables (the caller's own dict) */
     int ascii;             /* everything written so far is ASCII */
 } jinja_call;
 
@@ -241,7 +245,20 @@ static markup_status d_apply(void *ctx, uint32_t op, void *const *args, uint32_t
         break;
     case J_UNPACK: v = unpack(a[0], o->count, o->which); break;
     case J_ITEM: v = jinja_getitem(c, a[0], o->payload); break;
+    case J_AS_TUPLE:
+        if (PyTuple_CheckExact(a[0]) && PyTuple_GET_SIZE(a[0]) == o->count)
+            v = Py_NewRef(a[0]);
+        else if (PyList_CheckExact(a[0]) && PyList_GET_SIZE(a[0]) == o->count)
+            v = PyList_AsTuple(a[0]);
+        else
+            v = PyObject_CallOneArg(o->payload, a[0]);
+        break;
     case J_STORE:
+        /* Also in the render's variables, where a Context made for a
+           callable that asks for one finds it, as in Jinja2's. */
+        if (PyTuple_GET_ITEM(c->self->names, o->which) != Py_None &&
+            PyDict_SetItem(c->vars, PyTuple_GET_ITEM(c->self->names, o->which), a[0]) < 0)
+            break;
         Py_SETREF(c->params[o->which], Py_NewRef(a[0]));
         v = Py_NewRef(Py_None);
         break;
@@ -534,8 +551,8 @@ static void note_fault(uint32_t pc) {
 
 PyDoc_STRVAR(render_doc,
              "render(vars, globals) -> str\n--\n\n"
-             "Run the template over `vars` (a dict) and `globals` (a tuple of\n"
-             "mappings, searched in order after vars).");
+             "Run the template over `vars` (a dict, which each {% set %} updates) and\n"
+             "`globals` (a tuple of mappings, searched in order after vars).");
 
 static PyObject *jinja_render(PyObject *op, PyObject *const *args, Py_ssize_t nargs) {
     pm_jinja *self = (pm_jinja *)op;
@@ -555,7 +572,7 @@ static PyObject *jinja_render(PyObject *op, PyObject *const *args, Py_ssize_t na
             }
         }
     }
-    jinja_call c = {self, NULL, self->static_ascii};
+    jinja_call c = {self, NULL, args[0], self->static_ascii};
     Py_ssize_t n = PyTuple_GET_SIZE(self->names);
     PyObject *small[16];
     PyObject **params = n <= 16 ? small : PyMem_Calloc((size_t)n, sizeof *params);
@@ -564,7 +581,9 @@ static PyObject *jinja_render(PyObject *op, PyObject *const *args, Py_ssize_t na
     PyObject *result = NULL;
     c.params = params;
     for (; got < n; got++) {
-        params[got] = resolve(&c, args[0], args[1], PyTuple_GET_ITEM(self->names, got));
+        PyObject *name = PyTuple_GET_ITEM(self->names, got);
+        /* None: the program's own place, not a variable (starts as None) */
+        params[got] = name == Py_None ? Py_NewRef(Py_None) : resolve(&c, args[0], args[1], name);
         if (!params[got]) goto done;
     }
     markup_buf buf;
@@ -635,6 +654,7 @@ static int arity_ok(const jinja_op *o, uint32_t nargs) {
     case J_NEG:
     case J_POS:
     case J_ITEM:
+    case J_AS_TUPLE:
     case J_STORE:
     case J_UNPACK: return nargs == 1;
     case J_GETITEM:
@@ -728,8 +748,9 @@ static PyObject *jinja_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
                                      &undefined, &autoescape))
         return NULL;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(names); i++) {
-        if (!PyUnicode_CheckExact(PyTuple_GET_ITEM(names, i))) {
-            PyErr_SetString(PyExc_TypeError, "_JinjaProgram: names must be str");
+        PyObject *name = PyTuple_GET_ITEM(names, i);
+        if (!PyUnicode_CheckExact(name) && name != Py_None) {
+            PyErr_SetString(PyExc_TypeError, "_JinjaProgram: names must be str or None");
             return NULL;
         }
     }
@@ -832,7 +853,7 @@ int pm_jinja_init(PyObject *module, pm_state *st) {
         {"NOT_IN", JC_NOT_IN},    {"INDEX", JL_INDEX},        {"INDEX0", JL_INDEX0},
         {"FIRST", JL_FIRST},      {"LAST", JL_LAST},          {"LENGTH", JL_LENGTH},
         {"REVINDEX", JL_REVINDEX}, {"REVINDEX0", JL_REVINDEX0}, {"PREVITEM", JL_PREVITEM},
-        {"NEXTITEM", JL_NEXTITEM}, {"LOOP_ELSE", MARKUP_LOOP_ELSE},    {"ITEM", J_ITEM}, {"STORE", J_STORE},
+        {"NEXTITEM", JL_NEXTITEM}, {"LOOP_ELSE", MARKUP_LOOP_ELSE},    {"ITEM", J_ITEM}, {"STORE", J_STORE}, {"AS_TUPLE", J_AS_TUPLE},
         {"LOOP_LOOKAHEAD", MARKUP_LOOP_LOOKAHEAD},
     };
     PyObject *consts = PyDict_New();

@@ -5,6 +5,7 @@ Only what this module compiles exactly as Jinja2's code generator does is
 compiled; anything else raises Unsupported with the construct's name, and
 the template is rendered by Jinja2's own code."""
 
+import functools
 import threading
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
@@ -12,7 +13,8 @@ from jinja2 import nodes
 from jinja2.compiler import CodeGenerator
 from jinja2.nodes import EvalContext
 from jinja2.optimizer import Optimizer
-from jinja2.runtime import Context, markup_join, str_join
+from jinja2.exceptions import TemplateRuntimeError
+from jinja2.runtime import Context, Namespace, markup_join, str_join
 from jinja2.utils import _PassArg
 
 from .. import _core
@@ -109,6 +111,89 @@ def _calls_with_context(env: Any, eval_ctx: EvalContext) -> Callable[..., Any]:
     return call
 
 
+def _check_namespace(ns: Any) -> Any:
+    if not isinstance(ns, Namespace):
+        raise TemplateRuntimeError("cannot assign attribute on non-namespace object")
+    return ns
+
+
+def _namespace_set(attr: str, ns: Any, value: Any) -> None:
+    ns[attr] = value
+
+
+_SCOPES = (nodes.For, nodes.Block, nodes.Macro, nodes.CallBlock, nodes.FilterBlock)
+
+
+def _walk_scope(statements: List[nodes.Node]) -> Any:
+    """The nodes of `statements`, not descending into the bodies that have
+    a scope of their own (loops, blocks, macros)."""
+    todo = list(reversed(statements))
+    while todo:
+        node = todo.pop()
+        yield node
+        if isinstance(node, nodes.For):
+            todo.append(node.iter)  # its target, body and else are its own
+            continue
+        if isinstance(node, _SCOPES):
+            continue
+        todo.extend(reversed(list(node.iter_child_nodes())))
+
+
+def _assigned_in(statements: List[nodes.Node]) -> List[str]:
+    names: Dict[str, None] = {}
+    for node in _walk_scope(statements):
+        if isinstance(node, (nodes.Assign, nodes.AssignBlock)) and not isinstance(node.target, nodes.NSRef):
+            for name in node.target.find_all(nodes.Name):
+                names[name.name] = None
+    return list(names)
+
+
+def _context_calls_in(env: Any, statements: List[nodes.Node]) -> List[nodes.Node]:
+    """The calls in `statements` that may hand a context to Python code:
+    calls of values (but loop.cycle) and filters or tests that take one."""
+    found = []
+    for statement in statements:
+        for node in statement.find_all((nodes.Call, nodes.Filter, nodes.Test)):
+            if isinstance(node, nodes.Call):
+                callee = node.node
+                if not (isinstance(callee, nodes.Getattr) and callee.attr == "cycle"
+                        and isinstance(callee.node, nodes.Name) and callee.node.name == "loop"):
+                    found.append(node)
+                continue
+            table = env.filters if isinstance(node, nodes.Filter) else env.tests
+            if _PassArg.from_obj(table.get(node.name)) is _PassArg.context:
+                found.append(node)
+    return found
+
+
+_unpackers: Dict[int, Callable[[Any], Tuple[Any, ...]]] = {}
+
+
+def _unpacker(count: int) -> Callable[[Any], Tuple[Any, ...]]:
+    """A function that unpacks its argument into `count` names, by
+    Python's own unpacking (its errors, its way with iterators)."""
+    found = _unpackers.get(count)
+    if found is None:
+        names = ", ".join(f"v{i}" for i in range(count))
+        scope: Dict[str, Any] = {}
+        exec(f"def unpack(value):\n    {names}, = value\n    return ({names},)", scope)
+        found = _unpackers[count] = scope["unpack"]
+        internal_code.add(found.__code__)
+    return found
+
+
+def _with_context(func: Callable[..., Any]) -> Callable[..., Any]:
+    """A filter or test that takes the context, given one made for the
+    render under way (its variables, including those set so far)."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        template, vars = render_state.current  # type: ignore[misc]
+        return func(template.new_context(vars), *args, **kwargs)
+
+    internal_code.add(call.__code__)
+    return call
+
+
 # Frames a traceback into the template leaves out, as Jinja2 leaves out its own.
 internal_code: set = set()
 
@@ -127,6 +212,9 @@ class _Loop:
     def __init__(self, names: Dict[str, Tuple[int, ...]]) -> None:
         self.names = names  # target name -> () for the item, (which, count) to unpack
         self.lookahead = False
+        self.tuple_at = -1  # unpacking: the place of the item's tuple
+        self.locals: Dict[str, int] = {}  # names the body sets -> their places
+        self.visible = True
 
 
 class Compiler:
@@ -138,6 +226,7 @@ class Compiler:
         self.lines: List[int] = []  # per instruction: the template line it stands for
         self.line = 1
         self.joinable = False  # the next static text may join the last
+        self.depth = 0  # values on the stack where the next instruction goes
         self.ops: List[Tuple[Any, ...]] = []
         self.op_index: Dict[Any, int] = {}
         self.names: List[str] = []
@@ -164,6 +253,12 @@ class Compiler:
         self.joinable = True
 
     def emit(self, op: int, a: int = 0, b: int = 0) -> int:
+        if op in (OP_PARAM, OP_ITEM, OP_LOOP_INFO):
+            self.depth += 1
+        elif op in (OP_APPLY, OP_CYCLE):
+            self.depth += 1 - b
+        elif op in (OP_WRITE, OP_IF, OP_LOOP):
+            self.depth -= 1
         self.code.append((op, a, b))
         self.lines.append(self.line)
         self.joinable = False
@@ -333,25 +428,48 @@ class Compiler:
             self.blocks, self.super_level = saved
 
     def stmt_Assign(self, node: nodes.Assign) -> None:
-        if self.local_scope or self.loops:
-            raise Unsupported("a set inside a loop, a block or an included template")
+        if isinstance(node.target, nodes.NSRef):
+            self.namespace_set(node.target, node.node)
+            return
+        if not self.loops and self.local_scope:
+            raise Unsupported("a set inside a block, a for's else or an included template")
         targets = _targets(node.target, "a set")
         self.expr(node.node)
         if len(targets) == 1:
             (name,) = targets
             self.store(name)
             return
-        # a, b = value: each name takes its part, as Python unpacks
-        # (the value is kept in the first name's place meanwhile)
-        raise Unsupported("a set of several names")
+        # a, b = value: unpacked once, as Python does, then each name its part
+        count = len(targets)
+        self.apply("AS_TUPLE", 1, _unpacker(count), 0, count)
+        place = self.chosen(node, "a set")
+        self.keep(place)
+        for name, (which, _) in targets.items():
+            self.emit(OP_PARAM, place)
+            self.apply("UNPACK", 1, None, which, count)
+            self.store(name)
 
     def store(self, name: str) -> None:
         if name in ("self", "super", "caller", "varargs", "kwargs", "loop"):
             raise Unsupported(f"a set of '{name}'")
-        if name not in self.names:
-            self.names.append(name)
-        self.apply("STORE", 1, None, self.names.index(name))
-        self.patch(self.emit(OP_IF), self.here())  # pops what STORE left
+        if self.loops:
+            found = self.loops[-1].locals.get(name)  # the loop body's own (loop_locals)
+            if found is None:  # in the else part of a loop inside it
+                raise Unsupported("a set inside a for's else")
+            place = found
+        else:
+            if name not in self.names:
+                self.names.append(name)
+            place = self.names.index(name)
+        self.keep(place)
+
+    def namespace_set(self, target: nodes.NSRef, value: nodes.Expr) -> None:
+        """{% set ns.attr = value %}: Jinja2 checks ns, then computes the value."""
+        self.expr_Name(nodes.Name(target.name, "load", lineno=target.lineno))
+        self.apply("CALL", 1, _check_namespace)
+        self.expr(value)
+        self.apply("CALL", 2, functools.partial(_namespace_set, target.attr))
+        self.patch(self.emit(OP_IF), self.here())  # pops the None it gave
 
     # -- statements --------------------------------------------------------
 
@@ -468,6 +586,18 @@ class Compiler:
         start = self.emit(OP_LOOP, 0, flags)
         self.loops.append(loop)
         try:
+            self.loop_locals(loop, node)
+            if len(names) > 1 or any(names.values()):
+                # Each item unpacked once, when its turn comes, as Python's
+                # for does (an error there is an error even if no name is
+                # used); the names read the tuple kept in a place of its own.
+                count = len(names)
+                self.emit(OP_ITEM, 0)
+                self.apply("AS_TUPLE", 1, _unpacker(count), 0, count)
+                self.names.append(None)  # type: ignore[arg-type]
+                loop.tuple_at = len(self.names) - 1
+                self.apply("STORE", 1, None, loop.tuple_at)
+                self.patch(self.emit(OP_IF), self.here())
             self.body(node.body)
         finally:
             self.loops.pop()
@@ -477,8 +607,34 @@ class Compiler:
         self.patch(start, self.here())
         if node.else_:
             end = self.emit(OP_JUMP)
-            self.body(node.else_)
+            self.local_scope += 1  # what the else part sets stays in it
+            try:
+                self.body(node.else_)
+            finally:
+                self.local_scope -= 1
             self.patch(end, self.here())
+
+    def loop_locals(self, loop: _Loop, node: nodes.For) -> None:
+        """The names the loop's body sets: each iteration starts them with
+        their value around the loop, and none is seen after it (Jinja2's
+        scoping), so each gets a place of the body's own."""
+        assigned = _assigned_in(node.body)
+        if not assigned:
+            return
+        for call in _context_calls_in(self.env, node.body):
+            # a callable could take a context, which would hold these
+            raise Unsupported(f"a set inside a loop that calls a value ({_describe(call)})")
+        for name in assigned:
+            if name in loop.names:
+                raise Unsupported("a set of a loop's own target")
+            loop.visible = False  # the value around the loop
+            try:
+                self.expr_Name(nodes.Name(name, "load", lineno=node.lineno))
+            finally:
+                loop.visible = True
+            self.names.append(None)  # type: ignore[arg-type]
+            loop.locals[name] = len(self.names) - 1
+            self.keep(loop.locals[name])
 
     # -- expressions -------------------------------------------------------
 
@@ -496,11 +652,18 @@ class Compiler:
     def expr_Name(self, node: nodes.Name) -> None:
         name = node.name
         for level, loop in enumerate(reversed(self.loops)):
+            if not loop.visible:
+                continue
+            if name in loop.locals:
+                self.emit(OP_PARAM, loop.locals[name])
+                return
             if name in loop.names:
-                self.emit(OP_ITEM, level)
                 place = loop.names[name]
                 if place:
+                    self.emit(OP_PARAM, loop.tuple_at)
                     self.apply("UNPACK", 1, None, place[0], place[1])
+                else:
+                    self.emit(OP_ITEM, level)
                 return
             if name == "loop":
                 raise Unsupported("the loop variable used other than as loop.<field>")
@@ -600,16 +763,16 @@ class Compiler:
             raise Unsupported(f"the unknown {what} '{node.name}'")
         pass_arg = _PassArg.from_obj(func)
         if pass_arg is _PassArg.context:
-            raise Unsupported(f"the {what} '{node.name}', which takes the context")
-        n = 0
-        if pass_arg is _PassArg.eval_context:
-            self.apply("CONST", 0, self.eval_ctx)
-            n = 1
+            # Jinja2 hands such a filter the render's context, without the
+            # loop's variables
+            self.calls = True
+            func = _with_context(func)
+        elif pass_arg is _PassArg.eval_context:
+            func = functools.partial(func, self.eval_ctx)
         elif pass_arg is _PassArg.environment:
-            self.apply("CONST", 0, self.env)
-            n = 1
+            func = functools.partial(func, self.env)
         self.expr(node.node)
-        self.call_args(func, node, n + 1)
+        self.call_args(func, node, 1)
 
     def call_args(self, func: Any, node: Any, before: int) -> None:
         for arg in node.args:
@@ -641,11 +804,58 @@ class Compiler:
         self.calls = True
         self.call_args(self.call, node, 1)
 
-    def expr_CondExpr(self, node: nodes.CondExpr) -> None:
-        raise Unsupported("an inline if inside an expression")
+    # Values chosen by a test (`a if c else b`, `a or b`, `a and b`) are
+    # computed by branches into a place of the program's own, which only a
+    # statement can do: where the value is the first one its statement
+    # computes (nothing on the stack yet), as in `{{ a or b }}`,
+    # `{% set x = a if c else b %}`, `{% if a or b %}` or `(a or b)|upper`.
 
-    def expr_And(self, node: nodes.And) -> None:
-        raise Unsupported("'and' as a value")
+    def chosen(self, node: nodes.Expr, what: str) -> int:
+        if self.depth:
+            raise Unsupported(f"{what} inside an expression, after another value")
+        self.names.append(None)  # type: ignore[arg-type]
+        return len(self.names) - 1
+
+    def keep(self, place: int) -> None:
+        self.apply("STORE", 1, None, place)
+        self.patch(self.emit(OP_IF), self.here())  # pops what STORE left
+
+    def expr_CondExpr(self, node: nodes.CondExpr) -> None:
+        place = self.chosen(node, "an inline if")
+        false_jumps: List[int] = []
+        self.condition(node.test, false_jumps)
+        self.expr(node.expr1)
+        self.keep(place)
+        end = self.emit(OP_JUMP)
+        target = self.here()
+        for at in false_jumps:
+            self.patch(at, target)
+        if node.expr2 is not None:
+            self.expr(node.expr2)
+        else:
+            self.apply("CONST", 0, _inline_if_hint(node.lineno, self.name))
+            self.apply("CALL", 1, _base_undefined())
+        self.keep(place)
+        self.patch(end, self.here())
+        self.emit(OP_PARAM, place)
+
+    def expr_And(self, node: nodes.BinExpr) -> None:
+        place = self.chosen(node, f"'{node.operator}' as a value")
+        self.expr(node.left)
+        self.keep(place)
+        self.emit(OP_PARAM, place)
+        test = self.emit(OP_IF)  # false: the left operand is the value
+        if isinstance(node, nodes.Or):  # true: the left operand is the value
+            done = self.emit(OP_JUMP)
+            self.patch(test, self.here())
+            self.expr(node.right)
+            self.keep(place)
+            self.patch(done, self.here())
+        else:
+            self.expr(node.right)
+            self.keep(place)
+            self.patch(test, self.here())
+        self.emit(OP_PARAM, place)
 
     expr_Or = expr_And
 

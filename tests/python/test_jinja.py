@@ -1,0 +1,336 @@
+"""markup.jinja: Jinja2 templates rendered on markup's engine give plain
+Jinja2's output, byte for byte, and its exceptions.
+
+Every check renders the same source through a plain jinja2.Environment
+and through markup.jinja.Environment with the same settings."""
+
+import re
+import traceback
+
+import jinja2
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from markupsafe import Markup
+
+import markup.jinja as mj
+
+
+class Html:
+    def __html__(self):
+        return "<b>html</b>"
+
+
+class Text:
+    def __str__(self):
+        return "<i>text & more</i>"
+
+
+class User:
+    def __init__(self, name, admin):
+        self.name = name
+        self.is_admin = admin
+
+    def greet(self, other="you"):
+        return f"hi {other}"
+
+
+def pair(source, templates=None, **settings):
+    """The same template in plain Jinja2 and in markup.jinja."""
+    loader = jinja2.DictLoader(templates or {})
+    plain = jinja2.Environment(loader=loader, **settings).from_string(source)
+    ours = mj.Environment(loader=loader, **settings).from_string(source)
+    return plain, ours
+
+
+def outcome(template, context):
+    try:
+        # an object's repr names its address, which differs between runs
+        return ("ok", re.sub(r" at 0x[0-9a-f]+", " at 0x", template.render(**context)))
+    except Exception as exc:  # compared by type and message
+        return ("raised", type(exc), str(exc))
+
+
+def same(source, context, templates=None, native=True, **settings):
+    plain, ours = pair(source, templates, **settings)
+    if native:
+        assert ours.markup_native, ours.markup_reason
+    expected = outcome(plain, context)
+    assert outcome(ours, context) == expected
+    return expected
+
+
+CONTEXT = {
+    "title": "<Tom & 'Jerry'>",
+    "n": 7,
+    "price": 12.5,
+    "none": None,
+    "yes": True,
+    "items": [{"name": "a<b", "id": 1, "ok": True}, {"name": "c&d", "id": 2, "ok": False}],
+    "pairs": {"x": 1, "y": "<2>"},
+    "user": User('O"Brien', True),
+    "safe": Markup("<em>trusted</em>"),
+    "html": Html(),
+    "text": Text(),
+    "empty": [],
+    "gen": (i for i in ()),
+}
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "<p>{{ title }}</p>",
+        "{{ n }} {{ price }} {{ none }} {{ yes }} {{ safe }} {{ html }} {{ text }} {{ items }}",
+        "{{ missing }}|{{ user.name }}|{{ user['name'] }}|{{ pairs.x }}|{{ pairs['y'] }}",
+        "{{ pairs.items }}{{ items[0].name }}{{ items[1]['id'] }}{{ user.nope }}",
+        "{% if user.is_admin and not none %}A{% elif n > 3 %}B{% else %}C{% endif %}",
+        "{% if none or n == 7 %}yes{% endif %}{% if not (none or yes) %}no{% endif %}",
+        "{% for i in items %}{{ loop.index }}/{{ loop.length }}:{{ i.name }}"
+        "{% if loop.first %}F{% endif %}{% if loop.last %}L{% endif %}"
+        "({{ loop.revindex }},{{ loop.revindex0 }},{{ loop.index0 }},{{ loop.depth }}){% endfor %}",
+        "{% for i in items %}{{ loop.cycle('odd', 'even') }}{{ loop.previtem.id }}"
+        "{{ loop.nextitem.id }}{% endfor %}",
+        "{% for k, v in pairs.items() %}{{ k }}={{ v }};{% else %}none{% endfor %}",
+        "{% for i in empty %}x{% else %}empty{% endfor %}",
+        "{% for i in range(3) %}{% for j in range(i) %}{{ i }}{{ j }}{{ loop.index }}"
+        "{% endfor %}{{ loop.index }}{% endfor %}",
+        "{{ title|upper }} {{ items|length }} {{ none|default('d') }} {{ items|map(attribute='name')|join(', ') }}",
+        "{{ title|truncate(9) }} {{ title|replace('&', 'and') }} {{ items|selectattr('ok')|list }}",
+        "{{ n is odd }} {{ n is divisibleby 7 }} {{ missing is defined }} {{ title ~ n }}",
+        "{{ n + 1 }} {{ n - price }} {{ n * 2 }} {{ n / 2 }} {{ n // 2 }} {{ n % 3 }} {{ n ** 2 }} {{ -n }}",
+        "{{ 'a' in title }} {{ 'a' not in title }} {{ [1, n] }} {{ (1, 'x') }} {{ {'k': n} }}",
+        "{{ user.greet() }} {{ user.greet(other=title) }} {{ 'yes' if yes else 'no' }} {{ 'x' if none }}",
+        "{% set x = n * 2 %}{{ x }}{% set title = 'new' %}{{ title }}",
+        "{{ '<lit>' }}{{ 1 + 2 }}{{ none is none }}",
+        "{% for i in gen %}{{ i }}{% endfor %}",
+    ],
+)
+@pytest.mark.parametrize("autoescape", [True, False])
+def test_same_output(source, autoescape):
+    same(source, CONTEXT, autoescape=autoescape)
+
+
+@pytest.mark.parametrize(
+    "undefined",
+    [jinja2.Undefined, jinja2.StrictUndefined, jinja2.ChainableUndefined, jinja2.DebugUndefined],
+)
+@pytest.mark.parametrize(
+    "source",
+    [
+        "{{ missing }}",
+        "{{ missing.attr }}",
+        "{{ user.nope }}",
+        "{{ missing['k'] }}",
+        "{% if missing %}y{% else %}n{% endif %}",
+        "{% for x in missing %}{{ x }}{% endfor %}",
+        "{{ missing|default('d') }}",
+        "{{ 'x' if none }}",
+    ],
+)
+def test_undefined_kinds(source, undefined):
+    same(source, CONTEXT, undefined=undefined)
+
+
+def test_errors_are_jinja2s():
+    result = same("{{ n + title }}", CONTEXT)
+    assert result[0] == "raised" and result[1] is TypeError
+    assert same("{{ 1 / zero }}", {"zero": 0})[1] is ZeroDivisionError
+    same("{% for a, b in items %}{% endfor %}", {"items": [(1, 2, 3)]})
+
+
+def test_traceback_points_into_the_template():
+    def fail():
+        raise KeyError("boom")
+
+    def frames(env_class):
+        env = env_class(loader=jinja2.DictLoader({"page.html": "line one\n{{ fail() }}\n"}))
+        template = env.get_template("page.html")
+        with pytest.raises(KeyError) as info:
+            template.render(fail=fail)
+        return template, traceback.extract_tb(info.tb)
+
+    ours, got = frames(mj.Environment)
+    assert ours.markup_native
+    _, expected = frames(jinja2.Environment)
+    template_frame = [(f.filename, f.lineno, f.name) for f in expected if f.name.startswith("top-")]
+    assert template_frame == [("<template>", 2, "top-level template code")]
+    assert [(f.filename, f.lineno, f.name) for f in got][-2:] == template_frame + [
+        (__file__, got[-1].lineno, "fail")
+    ]
+
+
+TEMPLATES = {
+    "base.html": "<title>{% block title %}Base{% endblock %}</title>"
+    "{% for i in items %}[{% block item scoped %}{{ i.id }}{% endblock %}]{% endfor %}"
+    "<main>{% block body %}{% endblock %}</main>{% include 'footer.html' %}",
+    "footer.html": "<footer>{{ title }}{% block note %}note{% endblock %}</footer>",
+    "mid.html": "{% extends 'base.html' %}{% block title %}{{ super() }} | Mid{% endblock %}",
+}
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "{% extends 'base.html' %}",
+        "{% extends 'base.html' %}{% block body %}{{ title }}{% endblock %}ignored",
+        "before{% extends 'mid.html' %}{% block title %}{{ super() }}!{% endblock %}"
+        "{% block item %}<{{ i.name }}>{% endblock %}",
+        "{% for i in items %}{% include 'footer.html' %}{% endfor %}",
+        "{% set title = 'set' %}{% include 'footer.html' %}",
+    ],
+)
+def test_inheritance_and_includes(source):
+    same(source, CONTEXT, TEMPLATES, autoescape=True)
+
+
+def test_a_changed_parent_is_jinja2s_to_render():
+    sources = {"base.html": "A{% block b %}{% endblock %}"}
+    env = mj.Environment(loader=jinja2.FunctionLoader(lambda name: (sources[name], name, lambda: False)))
+    child = env.from_string("{% extends 'base.html' %}{% block b %}b{% endblock %}")
+    assert child.markup_native and child.render() == "Ab"
+    sources["base.html"] = "B{% block b %}{% endblock %}"  # not up to date: loaded again
+    assert child.render() == "Bb"
+
+
+@pytest.mark.parametrize(
+    "source, reason",
+    [
+        ("{% macro m() %}x{% endmacro %}{{ m() }}", "Macro"),
+        ("{% for x in xs recursive %}{{ loop(x) }}{% endfor %}", "a recursive for loop"),
+        ("{% for x in xs if x %}{{ x }}{% endfor %}", "a for loop with a filter"),
+        ("{% extends name %}", "an extends of a template named at run time"),
+    ],
+)
+def test_what_falls_back_says_why(source, reason):
+    plain, ours = pair(source)
+    assert not ours.markup_native
+    assert reason in ours.markup_reason
+    assert outcome(ours, {"xs": [1, 2], "name": "x"}) == outcome(plain, {"xs": [1, 2], "name": "x"})
+
+
+def test_accelerate_an_existing_environment():
+    env = jinja2.Environment(loader=jinja2.DictLoader({"t.html": "{{ x }}"}), autoescape=True)
+    before = env.get_template("t.html")
+    assert not hasattr(before, "markup_native")
+    assert mj.accelerate(env) is env
+    after = env.get_template("t.html")
+    assert after.markup_native and after.render(x="<") == "&lt;"
+    assert isinstance(env, jinja2.Environment)
+
+
+def test_a_context_filter_sees_the_render():
+    @jinja2.pass_context
+    def whose(context, value):
+        return f"{value}:{context['who']}"
+
+    source = "{% set who = 'set' %}{{ 'v'|whose }}{{ who|whose }}"
+    outputs = []
+    for env in (jinja2.Environment(), mj.Environment()):
+        env.filters["whose"] = whose
+        template = env.from_string(source)
+        outputs.append(template.render(who="arg"))
+    assert template.markup_native
+    assert outputs[0] == outputs[1] == "v:setset:set"
+
+
+def test_bytecode_cache_templates_say_why(tmp_path):
+    cache = jinja2.FileSystemBytecodeCache(str(tmp_path))
+    loader = jinja2.DictLoader({"t.html": "{{ x }}"})
+    mj.Environment(loader=loader, bytecode_cache=cache).get_template("t.html")
+    again = mj.Environment(loader=loader, bytecode_cache=cache).get_template("t.html")
+    assert not again.markup_native and "bytecode cache" in again.markup_reason
+    assert again.render(x=1) == "1"
+
+
+# -- random templates against Jinja2 -------------------------------------
+
+NAMES = ["s", "n", "f", "none", "t", "xs", "d", "obj", "safe", "html", "missing"]
+FILTERS = ["upper", "lower", "length", "default('dflt')", "join(',')", "e", "safe", "first",
+           "last", "title", "trim", "capitalize", "string", "list", "sort", "unique", "abs",
+           "int", "float", "round", "striptags", "wordcount", "truncate(5)", "replace('a', '&')",
+           "center(9)", "indent(2)", "tojson", "urlencode", "reverse", "sum", "min", "max",
+           "batch(2)|list", "map('string')|join"]
+TESTS = ["defined", "undefined", "none", "number", "string", "odd", "even", "iterable",
+         "mapping", "sameas none", "in xs", "divisibleby 3"]
+
+
+def atoms():
+    return st.one_of(
+        st.sampled_from(NAMES),
+        st.sampled_from(["1", "0", "-3", "2.5", "'<a&b>'", "\"q'\"", "none", "true", "[1, 'x']",
+                         "(2, 3)", "{'k': 'v'}", "item", "loop.index", "loop.last"]),
+    )
+
+
+def expressions():
+    return st.recursive(
+        atoms(),
+        lambda inner: st.one_of(
+            st.tuples(inner, st.sampled_from(FILTERS)).map(lambda p: f"{p[0]}|{p[1]}"),
+            st.tuples(inner, st.sampled_from(TESTS)).map(lambda p: f"({p[0]} is {p[1]})"),
+            st.tuples(inner, st.sampled_from(["name", "k", "0", "items"])).map(
+                lambda p: f"{p[0]}.{p[1]}"),
+            st.tuples(inner, st.sampled_from(["'k'", "0", "-1", "n"])).map(
+                lambda p: f"{p[0]}[{p[1]}]"),
+            st.tuples(inner, st.sampled_from(["+", "-", "*", "/", "//", "%", "~", "==", "!=",
+                                              "<", ">=", "in", "not in", "and", "or"]), inner)
+            .map(lambda p: f"({p[0]} {p[1]} {p[2]})"),
+            inner.map(lambda e: f"(not {e})"),
+            st.tuples(inner, inner, inner).map(lambda p: f"({p[0]} if {p[1]} else {p[2]})"),
+        ),
+        max_leaves=4,
+    )
+
+
+def blocks():
+    text = st.sampled_from(["", "x", "<p>", "&amp;", " \n  ", "'\"", "é€"])
+    output = expressions().map(lambda e: "{{ " + e + " }}")
+    return st.recursive(
+        st.one_of(text, output),
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=4).map("".join),
+            st.tuples(expressions(), inner, inner).map(
+                lambda p: f"{{% if {p[0]} %}}{p[1]}{{% else %}}{p[2]}{{% endif %}}"),
+            st.tuples(st.sampled_from(["xs", "d", "s", "n", "none", "d.items()", "range(3)"]),
+                      inner, inner).map(
+                lambda p: f"{{% for item in {p[0]} %}}{p[1]}{{% else %}}{p[2]}{{% endfor %}}"),
+            st.tuples(expressions(), inner).map(lambda p: f"{{% set v = {p[0]} %}}{p[1]}{{{{ v }}}}"),
+        ),
+        max_leaves=6,
+    )
+
+
+def values():
+    scalars = st.one_of(
+        st.none(), st.booleans(), st.integers(-5, 5), st.floats(-3, 3, allow_nan=False),
+        st.text(st.sampled_from("a<>&'\" é"), max_size=6),
+        st.just(Markup("<m>")), st.just(Html()), st.just(Text()),
+    )
+    return st.recursive(
+        scalars,
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=3),
+            st.dictionaries(st.sampled_from(["name", "k", "items"]), inner, max_size=3),
+        ),
+        max_leaves=5,
+    )
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    source=blocks(),
+    context=st.dictionaries(st.sampled_from(NAMES[:-1]), values(), max_size=len(NAMES) - 1),
+    autoescape=st.booleans(),
+    undefined=st.sampled_from([jinja2.Undefined, jinja2.StrictUndefined,
+                               jinja2.ChainableUndefined]),
+)
+def test_random_templates_match_jinja2(source, context, autoescape, undefined):
+    try:
+        plain = jinja2.Environment(autoescape=autoescape, undefined=undefined).from_string(source)
+    except Exception as exc:  # Jinja2 refuses it: so does markup.jinja, alike
+        with pytest.raises(type(exc)):
+            mj.Environment(autoescape=autoescape, undefined=undefined).from_string(source)
+        return
+    ours = mj.Environment(autoescape=autoescape, undefined=undefined).from_string(source)
+    assert outcome(ours, context) == outcome(plain, context), (source, ours.markup_native)
