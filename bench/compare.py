@@ -579,6 +579,14 @@ def targets(results: dict[str, Any]) -> list[str]:
                 got = reference / entries[name]["median_us"]
                 mark = "met" if got >= goal else "NOT met"
                 lines.append(f"  {page}: {name} vs {against}: {got:.1f}x (target {goal}x: {mark})")
+    # The pages' own Jinja2 templates, loaded through markup.jinja.
+    for page, goal in (("products", 15), ("products-escape", 15), ("admin", 12)):
+        entries = results.get(page, {}).get("contenders", {})
+        jinja = entries.get(JINJA, {}).get("median_us")
+        if "markup.jinja" in entries and jinja:
+            got = jinja / entries["markup.jinja"]["median_us"]
+            mark = "met" if got >= goal else "NOT met"
+            lines.append(f"  {page}: markup.jinja vs Jinja2: {got:.1f}x (target {goal}x: {mark})")
     return lines
 
 

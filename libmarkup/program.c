@@ -648,7 +648,8 @@ markup_status markup_program_run(const markup_program *prog, const markup_progra
         }
         case MARKUP_OP_LOOP_INFO: {
             const loop_frame *f = &r.loops[r.nloops - 1 - in->a];
-            markup_loop_state ls = {f->index, f->last, f->iter, f->lookahead && !f->last ? f->next : NULL};
+            markup_loop_state ls = {f->index, f->last, f->iter,
+                                    f->lookahead && !f->last ? f->next : NULL};
             void *v = NULL;
             st = data->loop_value(ctx, in->b, &ls, &v);
             if (st == MARKUP_OK) r.stack[r.sp++] = v;

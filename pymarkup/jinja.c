@@ -44,7 +44,14 @@ typedef enum jinja_apply {
 } jinja_apply;
 
 typedef enum jinja_binary {
-    JB_ADD = 0, JB_SUB, JB_MUL, JB_TRUEDIV, JB_FLOORDIV, JB_MOD, JB_POW, JB_COUNT
+    JB_ADD = 0,
+    JB_SUB,
+    JB_MUL,
+    JB_TRUEDIV,
+    JB_FLOORDIV,
+    JB_MOD,
+    JB_POW,
+    JB_COUNT
 } jinja_binary;
 
 /* The first six are Py_LT ... Py_GE. */
@@ -52,8 +59,16 @@ typedef enum jinja_compare { JC_IN = 6, JC_NOT_IN, JC_COUNT } jinja_compare;
 
 /* LOOP_INFO's `b`: the fields of Jinja2's `loop`. */
 typedef enum jinja_loop_field {
-    JL_INDEX = 0, JL_INDEX0, JL_FIRST, JL_LAST, JL_LENGTH, JL_REVINDEX, JL_REVINDEX0,
-    JL_PREVITEM, JL_NEXTITEM, JL_COUNT
+    JL_INDEX = 0,
+    JL_INDEX0,
+    JL_FIRST,
+    JL_LAST,
+    JL_LENGTH,
+    JL_REVINDEX,
+    JL_REVINDEX0,
+    JL_PREVITEM,
+    JL_NEXTITEM,
+    JL_COUNT
 } jinja_loop_field;
 
 typedef struct jinja_op {
@@ -84,15 +99,15 @@ typedef struct jinja_call {
     pm_jinja *self;
     PyObject **params; /* the run's parameters (owned by render), which STORE replaces */
     PyObject *vars;    /* the render's variables (the caller's own dict) */
-    int ascii;             /* everything written so far is ASCII */
+    int ascii;         /* everything written so far is ASCII */
 } jinja_call;
 
 /* One loop's iterator, with what Jinja2's LoopContext keeps beyond it. */
 typedef struct jinja_iter {
     PyObject *iterable;
     PyObject *it;
-    size_t pulled;      /* items handed to the run */
-    Py_ssize_t length;  /* -1 until asked for */
+    size_t pulled;       /* items handed to the run */
+    Py_ssize_t length;   /* -1 until asked for */
     PyObject *recent[3]; /* the last items pulled: item pulled-1-k at k */
 } jinja_iter;
 
@@ -148,8 +163,7 @@ static PyObject *jinja_getitem(jinja_call *c, PyObject *obj, PyObject *key) {
         if (PyErr_Occurred()) return NULL;
     } else {
         v = PyObject_GetItem(obj, key);
-        if (v || !error_matches(PyExc_AttributeError, PyExc_TypeError, PyExc_LookupError))
-            return v;
+        if (v || !error_matches(PyExc_AttributeError, PyExc_TypeError, PyExc_LookupError)) return v;
         PyErr_Clear();
     }
     if (PyUnicode_Check(key)) {
@@ -387,8 +401,7 @@ static markup_status d_loop_value(void *ctx, uint32_t what, const markup_loop_st
         break;
     }
     case JL_NEXTITEM:
-        v = loop->next ? Py_NewRef((PyObject *)loop->next)
-                       : no_item(c, "there is no next item");
+        v = loop->next ? Py_NewRef((PyObject *)loop->next) : no_item(c, "there is no next item");
         break;
     default: PyErr_SetString(PyExc_SystemError, "_JinjaProgram: unknown loop field");
     }
@@ -409,7 +422,8 @@ static markup_status put_text(jinja_call *c, PyObject *s, int escape, markup_buf
         p = pm_utf8(s, &n, NULL, "render()");
         if (!p) return MARKUP_ERR_SLOT_VALUE;
     }
-    markup_status st = escape ? markup_escape(out, p, (size_t)n) : markup_buf_append(out, p, (size_t)n);
+    markup_status st =
+        escape ? markup_escape(out, p, (size_t)n) : markup_buf_append(out, p, (size_t)n);
     if (st != MARKUP_OK) pm_raise_status(st, "render()");
     return st;
 }
@@ -464,7 +478,8 @@ static markup_status d_write(void *ctx, const markup_program_slot *slot, void *v
    the general rule must run (not such a dict, or the key is missing). */
 static inline PyObject *dict_field(const jinja_op *o, PyObject *obj) {
     if (!PyDict_CheckExact(obj)) return NULL;
-    if (o->kind == J_ITEM ? !PyUnicode_CheckExact(o->payload) : !(o->kind == J_GETATTR && o->dict_item))
+    if (o->kind == J_ITEM ? !PyUnicode_CheckExact(o->payload)
+                          : !(o->kind == J_GETATTR && o->dict_item))
         return NULL;
     PyObject *v = PyDict_GetItemWithError(obj, o->payload);
     if (!v) PyErr_Clear(); /* a key's __eq__ failed: the general rule runs it again */
@@ -549,10 +564,9 @@ static void note_fault(uint32_t pc) {
     PyErr_Restore(type, value, tb);
 }
 
-PyDoc_STRVAR(render_doc,
-             "render(vars, globals) -> str\n--\n\n"
-             "Run the template over `vars` (a dict, which each {% set %} updates) and\n"
-             "`globals` (a tuple of mappings, searched in order after vars).");
+PyDoc_STRVAR(render_doc, "render(vars, globals) -> str\n--\n\n"
+                         "Run the template over `vars` (a dict, which each {% set %} updates) and\n"
+                         "`globals` (a tuple of mappings, searched in order after vars).");
 
 static PyObject *jinja_render(PyObject *op, PyObject *const *args, Py_ssize_t nargs) {
     pm_jinja *self = (pm_jinja *)op;
@@ -629,6 +643,10 @@ static int read_ops(pm_jinja *self, PyObject *ops) {
                               &payload, &o->which, &o->count, &kwnames, &o->dict_item))
             return -1;
         o->payload = Py_NewRef(payload);
+        /* Field names interned, as the keys of dicts written in Python
+           source are: a lookup then finds its key by address. */
+        if ((o->kind == J_GETATTR || o->kind == J_ITEM) && PyUnicode_CheckExact(o->payload))
+            PyUnicode_InternInPlace(&o->payload);
         o->kwnames = kwnames == Py_None ? NULL : Py_NewRef(kwnames);
         int ok = o->kind >= 0 && o->kind < J_APPLY_COUNT;
         if (o->kind == J_GETATTR) ok = PyUnicode_CheckExact(payload);
@@ -668,8 +686,7 @@ static int arity_ok(const jinja_op *o, uint32_t nargs) {
 
 static int raise_build(markup_status st, const markup_error *err) {
     if (st == MARKUP_ERR_INVALID_ARG && err && err->msg)
-        PyErr_Format(PyExc_ValueError, "_JinjaProgram: %s at instruction %zu", err->msg,
-                     err->pos);
+        PyErr_Format(PyExc_ValueError, "_JinjaProgram: %s at instruction %zu", err->msg, err->pos);
     else
         pm_raise_status(st, "_JinjaProgram");
     return -1;
@@ -705,11 +722,12 @@ static int build(pm_jinja *self, PyObject *code) {
             PyErr_Format(PyExc_ValueError, "_JinjaProgram: instruction %zd out of range", pc);
             goto fail;
         }
-        if (opcode == MARKUP_OP_APPLY && ((Py_ssize_t)a >= self->nops ||
-                                          !arity_ok(&self->ops[a], (uint32_t)bb))) {
+        if (opcode == MARKUP_OP_APPLY &&
+            ((Py_ssize_t)a >= self->nops || !arity_ok(&self->ops[a], (uint32_t)bb))) {
             PyErr_Format(PyExc_ValueError,
                          "_JinjaProgram: instruction %zd applies an operation that does not "
-                         "exist or to the wrong number of values", pc);
+                         "exist or to the wrong number of values",
+                         pc);
             goto fail;
         }
         if (opcode == MARKUP_OP_LOOP_INFO && bb >= JL_COUNT) {
@@ -744,8 +762,8 @@ static PyObject *jinja_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     int autoescape;
     static char *kwlist[] = {"code", "ops", "names", "undefined", "autoescape", NULL};
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!O!Op:_JinjaProgram", kwlist, &PyList_Type,
-                                     &code, &PyTuple_Type, &ops, &PyTuple_Type, &names,
-                                     &undefined, &autoescape))
+                                     &code, &PyTuple_Type, &ops, &PyTuple_Type, &names, &undefined,
+                                     &autoescape))
         return NULL;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(names); i++) {
         PyObject *name = PyTuple_GET_ITEM(names, i);
@@ -819,9 +837,12 @@ static PyGetSetDef jinja_getset[] = {
 };
 
 static PyType_Slot jinja_slots[] = {
-    {Py_tp_new, jinja_new},         {Py_tp_dealloc, jinja_dealloc},
-    {Py_tp_traverse, jinja_traverse}, {Py_tp_clear, jinja_clear},
-    {Py_tp_methods, jinja_methods}, {Py_tp_getset, jinja_getset},
+    {Py_tp_new, jinja_new},
+    {Py_tp_dealloc, jinja_dealloc},
+    {Py_tp_traverse, jinja_traverse},
+    {Py_tp_clear, jinja_clear},
+    {Py_tp_methods, jinja_methods},
+    {Py_tp_getset, jinja_getset},
     {0, NULL},
 };
 
@@ -843,17 +864,41 @@ int pm_jinja_init(PyObject *module, pm_state *st) {
         const char *name;
         int value;
     } numbers[] = {
-        {"CONST", J_CONST},       {"GETATTR", J_GETATTR},     {"GETITEM", J_GETITEM},
-        {"BINARY", J_BINARY},     {"COMPARE", J_COMPARE},     {"NOT", J_NOT},
-        {"NEG", J_NEG},           {"POS", J_POS},             {"CALL", J_CALL},
-        {"TUPLE", J_TUPLE},       {"LIST", J_LIST},           {"DICT", J_DICT},
-        {"UNPACK", J_UNPACK},     {"ADD", JB_ADD},            {"SUB", JB_SUB},
-        {"MUL", JB_MUL},          {"TRUEDIV", JB_TRUEDIV},    {"FLOORDIV", JB_FLOORDIV},
-        {"MOD", JB_MOD},          {"POW", JB_POW},            {"IN", JC_IN},
-        {"NOT_IN", JC_NOT_IN},    {"INDEX", JL_INDEX},        {"INDEX0", JL_INDEX0},
-        {"FIRST", JL_FIRST},      {"LAST", JL_LAST},          {"LENGTH", JL_LENGTH},
-        {"REVINDEX", JL_REVINDEX}, {"REVINDEX0", JL_REVINDEX0}, {"PREVITEM", JL_PREVITEM},
-        {"NEXTITEM", JL_NEXTITEM}, {"LOOP_ELSE", MARKUP_LOOP_ELSE},    {"ITEM", J_ITEM}, {"STORE", J_STORE}, {"AS_TUPLE", J_AS_TUPLE},
+        {"CONST", J_CONST},
+        {"GETATTR", J_GETATTR},
+        {"GETITEM", J_GETITEM},
+        {"BINARY", J_BINARY},
+        {"COMPARE", J_COMPARE},
+        {"NOT", J_NOT},
+        {"NEG", J_NEG},
+        {"POS", J_POS},
+        {"CALL", J_CALL},
+        {"TUPLE", J_TUPLE},
+        {"LIST", J_LIST},
+        {"DICT", J_DICT},
+        {"UNPACK", J_UNPACK},
+        {"ADD", JB_ADD},
+        {"SUB", JB_SUB},
+        {"MUL", JB_MUL},
+        {"TRUEDIV", JB_TRUEDIV},
+        {"FLOORDIV", JB_FLOORDIV},
+        {"MOD", JB_MOD},
+        {"POW", JB_POW},
+        {"IN", JC_IN},
+        {"NOT_IN", JC_NOT_IN},
+        {"INDEX", JL_INDEX},
+        {"INDEX0", JL_INDEX0},
+        {"FIRST", JL_FIRST},
+        {"LAST", JL_LAST},
+        {"LENGTH", JL_LENGTH},
+        {"REVINDEX", JL_REVINDEX},
+        {"REVINDEX0", JL_REVINDEX0},
+        {"PREVITEM", JL_PREVITEM},
+        {"NEXTITEM", JL_NEXTITEM},
+        {"LOOP_ELSE", MARKUP_LOOP_ELSE},
+        {"ITEM", J_ITEM},
+        {"STORE", J_STORE},
+        {"AS_TUPLE", J_AS_TUPLE},
         {"LOOP_LOOKAHEAD", MARKUP_LOOP_LOOKAHEAD},
     };
     PyObject *consts = PyDict_New();

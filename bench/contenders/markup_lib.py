@@ -551,4 +551,27 @@ def tree_contender() -> Contender:
     return Contender("markup h.* tree (per call)", "markup-html", products, admin)
 
 
-FACTORIES = (one_call_contender, baked_contender, tree_contender)
+def jinja_contender() -> Contender:
+    """markup.jinja"""
+    import markup.jinja
+
+    from .templates import ADMIN_JINJA, PRODUCTS_JINJA
+
+    # The products and admin pages' own Jinja2 templates, unchanged.
+    env = markup.jinja.Environment(autoescape=True)
+    products = env.from_string(PRODUCTS_JINJA)
+    admin = env.from_string(ADMIN_JINJA)
+    for template in (products, admin):
+        if not template.markup_native:
+            raise RuntimeError(f"markup.jinja fell back to Jinja2: {template.markup_reason}")
+
+    def render_products(title, rows):
+        return products.render(title=title, rows=rows)
+
+    def render_admin(data):
+        return admin.render(data)
+
+    return Contender("markup.jinja", "markup-html", render_products, render_admin)
+
+
+FACTORIES = (one_call_contender, baked_contender, tree_contender, jinja_contender)

@@ -469,3 +469,20 @@ def _compile(
     paths: Dict[int, str],
 ) -> Callable[..., SafeString]: ...
 def _dict_entries_direct() -> bool: ...
+
+# markup.jinja's programs (pymarkup/jinja.c)
+@final
+class _JinjaProgram:
+    def __new__(
+        cls,
+        code: List[Any],
+        ops: Tuple[Any, ...],
+        names: Tuple[Optional[str], ...],
+        undefined: Any,
+        autoescape: bool,
+    ) -> _JinjaProgram: ...
+    def render(self, vars: Dict[str, Any], globals: Tuple[Any, ...], /) -> str: ...
+    @property
+    def length(self) -> int: ...
+
+_jinja_ops: Dict[str, int]

@@ -27,6 +27,8 @@ def pytest_terminal_summary(terminalreporter):
     total = sum(_seen.values())
     native = _seen.get(None, 0)
     write = terminalreporter.write_line
-    write(f"markup.jinja: {native} of {total} templates native ({100 * native / max(total, 1):.1f}%)")
+    write(
+        f"markup.jinja: {native} of {total} templates native ({100 * native / max(total, 1):.1f}%)"
+    )
     for reason, n in sorted(((r, n) for r, n in _seen.items() if r), key=lambda x: -x[1])[:40]:
         write(f"  {n:5d}  {reason}")

@@ -95,12 +95,15 @@ CONTEXT = {
         "{% for i in empty %}x{% else %}empty{% endfor %}",
         "{% for i in range(3) %}{% for j in range(i) %}{{ i }}{{ j }}{{ loop.index }}"
         "{% endfor %}{{ loop.index }}{% endfor %}",
-        "{{ title|upper }} {{ items|length }} {{ none|default('d') }} {{ items|map(attribute='name')|join(', ') }}",
+        "{{ title|upper }} {{ items|length }} {{ none|default('d') }}"
+        " {{ items|map(attribute='name')|join(', ') }}",
         "{{ title|truncate(9) }} {{ title|replace('&', 'and') }} {{ items|selectattr('ok')|list }}",
         "{{ n is odd }} {{ n is divisibleby 7 }} {{ missing is defined }} {{ title ~ n }}",
-        "{{ n + 1 }} {{ n - price }} {{ n * 2 }} {{ n / 2 }} {{ n // 2 }} {{ n % 3 }} {{ n ** 2 }} {{ -n }}",
+        "{{ n + 1 }} {{ n - price }} {{ n * 2 }} {{ n / 2 }} {{ n // 2 }} {{ n % 3 }}"
+        " {{ n ** 2 }} {{ -n }}",
         "{{ 'a' in title }} {{ 'a' not in title }} {{ [1, n] }} {{ (1, 'x') }} {{ {'k': n} }}",
-        "{{ user.greet() }} {{ user.greet(other=title) }} {{ 'yes' if yes else 'no' }} {{ 'x' if none }}",
+        "{{ user.greet() }} {{ user.greet(other=title) }} {{ 'yes' if yes else 'no' }}"
+        " {{ 'x' if none }}",
         "{% set x = n * 2 %}{{ x }}{% set title = 'new' %}{{ title }}",
         "{{ '<lit>' }}{{ 1 + 2 }}{{ none is none }}",
         "{% for i in gen %}{{ i }}{% endfor %}",
@@ -186,7 +189,9 @@ def test_inheritance_and_includes(source):
 
 def test_a_changed_parent_is_jinja2s_to_render():
     sources = {"base.html": "A{% block b %}{% endblock %}"}
-    env = mj.Environment(loader=jinja2.FunctionLoader(lambda name: (sources[name], name, lambda: False)))
+    env = mj.Environment(
+        loader=jinja2.FunctionLoader(lambda name: (sources[name], name, lambda: False))
+    )
     child = env.from_string("{% extends 'base.html' %}{% block b %}b{% endblock %}")
     assert child.markup_native and child.render() == "Ab"
     sources["base.html"] = "B{% block b %}{% endblock %}"  # not up to date: loaded again
@@ -246,20 +251,79 @@ def test_bytecode_cache_templates_say_why(tmp_path):
 # -- random templates against Jinja2 -------------------------------------
 
 NAMES = ["s", "n", "f", "none", "t", "xs", "d", "obj", "safe", "html", "missing"]
-FILTERS = ["upper", "lower", "length", "default('dflt')", "join(',')", "e", "safe", "first",
-           "last", "title", "trim", "capitalize", "string", "list", "sort", "unique", "abs",
-           "int", "float", "round", "striptags", "wordcount", "truncate(5)", "replace('a', '&')",
-           "center(9)", "indent(2)", "tojson", "urlencode", "reverse", "sum", "min", "max",
-           "batch(2)|list", "map('string')|join"]
-TESTS = ["defined", "undefined", "none", "number", "string", "odd", "even", "iterable",
-         "mapping", "sameas none", "in xs", "divisibleby 3"]
+FILTERS = [
+    "upper",
+    "lower",
+    "length",
+    "default('dflt')",
+    "join(',')",
+    "e",
+    "safe",
+    "first",
+    "last",
+    "title",
+    "trim",
+    "capitalize",
+    "string",
+    "list",
+    "sort",
+    "unique",
+    "abs",
+    "int",
+    "float",
+    "round",
+    "striptags",
+    "wordcount",
+    "truncate(5)",
+    "replace('a', '&')",
+    "center(9)",
+    "indent(2)",
+    "tojson",
+    "urlencode",
+    "reverse",
+    "sum",
+    "min",
+    "max",
+    "batch(2)|list",
+    "map('string')|join",
+]
+TESTS = [
+    "defined",
+    "undefined",
+    "none",
+    "number",
+    "string",
+    "odd",
+    "even",
+    "iterable",
+    "mapping",
+    "sameas none",
+    "in xs",
+    "divisibleby 3",
+]
 
 
 def atoms():
     return st.one_of(
         st.sampled_from(NAMES),
-        st.sampled_from(["1", "0", "-3", "2.5", "'<a&b>'", "\"q'\"", "none", "true", "[1, 'x']",
-                         "(2, 3)", "{'k': 'v'}", "item", "loop.index", "loop.last"]),
+        st.sampled_from(
+            [
+                "1",
+                "0",
+                "-3",
+                "2.5",
+                "'<a&b>'",
+                '"q\'"',
+                "none",
+                "true",
+                "[1, 'x']",
+                "(2, 3)",
+                "{'k': 'v'}",
+                "item",
+                "loop.index",
+                "loop.last",
+            ]
+        ),
     )
 
 
@@ -270,12 +334,34 @@ def expressions():
             st.tuples(inner, st.sampled_from(FILTERS)).map(lambda p: f"{p[0]}|{p[1]}"),
             st.tuples(inner, st.sampled_from(TESTS)).map(lambda p: f"({p[0]} is {p[1]})"),
             st.tuples(inner, st.sampled_from(["name", "k", "0", "items"])).map(
-                lambda p: f"{p[0]}.{p[1]}"),
+                lambda p: f"{p[0]}.{p[1]}"
+            ),
             st.tuples(inner, st.sampled_from(["'k'", "0", "-1", "n"])).map(
-                lambda p: f"{p[0]}[{p[1]}]"),
-            st.tuples(inner, st.sampled_from(["+", "-", "*", "/", "//", "%", "~", "==", "!=",
-                                              "<", ">=", "in", "not in", "and", "or"]), inner)
-            .map(lambda p: f"({p[0]} {p[1]} {p[2]})"),
+                lambda p: f"{p[0]}[{p[1]}]"
+            ),
+            st.tuples(
+                inner,
+                st.sampled_from(
+                    [
+                        "+",
+                        "-",
+                        "*",
+                        "/",
+                        "//",
+                        "%",
+                        "~",
+                        "==",
+                        "!=",
+                        "<",
+                        ">=",
+                        "in",
+                        "not in",
+                        "and",
+                        "or",
+                    ]
+                ),
+                inner,
+            ).map(lambda p: f"({p[0]} {p[1]} {p[2]})"),
             inner.map(lambda e: f"(not {e})"),
             st.tuples(inner, inner, inner).map(lambda p: f"({p[0]} if {p[1]} else {p[2]})"),
         ),
@@ -291,11 +377,16 @@ def blocks():
         lambda inner: st.one_of(
             st.lists(inner, max_size=4).map("".join),
             st.tuples(expressions(), inner, inner).map(
-                lambda p: f"{{% if {p[0]} %}}{p[1]}{{% else %}}{p[2]}{{% endif %}}"),
-            st.tuples(st.sampled_from(["xs", "d", "s", "n", "none", "d.items()", "range(3)"]),
-                      inner, inner).map(
-                lambda p: f"{{% for item in {p[0]} %}}{p[1]}{{% else %}}{p[2]}{{% endfor %}}"),
-            st.tuples(expressions(), inner).map(lambda p: f"{{% set v = {p[0]} %}}{p[1]}{{{{ v }}}}"),
+                lambda p: f"{{% if {p[0]} %}}{p[1]}{{% else %}}{p[2]}{{% endif %}}"
+            ),
+            st.tuples(
+                st.sampled_from(["xs", "d", "s", "n", "none", "d.items()", "range(3)"]),
+                inner,
+                inner,
+            ).map(lambda p: f"{{% for item in {p[0]} %}}{p[1]}{{% else %}}{p[2]}{{% endfor %}}"),
+            st.tuples(expressions(), inner).map(
+                lambda p: f"{{% set v = {p[0]} %}}{p[1]}{{{{ v }}}}"
+            ),
         ),
         max_leaves=6,
     )
@@ -303,9 +394,14 @@ def blocks():
 
 def values():
     scalars = st.one_of(
-        st.none(), st.booleans(), st.integers(-5, 5), st.floats(-3, 3, allow_nan=False),
+        st.none(),
+        st.booleans(),
+        st.integers(-5, 5),
+        st.floats(-3, 3, allow_nan=False),
         st.text(st.sampled_from("a<>&'\" é"), max_size=6),
-        st.just(Markup("<m>")), st.just(Html()), st.just(Text()),
+        st.just(Markup("<m>")),
+        st.just(Html()),
+        st.just(Text()),
     )
     return st.recursive(
         scalars,
@@ -322,8 +418,9 @@ def values():
     source=blocks(),
     context=st.dictionaries(st.sampled_from(NAMES[:-1]), values(), max_size=len(NAMES) - 1),
     autoescape=st.booleans(),
-    undefined=st.sampled_from([jinja2.Undefined, jinja2.StrictUndefined,
-                               jinja2.ChainableUndefined]),
+    undefined=st.sampled_from(
+        [jinja2.Undefined, jinja2.StrictUndefined, jinja2.ChainableUndefined]
+    ),
 )
 def test_random_templates_match_jinja2(source, context, autoescape, undefined):
     try:

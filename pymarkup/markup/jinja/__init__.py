@@ -23,7 +23,7 @@ import sys
 import threading
 import weakref
 from collections import ChainMap
-from typing import Any, Dict, Optional, Tuple, Type
+from typing import Any, Dict, Optional, Tuple
 
 import jinja2
 
@@ -55,8 +55,9 @@ class _Accelerating:
     """What markup adds to a jinja2.Environment: each template Jinja2
     compiles is also compiled to a markup program, kept with its code."""
 
-    def _generate(self, source: Any, name: Optional[str], filename: Optional[str],
-                  defer_init: bool = False) -> str:
+    def _generate(
+        self, source: Any, name: Optional[str], filename: Optional[str], defer_init: bool = False
+    ) -> str:
         # First, so that Jinja2's code generator finds the constants this
         # folded (as it would fold them itself) and calls no filter twice.
         try:
@@ -171,11 +172,15 @@ def _with(mixin: type, base: type) -> type:
         return base
     found = _classes.get((mixin, base))
     if found is None:
-        found = _classes[(mixin, base)] = type(base.__name__, (mixin, base), {
-            "__module__": base.__module__,
-            "__qualname__": base.__qualname__,
-            "__doc__": base.__doc__,
-        })
+        found = _classes[(mixin, base)] = type(
+            base.__name__,
+            (mixin, base),
+            {
+                "__module__": base.__module__,
+                "__qualname__": base.__qualname__,
+                "__doc__": base.__doc__,
+            },
+        )
     return found
 
 

@@ -58,8 +58,15 @@ class Compiled:
 
     __slots__ = ("program", "lines", "calls", "ast", "autoescape", "deps")
 
-    def __init__(self, program: Any, lines: Tuple[int, ...], calls: bool, ast: nodes.Template,
-                 autoescape: bool, deps: Tuple[Tuple[str, Optional[str], Any], ...]) -> None:
+    def __init__(
+        self,
+        program: Any,
+        lines: Tuple[int, ...],
+        calls: bool,
+        ast: Any,
+        autoescape: bool,
+        deps: Tuple[Tuple[str, Optional[str], Any], ...],
+    ) -> None:
         self.program = program
         self.lines = lines
         self.calls = calls
@@ -124,7 +131,7 @@ def _namespace_set(attr: str, ns: Any, value: Any) -> None:
 _SCOPES = (nodes.For, nodes.Block, nodes.Macro, nodes.CallBlock, nodes.FilterBlock)
 
 
-def _walk_scope(statements: List[nodes.Node]) -> Any:
+def _walk_scope(statements: List[Any]) -> Any:
     """The nodes of `statements`, not descending into the bodies that have
     a scope of their own (loops, blocks, macros)."""
     todo = list(reversed(statements))
@@ -139,25 +146,31 @@ def _walk_scope(statements: List[nodes.Node]) -> Any:
         todo.extend(reversed(list(node.iter_child_nodes())))
 
 
-def _assigned_in(statements: List[nodes.Node]) -> List[str]:
+def _assigned_in(statements: List[Any]) -> List[str]:
     names: Dict[str, None] = {}
     for node in _walk_scope(statements):
-        if isinstance(node, (nodes.Assign, nodes.AssignBlock)) and not isinstance(node.target, nodes.NSRef):
+        if isinstance(node, (nodes.Assign, nodes.AssignBlock)) and not isinstance(
+            node.target, nodes.NSRef
+        ):
             for name in node.target.find_all(nodes.Name):
                 names[name.name] = None
     return list(names)
 
 
-def _context_calls_in(env: Any, statements: List[nodes.Node]) -> List[nodes.Node]:
+def _context_calls_in(env: Any, statements: List[Any]) -> List[Any]:
     """The calls in `statements` that may hand a context to Python code:
     calls of values (but loop.cycle) and filters or tests that take one."""
-    found = []
+    found: List[Any] = []
     for statement in statements:
         for node in statement.find_all((nodes.Call, nodes.Filter, nodes.Test)):
             if isinstance(node, nodes.Call):
                 callee = node.node
-                if not (isinstance(callee, nodes.Getattr) and callee.attr == "cycle"
-                        and isinstance(callee.node, nodes.Name) and callee.node.name == "loop"):
+                if not (
+                    isinstance(callee, nodes.Getattr)
+                    and callee.attr == "cycle"
+                    and isinstance(callee.node, nodes.Name)
+                    and callee.node.name == "loop"
+                ):
                     found.append(node)
                 continue
             table = env.filters if isinstance(node, nodes.Filter) else env.tests
@@ -234,7 +247,7 @@ class Compiler:
         self.call = _calls_with_context(env, self.eval_ctx)
         self.calls = False  # the template calls a value (which may take the context)
         # block name -> its definitions, the most derived first (for super())
-        self.blocks: Dict[str, List[nodes.Block]] = {}
+        self.blocks: Dict[str, List[Any]] = {}
         # block name -> the definition being compiled, and whether it sees the loops around
         self.super_level: Dict[str, Tuple[int, bool]] = {}
         self.deps: List[Tuple[str, Optional[str], Any]] = []
@@ -272,11 +285,19 @@ class Compiler:
         op, _, b = self.code[at]
         self.code[at] = (op, target, b)
 
-    def apply(self, kind: str, nargs: int, payload: Any = None, which: int = 0, count: int = 0,
-              kwnames: Optional[Tuple[str, ...]] = None, dict_item: bool = False) -> None:
+    def apply(
+        self,
+        kind: str,
+        nargs: int,
+        payload: Any = None,
+        which: int = 0,
+        count: int = 0,
+        kwnames: Optional[Tuple[str, ...]] = None,
+        dict_item: bool = False,
+    ) -> None:
         entry = (_J[kind], payload, which, count, kwnames, dict_item)
         # constants apart by identity: equal ones may print differently (1, 1.0, True)
-        key = (entry[0], id(payload)) if kind == "CONST" else entry
+        key: Any = (entry[0], id(payload)) if kind == "CONST" else entry
         try:
             index = self.op_index.get(key)
         except TypeError:  # an unhashable payload
@@ -288,7 +309,7 @@ class Compiler:
                 self.op_index[key] = index
         self.emit(OP_APPLY, index, nargs)
 
-    def program(self, template: nodes.Template) -> Any:
+    def program(self, template: Any) -> Any:
         if self.env.is_async:
             raise Unsupported("an async environment")
         if self.env.finalize is not None:
@@ -314,12 +335,13 @@ class Compiler:
         program = _core._JinjaProgram(
             self.code, tuple(self.ops), tuple(self.names), self.env.undefined, autoescape
         )
-        return Compiled(program, tuple(self.lines), self.calls, template, autoescape,
-                        tuple(self.deps))
+        return Compiled(
+            program, tuple(self.lines), self.calls, template, autoescape, tuple(self.deps)
+        )
 
     # -- other templates ---------------------------------------------------
 
-    def load(self, node: nodes.Expr, parent: Optional[str], what: str) -> "Compiled":
+    def load(self, node: Any, parent: Optional[str], what: str) -> "Compiled":
         """The compiled template a constant name in `node` names, loaded as
         Jinja2 loads it when rendering (env.get_template(name, parent))."""
         if not (isinstance(node, nodes.Const) and isinstance(node.value, str)):
@@ -345,11 +367,10 @@ class Compiler:
         self.deps.extend(compiled.deps)
         return compiled  # type: ignore[no-any-return]
 
-    def inherit(self, template: nodes.Template, name: Optional[str]
-                ) -> Tuple[List[nodes.Node], Dict[str, List[nodes.Block]]]:
+    def inherit(self, template: Any, name: Optional[str]) -> Tuple[List[Any], Dict[str, List[Any]]]:
         """What rendering `template` runs, and its blocks (each name's
         definitions, the most derived first), following {% extends %}."""
-        own: Dict[str, List[nodes.Block]] = {}
+        own: Dict[str, List[Any]] = {}
         for block in template.find_all(nodes.Block):
             own.setdefault(block.name, [block])
         at = next((i for i, n in enumerate(template.body) if isinstance(n, nodes.Extends)), None)
@@ -357,7 +378,7 @@ class Compiler:
             if template.find(nodes.Extends) is not None:
                 raise Unsupported("an extends that is not at the top level")
             return list(template.body), own
-        before, extends, after = template.body[:at], template.body[at], template.body[at + 1:]
+        before, extends, after = template.body[:at], template.body[at], template.body[at + 1 :]
         if any(isinstance(n, nodes.Extends) for n in after) or template.find(nodes.Extends) is None:
             raise Unsupported("more than one extends")
         for node in before:
@@ -366,20 +387,22 @@ class Compiler:
         for node in after:
             # Jinja2 drops what a child writes outside its blocks
             if not isinstance(node, (nodes.Output, nodes.Block)):
-                raise Unsupported(f"{_describe(node)} outside the blocks of a template that extends another")
+                raise Unsupported(
+                    f"{_describe(node)} outside the blocks of a template that extends another"
+                )
         parent = self.load(extends.template, name, "an extends")
         parent_body, parent_blocks = self.inherit(parent.ast, extends.template.value)
         blocks = {n: own.get(n, []) + parent_blocks.get(n, []) for n in {**parent_blocks, **own}}
         return list(before) + parent_body, blocks
 
-    def stmt_Block(self, node: nodes.Block) -> None:
+    def stmt_Block(self, node: Any) -> None:
         if node.required:
             raise Unsupported("a required block")
         # The block statement where it is rendered says whether the
         # definition that renders (and its super()) sees the loops around.
         self.block_body(node.name, self.blocks[node.name], 0, node.scoped)
 
-    def block_body(self, name: str, chain: List[nodes.Block], level: int, scoped: bool) -> None:
+    def block_body(self, name: str, chain: List[Any], level: int, scoped: bool) -> None:
         block = chain[level]
         saved_loops, saved_level = self.loops, self.super_level.get(name)
         if not scoped:
@@ -396,11 +419,17 @@ class Compiler:
             else:
                 self.super_level[name] = saved_level
 
-    def super_call(self, child: nodes.Expr) -> bool:
+    def super_call(self, child: Any) -> bool:
         """{{ super() }}: the next definition of the block, written there."""
-        if not (isinstance(child, nodes.Call) and isinstance(child.node, nodes.Name)
-                and child.node.name == "super" and not child.args and not child.kwargs
-                and child.dyn_args is None and child.dyn_kwargs is None):
+        if not (
+            isinstance(child, nodes.Call)
+            and isinstance(child.node, nodes.Name)
+            and child.node.name == "super"
+            and not child.args
+            and not child.kwargs
+            and child.dyn_args is None
+            and child.dyn_kwargs is None
+        ):
             return False
         if not self.super_level:
             raise Unsupported("super() outside a block")
@@ -411,7 +440,7 @@ class Compiler:
         self.block_body(name, chain, level + 1, scoped)
         return True
 
-    def stmt_Include(self, node: nodes.Include) -> None:
+    def stmt_Include(self, node: Any) -> None:
         if node.ignore_missing:
             raise Unsupported("an include with 'ignore missing'")
         if not node.with_context:
@@ -427,7 +456,7 @@ class Compiler:
             self.local_scope -= 1
             self.blocks, self.super_level = saved
 
-    def stmt_Assign(self, node: nodes.Assign) -> None:
+    def stmt_Assign(self, node: Any) -> None:
         if isinstance(node.target, nodes.NSRef):
             self.namespace_set(node.target, node.node)
             return
@@ -463,7 +492,7 @@ class Compiler:
             place = self.names.index(name)
         self.keep(place)
 
-    def namespace_set(self, target: nodes.NSRef, value: nodes.Expr) -> None:
+    def namespace_set(self, target: Any, value: Any) -> None:
         """{% set ns.attr = value %}: Jinja2 checks ns, then computes the value."""
         self.expr_Name(nodes.Name(target.name, "load", lineno=target.lineno))
         self.apply("CALL", 1, _check_namespace)
@@ -473,7 +502,7 @@ class Compiler:
 
     # -- statements --------------------------------------------------------
 
-    def body(self, statements: List[nodes.Node]) -> None:
+    def body(self, statements: List[Any]) -> None:
         for node in statements:
             self.line = getattr(node, "lineno", self.line)
             method = getattr(self, "stmt_" + type(node).__name__, None)
@@ -481,7 +510,7 @@ class Compiler:
                 raise Unsupported(_describe(node))
             method(node)
 
-    def stmt_Output(self, node: nodes.Output) -> None:
+    def stmt_Output(self, node: Any) -> None:
         for child in node.nodes:
             if isinstance(child, nodes.TemplateData):
                 self.static(child.data)  # written as Jinja2 writes it: as is
@@ -492,26 +521,43 @@ class Compiler:
             if self.super_call(child):
                 continue
             if isinstance(child, nodes.CondExpr):
-                self.branch(child.test, [child.expr1], [child.expr2] if child.expr2 else None,
-                            output=True, line=child.lineno)
+                self.branch(
+                    child.test,
+                    [child.expr1],
+                    [child.expr2] if child.expr2 else None,
+                    output=True,
+                    line=child.lineno,
+                )
                 continue
             self.expr(child)
             self.emit(OP_WRITE, 0)
 
-    def stmt_If(self, node: nodes.If) -> None:
+    def stmt_If(self, node: Any) -> None:
         self.if_chain(node.test, node.body, node.elif_, node.else_)
 
-    def if_chain(self, test: nodes.Expr, body: List[nodes.Node], elifs: List[nodes.If],
-                 else_: List[nodes.Node]) -> None:
+    def if_chain(
+        self,
+        test: Any,
+        body: List[Any],
+        elifs: List[Any],
+        else_: List[Any],
+    ) -> None:
         if elifs:
             first, rest = elifs[0], elifs[1:]
-            self.branch(test, body, [_Deferred(lambda: self.if_chain(first.test, first.body,
-                                                                     rest, else_))])
+            self.branch(
+                test, body, [_Deferred(lambda: self.if_chain(first.test, first.body, rest, else_))]
+            )
         else:
             self.branch(test, body, else_ or None)
 
-    def branch(self, test: nodes.Expr, then: List[Any], otherwise: Optional[List[Any]],
-               output: bool = False, line: int = 0) -> None:
+    def branch(
+        self,
+        test: Any,
+        then: List[Any],
+        otherwise: Optional[List[Any]],
+        output: bool = False,
+        line: int = 0,
+    ) -> None:
         false_jumps: List[int] = []
         self.condition(test, false_jumps)
         self.run(then, output)
@@ -547,7 +593,7 @@ class Compiler:
             else:
                 self.body([item])
 
-    def condition(self, test: nodes.Expr, false_jumps: List[int]) -> None:
+    def condition(self, test: Any, false_jumps: List[int]) -> None:
         """Code that goes on when `test` is true and jumps (through the
         instructions it adds to false_jumps) when false, evaluating as
         Python's `and`, `or` and `not` do."""
@@ -574,7 +620,7 @@ class Compiler:
             self.expr(test)
             false_jumps.append(self.emit(OP_IF))
 
-    def stmt_For(self, node: nodes.For) -> None:
+    def stmt_For(self, node: Any) -> None:
         if node.recursive:
             raise Unsupported("a recursive for loop")
         if node.test is not None:
@@ -614,7 +660,7 @@ class Compiler:
                 self.local_scope -= 1
             self.patch(end, self.here())
 
-    def loop_locals(self, loop: _Loop, node: nodes.For) -> None:
+    def loop_locals(self, loop: _Loop, node: Any) -> None:
         """The names the loop's body sets: each iteration starts them with
         their value around the loop, and none is seen after it (Jinja2's
         scoping), so each gets a place of the body's own."""
@@ -638,7 +684,7 @@ class Compiler:
 
     # -- expressions -------------------------------------------------------
 
-    def expr(self, node: nodes.Expr) -> None:
+    def expr(self, node: Any) -> None:
         """Code that pushes the value of `node`."""
         self.line = getattr(node, "lineno", self.line)
         method = getattr(self, "expr_" + type(node).__name__, None)
@@ -646,10 +692,10 @@ class Compiler:
             raise Unsupported(_describe(node))
         method(node)
 
-    def expr_Const(self, node: nodes.Const) -> None:
+    def expr_Const(self, node: Any) -> None:
         self.apply("CONST", 0, node.value)
 
-    def expr_Name(self, node: nodes.Name) -> None:
+    def expr_Name(self, node: Any) -> None:
         name = node.name
         for level, loop in enumerate(reversed(self.loops)):
             if not loop.visible:
@@ -673,13 +719,13 @@ class Compiler:
             self.names.append(name)
         self.emit(OP_PARAM, self.names.index(name))
 
-    def expr_Getattr(self, node: nodes.Getattr) -> None:
+    def expr_Getattr(self, node: Any) -> None:
         if self.loop_field(node):
             return
         self.expr(node.node)
         self.apply("GETATTR", 1, node.attr, dict_item=not hasattr(dict, node.attr))
 
-    def loop_field(self, node: nodes.Getattr) -> bool:
+    def loop_field(self, node: Any) -> bool:
         if not (isinstance(node.node, nodes.Name) and node.node.name == "loop" and self.loops):
             return False
         if any(node.node.name in loop.names for loop in self.loops):
@@ -695,7 +741,7 @@ class Compiler:
         self.emit(OP_LOOP_INFO, 0, _LOOP_FIELDS[node.attr])
         return True
 
-    def expr_Getitem(self, node: nodes.Getitem) -> None:
+    def expr_Getitem(self, node: Any) -> None:
         if isinstance(node.arg, nodes.Slice):
             raise Unsupported("a slice")
         self.expr(node.node)
@@ -705,52 +751,52 @@ class Compiler:
         self.expr(node.arg)
         self.apply("GETITEM", 2)
 
-    def binop(self, node: nodes.BinExpr) -> None:
+    def binop(self, node: Any) -> None:
         self.expr(node.left)
         self.expr(node.right)
         self.apply("BINARY", 2, None, _BINARY[type(node)])
 
     expr_Add = expr_Sub = expr_Mul = expr_Div = expr_FloorDiv = expr_Mod = expr_Pow = binop
 
-    def unop(self, node: nodes.UnaryExpr) -> None:
+    def unop(self, node: Any) -> None:
         self.expr(node.node)
         self.apply(("NOT", "NEG", "POS")[[nodes.Not, nodes.Neg, nodes.Pos].index(type(node))], 1)
 
     expr_Not = expr_Neg = expr_Pos = unop
 
-    def expr_Compare(self, node: nodes.Compare) -> None:
+    def expr_Compare(self, node: Any) -> None:
         if len(node.ops) != 1:
             raise Unsupported("a chained comparison")
         self.expr(node.expr)
         self.expr(node.ops[0].expr)
         self.apply("COMPARE", 2, None, _COMPARE[node.ops[0].op])
 
-    def expr_Concat(self, node: nodes.Concat) -> None:
+    def expr_Concat(self, node: Any) -> None:
         for part in node.nodes:
             self.expr(part)
         self.apply("TUPLE", len(node.nodes))
         self.apply("CALL", 1, markup_join if self.eval_ctx.autoescape else str_join)
 
-    def expr_Tuple(self, node: nodes.Tuple) -> None:
+    def expr_Tuple(self, node: Any) -> None:
         for item in node.items:
             self.expr(item)
         self.apply("TUPLE", len(node.items))
 
-    def expr_List(self, node: nodes.List) -> None:
+    def expr_List(self, node: Any) -> None:
         for item in node.items:
             self.expr(item)
         self.apply("LIST", len(node.items))
 
-    def expr_Dict(self, node: nodes.Dict) -> None:
+    def expr_Dict(self, node: Any) -> None:
         for pair in node.items:
             self.expr(pair.key)
             self.expr(pair.value)
         self.apply("DICT", 2 * len(node.items))
 
-    def expr_Filter(self, node: nodes.Filter) -> None:
+    def expr_Filter(self, node: Any) -> None:
         self.filter_or_test(node, self.env.filters, "filter")
 
-    def expr_Test(self, node: nodes.Test) -> None:
+    def expr_Test(self, node: Any) -> None:
         self.filter_or_test(node, self.env.tests, "test")
 
     def filter_or_test(self, node: Any, table: Dict[str, Any], what: str) -> None:
@@ -782,7 +828,7 @@ class Compiler:
         kwnames = tuple(kw.key for kw in node.kwargs) or None
         self.apply("CALL", before + len(node.args) + len(node.kwargs), func, kwnames=kwnames)
 
-    def expr_Call(self, node: nodes.Call) -> None:
+    def expr_Call(self, node: Any) -> None:
         if node.dyn_args is not None or node.dyn_kwargs is not None:
             raise Unsupported("*args or **kwargs in a call")
         callee = node.node
@@ -810,7 +856,7 @@ class Compiler:
     # computes (nothing on the stack yet), as in `{{ a or b }}`,
     # `{% set x = a if c else b %}`, `{% if a or b %}` or `(a or b)|upper`.
 
-    def chosen(self, node: nodes.Expr, what: str) -> int:
+    def chosen(self, node: Any, what: str) -> int:
         if self.depth:
             raise Unsupported(f"{what} inside an expression, after another value")
         self.names.append(None)  # type: ignore[arg-type]
@@ -820,7 +866,7 @@ class Compiler:
         self.apply("STORE", 1, None, place)
         self.patch(self.emit(OP_IF), self.here())  # pops what STORE left
 
-    def expr_CondExpr(self, node: nodes.CondExpr) -> None:
+    def expr_CondExpr(self, node: Any) -> None:
         place = self.chosen(node, "an inline if")
         false_jumps: List[int] = []
         self.condition(node.test, false_jumps)
@@ -839,7 +885,7 @@ class Compiler:
         self.patch(end, self.here())
         self.emit(OP_PARAM, place)
 
-    def expr_And(self, node: nodes.BinExpr) -> None:
+    def expr_And(self, node: Any) -> None:
         place = self.chosen(node, f"'{node.operator}' as a value")
         self.expr(node.left)
         self.keep(place)
@@ -865,18 +911,19 @@ class _Deferred:
         self.run = run
 
 
-def _targets(target: nodes.Expr, what: str = "a for loop") -> Dict[str, Tuple[int, ...]]:
+def _targets(target: Any, what: str = "a for loop") -> Dict[str, Tuple[int, ...]]:
     if isinstance(target, nodes.Name):
         return {target.name: ()}
-    if isinstance(target, nodes.Tuple) and all(isinstance(t, nodes.Name) for t in target.items):
-        names = [t.name for t in target.items]
+    items: List[Any] = target.items if isinstance(target, nodes.Tuple) else []
+    if items and all(isinstance(t, nodes.Name) for t in items):
+        names = [t.name for t in items]
         if len(set(names)) != len(names):
             raise Unsupported(f"{what} whose target repeats a name")
-        return {t.name: (i, len(names)) for i, t in enumerate(target.items)}
+        return {name: (i, len(names)) for i, name in enumerate(names)}
     raise Unsupported(f"{what} with a nested target or a namespace attribute")
 
 
-def _describe(node: nodes.Node) -> str:
+def _describe(node: Any) -> str:
     what = type(node).__name__
     line = getattr(node, "lineno", None)
     return f"{what} (line {line})" if line else what
@@ -908,6 +955,6 @@ def _inline_if_hint(line: int, name: Optional[str]) -> str:
     )
 
 
-def compile_template(env: Any, template: nodes.Template, name: Optional[str]) -> Any:
+def compile_template(env: Any, template: Any, name: Optional[str]) -> Any:
     """The program for `template`, or Unsupported naming why not."""
     return Compiler(env, name).program(template)
