@@ -15,7 +15,7 @@ import pytest
 import markup
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
-PAGES = ["index.md", "guide.md", "safety.md", "python-api.md"]
+PAGES = ["index.md", "guide.md", "safety.md", "python-api.md", "jinja.md"]
 
 _FENCE = re.compile(r"^[ \t]*(```|~~~).*$", re.MULTILINE)
 
