@@ -345,6 +345,88 @@ static void test_orders_page(void **state) {
     markup_program_free(p);
 }
 
+/* {% for o in orders %}<i>{{ o.customer }}</i>{% else %}none{% endfor %}!
+   with MARKUP_LOOP_ELSE: the else part runs only for an empty iterable,
+   and loop_value sees the caller's iterator and the item after this one. */
+static const void *seen_next[4];
+static size_t seen_index;
+
+static markup_status d_loop_next(void *ctx, uint32_t what, const markup_loop_state *loop,
+                                 void **out) {
+    assert_non_null(loop->iter);
+    if (seen_index < 4) seen_next[seen_index++] = loop->next;
+    return d_loop_value(ctx, what, loop, out);
+}
+
+static void test_loop_else(void **state) {
+    (void)state;
+    markup_program_builder *b = NULL;
+    assert_int_equal(markup_program_builder_new(NULL, 1, &b), MARKUP_OK);
+    uint32_t text = child_slot(b, 1);
+    uint32_t loop = 0, jump = 0;
+    emit(b, MARKUP_OP_PARAM, 0, 0);
+    assert_int_equal(markup_program_emit(b, MARKUP_OP_LOOP, 0,
+                                         MARKUP_LOOP_ELSE | MARKUP_LOOP_LOOKAHEAD, &loop),
+                     MARKUP_OK);
+    stat(b, "<i>");
+    emit(b, MARKUP_OP_ITEM, 0, 0);
+    emit(b, MARKUP_OP_APPLY, APPLY_CUSTOMER, 1);
+    emit(b, MARKUP_OP_WRITE, text, 0);
+    stat(b, "</i>");
+    emit(b, MARKUP_OP_LOOP_INFO, 0, INFO_LAST);
+    assert_int_equal(markup_program_emit(b, MARKUP_OP_IF, 0, 0, &jump), MARKUP_OK);
+    assert_int_equal(markup_program_patch(b, jump, markup_program_here(b)), MARKUP_OK);
+    emit(b, MARKUP_OP_END_LOOP, loop + 1, 0);
+    assert_int_equal(markup_program_patch(b, loop, markup_program_here(b)), MARKUP_OK);
+    assert_int_equal(markup_program_emit(b, MARKUP_OP_JUMP, 0, 0, &jump), MARKUP_OK);
+    stat(b, "none");
+    assert_int_equal(markup_program_patch(b, jump, markup_program_here(b)), MARKUP_OK);
+    stat(b, "!");
+    markup_program *p = NULL;
+    markup_error err = MARKUP_ERROR_INIT;
+    assert_int_equal(markup_program_builder_finish(b, &p, &err), MARKUP_OK);
+
+    markup_program_data ops = data_ops;
+    ops.loop_value = d_loop_next;
+    data_ctx c = {0};
+    markup_buf out;
+    markup_buf_init(&out, NULL);
+    val two = {.kind = VAL_ORDERS, .orders = orders, .n = 2};
+    void *params[] = {&two};
+    seen_index = 0;
+    assert_int_equal(markup_program_run(p, &ops, &c, params, 1, &out, NULL), MARKUP_OK);
+    assert_int_equal(out.len, strlen("<i>Ann &amp; Bo</i><i>Cy</i>!"));
+    assert_memory_equal(out.data, "<i>Ann &amp; Bo</i><i>Cy</i>!", out.len);
+    /* The first item saw the second coming; the last saw none. */
+    assert_int_equal(seen_index, 2);
+    assert_non_null(seen_next[0]);
+    assert_int_equal(((const val *)seen_next[0])->orders, &orders[1]);
+    assert_null(seen_next[1]);
+
+    val none = {.kind = VAL_ORDERS, .orders = orders, .n = 0};
+    params[0] = &none;
+    markup_buf_clear(&out);
+    assert_int_equal(markup_program_run(p, &ops, &c, params, 1, &out, NULL), MARKUP_OK);
+    assert_int_equal(out.len, strlen("none!"));
+    assert_memory_equal(out.data, "none!", out.len);
+    assert_int_equal(c.live, 0);
+    assert_int_equal(c.iters_open, 0);
+    markup_buf_free(&out);
+    markup_program_free(p);
+
+    /* An else needs the JUMP over it right after the loop's END_LOOP. */
+    assert_int_equal(markup_program_builder_new(NULL, 1, &b), MARKUP_OK);
+    (void)child_slot(b, 0);
+    emit(b, MARKUP_OP_PARAM, 0, 0);
+    emit(b, MARKUP_OP_LOOP, 2, MARKUP_LOOP_ELSE);
+    emit(b, MARKUP_OP_END_LOOP, 2, 0);
+    stat(b, "x");
+    p = NULL;
+    assert_int_equal(markup_program_builder_finish(b, &p, &err), MARKUP_ERR_INVALID_ARG);
+    assert_int_equal(err.pos, 1);
+    assert_null(p);
+}
+
 /* A callback that fails inside two loops: the buffer is rolled back,
    every reference and iteration is given back, and the fault says where. */
 static void test_failure_midway(void **state) {
@@ -552,6 +634,7 @@ static void test_patch_only_jumps(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_orders_page),
+        cmocka_unit_test(test_loop_else),
         cmocka_unit_test(test_failure_midway),
         cmocka_unit_test(test_failure_after_a_field_read),
         cmocka_unit_test(test_fused_field_steps),
