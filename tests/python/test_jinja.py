@@ -181,6 +181,9 @@ TEMPLATES = {
         "{% block item %}<{{ i.name }}>{% endblock %}",
         "{% for i in items %}{% include 'footer.html' %}{% endfor %}",
         "{% set title = 'set' %}{% include 'footer.html' %}",
+        "{% extends 'base.html' %}{% block body %}{{ title }}{% set title = 'in block' %}"
+        "{{ title }}{% for i in items %}{% set title = i.name %}{{ title }}{% endfor %}"
+        "{{ title }}{% endblock %}{% block note %}{{ title }}{% endblock %}",
     ],
 )
 def test_inheritance_and_includes(source):
@@ -237,6 +240,25 @@ def test_a_context_filter_sees_the_render():
         outputs.append(template.render(who="arg"))
     assert template.markup_native
     assert outputs[0] == outputs[1] == "v:setset:set"
+
+
+def test_a_context_callable_sees_what_was_set_around():
+    @jinja2.pass_context
+    def seen(context, name):
+        return f"{name}={context.get(name)}"
+
+    source = (
+        "{% set top = 1 %}{% for i in [1, 2] %}{% set inner = i * 10 %}{{ seen('inner') }}"
+        "{{ seen('top') }}{{ 'top'|seen2 }}{% endfor %}{{ seen('inner') }}"
+    )
+    outputs = []
+    for env in (jinja2.Environment(), mj.Environment()):
+        env.filters["seen2"] = seen
+        template = env.from_string(source)
+        outputs.append(template.render(seen=seen))
+    assert template.markup_native, template.markup_reason
+    assert outputs[0] == outputs[1]
+    assert outputs[1] == "inner=10top=1top=1inner=20top=1top=1inner=None"
 
 
 def test_bytecode_cache_templates_say_why(tmp_path):

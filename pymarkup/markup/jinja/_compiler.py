@@ -100,9 +100,9 @@ def _calls_with_context(env: Any, eval_ctx: EvalContext) -> Callable[..., Any]:
         if hasattr(__obj, "__call__") and _PassArg.from_obj(__obj.__call__) is not None:  # noqa: B004
             __obj = __obj.__call__
         pass_arg = _PassArg.from_obj(__obj)
+        local_vars = kwargs.pop("_markup_locals", None)
         if pass_arg is _PassArg.context:
-            template, vars = render_state.current  # type: ignore[misc]
-            args = (template.new_context(vars),) + args
+            args = (_context(local_vars),) + args
         elif pass_arg is _PassArg.eval_context:
             args = (eval_ctx,) + args
         elif pass_arg is _PassArg.environment:
@@ -152,31 +152,11 @@ def _assigned_in(statements: List[Any]) -> List[str]:
         if isinstance(node, (nodes.Assign, nodes.AssignBlock)) and not isinstance(
             node.target, nodes.NSRef
         ):
-            for name in node.target.find_all(nodes.Name):
+            target = node.target
+            found = [target] if isinstance(target, nodes.Name) else target.find_all(nodes.Name)
+            for name in found:
                 names[name.name] = None
     return list(names)
-
-
-def _context_calls_in(env: Any, statements: List[Any]) -> List[Any]:
-    """The calls in `statements` that may hand a context to Python code:
-    calls of values (but loop.cycle) and filters or tests that take one."""
-    found: List[Any] = []
-    for statement in statements:
-        for node in statement.find_all((nodes.Call, nodes.Filter, nodes.Test)):
-            if isinstance(node, nodes.Call):
-                callee = node.node
-                if not (
-                    isinstance(callee, nodes.Getattr)
-                    and callee.attr == "cycle"
-                    and isinstance(callee.node, nodes.Name)
-                    and callee.node.name == "loop"
-                ):
-                    found.append(node)
-                continue
-            table = env.filters if isinstance(node, nodes.Filter) else env.tests
-            if _PassArg.from_obj(table.get(node.name)) is _PassArg.context:
-                found.append(node)
-    return found
 
 
 _unpackers: Dict[int, Callable[[Any], Tuple[Any, ...]]] = {}
@@ -195,20 +175,38 @@ def _unpacker(count: int) -> Callable[[Any], Tuple[Any, ...]]:
     return found
 
 
+def _context(local_vars: Optional[Dict[str, Any]]) -> Any:
+    """A Context for the render under way: its variables, those set so far
+    at the top, and `local_vars` (set in the loops and blocks around)."""
+    template, vars = render_state.current  # type: ignore[misc]
+    context = template.new_context(vars)
+    return context.derived(local_vars) if local_vars else context
+
+
+def _with_locals(
+    func: Callable[..., Any],
+    names: Tuple[str, ...],
+    *args: Any,
+    _markup_locals: Tuple[Any, ...],
+    **kwargs: Any,
+) -> Any:
+    """Calls `func` with the names set around as a dict, _markup_locals."""
+    return func(*args, _markup_locals=dict(zip(names, _markup_locals)), **kwargs)
+
+
 def _with_context(func: Callable[..., Any]) -> Callable[..., Any]:
     """A filter or test that takes the context, given one made for the
     render under way (its variables, including those set so far)."""
 
     def call(*args: Any, **kwargs: Any) -> Any:
-        template, vars = render_state.current  # type: ignore[misc]
-        return func(template.new_context(vars), *args, **kwargs)
+        return func(_context(kwargs.pop("_markup_locals", None)), *args, **kwargs)
 
     internal_code.add(call.__code__)
     return call
 
 
 # Frames a traceback into the template leaves out, as Jinja2 leaves out its own.
-internal_code: set = set()
+internal_code: set = {_with_locals.__code__}
 
 
 class _Loading(threading.local):
@@ -228,6 +226,7 @@ class _Loop:
         self.tuple_at = -1  # unpacking: the place of the item's tuple
         self.locals: Dict[str, int] = {}  # names the body sets -> their places
         self.visible = True
+        self.is_loop = True  # False: a block's body, a scope without a loop
 
 
 class Compiler:
@@ -409,7 +408,11 @@ class Compiler:
             self.loops = []  # a block sees the context, not the loops around it
         self.super_level[name] = (level, scoped)
         self.local_scope += 1
+        scope = _Loop({})
+        scope.is_loop = False
+        self.loops = self.loops + [scope]
         try:
+            self.scope_locals(scope, block.body, block.lineno)
             self.body(block.body)
         finally:
             self.local_scope -= 1
@@ -482,7 +485,7 @@ class Compiler:
         if name in ("self", "super", "caller", "varargs", "kwargs", "loop"):
             raise Unsupported(f"a set of '{name}'")
         if self.loops:
-            found = self.loops[-1].locals.get(name)  # the loop body's own (loop_locals)
+            found = self.loops[-1].locals.get(name)  # the body's own (scope_locals)
             if found is None:  # in the else part of a loop inside it
                 raise Unsupported("a set inside a for's else")
             place = found
@@ -632,7 +635,7 @@ class Compiler:
         start = self.emit(OP_LOOP, 0, flags)
         self.loops.append(loop)
         try:
-            self.loop_locals(loop, node)
+            self.scope_locals(loop, node.body, node.lineno)
             if len(names) > 1 or any(names.values()):
                 # Each item unpacked once, when its turn comes, as Python's
                 # for does (an error there is an error even if no name is
@@ -660,27 +663,31 @@ class Compiler:
                 self.local_scope -= 1
             self.patch(end, self.here())
 
-    def loop_locals(self, loop: _Loop, node: Any) -> None:
-        """The names the loop's body sets: each iteration starts them with
-        their value around the loop, and none is seen after it (Jinja2's
-        scoping), so each gets a place of the body's own."""
-        assigned = _assigned_in(node.body)
-        if not assigned:
-            return
-        for call in _context_calls_in(self.env, node.body):
-            # a callable could take a context, which would hold these
-            raise Unsupported(f"a set inside a loop that calls a value ({_describe(call)})")
-        for name in assigned:
-            if name in loop.names:
+    def scope_locals(self, scope: _Loop, body: List[Any], line: int) -> None:
+        """The names a loop's body (or a block's) sets: each iteration (or
+        rendering) starts them with their value around it, and none is seen
+        after it (Jinja2's scoping), so each gets a place of the body's own."""
+        for name in _assigned_in(body):
+            if name in scope.names:
                 raise Unsupported("a set of a loop's own target")
-            loop.visible = False  # the value around the loop
+            scope.visible = False  # the value around the body
             try:
-                self.expr_Name(nodes.Name(name, "load", lineno=node.lineno))
+                self.expr_Name(nodes.Name(name, "load", lineno=line))
             finally:
-                loop.visible = True
+                scope.visible = True
             self.names.append(None)  # type: ignore[arg-type]
-            loop.locals[name] = len(self.names) - 1
-            self.keep(loop.locals[name])
+            scope.locals[name] = len(self.names) - 1
+            self.keep(scope.locals[name])
+
+    def visible_locals(self) -> Dict[str, int]:
+        """The names set in the loops and blocks around, innermost first
+        kept, with their places: what Jinja2 hands a callable that takes
+        the context (its _loop_vars and _block_vars)."""
+        found: Dict[str, int] = {}
+        for scope in reversed(self.loops):
+            for name, place in scope.locals.items():
+                found.setdefault(name, place)
+        return found
 
     # -- expressions -------------------------------------------------------
 
@@ -697,7 +704,9 @@ class Compiler:
 
     def expr_Name(self, node: Any) -> None:
         name = node.name
-        for level, loop in enumerate(reversed(self.loops)):
+        level = -1
+        for loop in reversed(self.loops):
+            level += loop.is_loop  # ITEM counts loops only
             if not loop.visible:
                 continue
             if name in loop.locals:
@@ -726,11 +735,12 @@ class Compiler:
         self.apply("GETATTR", 1, node.attr, dict_item=not hasattr(dict, node.attr))
 
     def loop_field(self, node: Any) -> bool:
-        if not (isinstance(node.node, nodes.Name) and node.node.name == "loop" and self.loops):
+        loops = [loop for loop in self.loops if loop.is_loop]
+        if not (isinstance(node.node, nodes.Name) and node.node.name == "loop" and loops):
             return False
-        if any(node.node.name in loop.names for loop in self.loops):
+        if any("loop" in scope.names or "loop" in scope.locals for scope in self.loops):
             return False  # a loop target named `loop`
-        loop = self.loops[-1]
+        loop = loops[-1]
         if node.attr in _LOOP_CONSTANTS:
             self.apply("CONST", 0, _LOOP_CONSTANTS[node.attr])
             return True
@@ -818,15 +828,29 @@ class Compiler:
         elif pass_arg is _PassArg.environment:
             func = functools.partial(func, self.env)
         self.expr(node.node)
-        self.call_args(func, node, 1)
+        self.call_args(
+            func, node, 1, self.visible_locals() if pass_arg is _PassArg.context else None
+        )
 
-    def call_args(self, func: Any, node: Any, before: int) -> None:
+    def call_args(
+        self, func: Any, node: Any, before: int, local_vars: Optional[Dict[str, int]] = None
+    ) -> None:
+        """The arguments of a call of `func`, whose first `before` values
+        are pushed; `local_vars` (names set around, for a callable that
+        takes the context) go as the keyword _markup_locals."""
         for arg in node.args:
             self.expr(arg)
         for kw in node.kwargs:
             self.expr(kw.value)
-        kwnames = tuple(kw.key for kw in node.kwargs) or None
-        self.apply("CALL", before + len(node.args) + len(node.kwargs), func, kwnames=kwnames)
+        names = [kw.key for kw in node.kwargs]
+        if local_vars:
+            for place in local_vars.values():
+                self.emit(OP_PARAM, place)
+            self.apply("TUPLE", len(local_vars))
+            names.append("_markup_locals")
+            func = functools.partial(_with_locals, func, tuple(local_vars))
+        count = before + len(node.args) + len(names)
+        self.apply("CALL", count, func, kwnames=tuple(names) or None)
 
     def expr_Call(self, node: Any) -> None:
         if node.dyn_args is not None or node.dyn_kwargs is not None:
@@ -837,7 +861,7 @@ class Compiler:
             and callee.attr == "cycle"
             and isinstance(callee.node, nodes.Name)
             and callee.node.name == "loop"
-            and self.loops
+            and any(loop.is_loop for loop in self.loops)
             and not any("loop" in loop.names for loop in self.loops)
         ):
             if node.kwargs or not node.args:
@@ -848,7 +872,7 @@ class Compiler:
             return
         self.expr(callee)
         self.calls = True
-        self.call_args(self.call, node, 1)
+        self.call_args(self.call, node, 1, self.visible_locals())
 
     # Values chosen by a test (`a if c else b`, `a or b`, `a and b`) are
     # computed by branches into a place of the program's own, which only a
