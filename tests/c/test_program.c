@@ -365,9 +365,9 @@ static void test_loop_else(void **state) {
     uint32_t text = child_slot(b, 1);
     uint32_t loop = 0, jump = 0;
     emit(b, MARKUP_OP_PARAM, 0, 0);
-    assert_int_equal(markup_program_emit(b, MARKUP_OP_LOOP, 0,
-                                         MARKUP_LOOP_ELSE | MARKUP_LOOP_LOOKAHEAD, &loop),
-                     MARKUP_OK);
+    assert_int_equal(
+        markup_program_emit(b, MARKUP_OP_LOOP, 0, MARKUP_LOOP_ELSE | MARKUP_LOOP_LOOKAHEAD, &loop),
+        MARKUP_OK);
     stat(b, "<i>");
     emit(b, MARKUP_OP_ITEM, 0, 0);
     emit(b, MARKUP_OP_APPLY, APPLY_CUSTOMER, 1);
@@ -633,14 +633,10 @@ static void test_patch_only_jumps(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_orders_page),
-        cmocka_unit_test(test_loop_else),
-        cmocka_unit_test(test_failure_midway),
-        cmocka_unit_test(test_failure_after_a_field_read),
-        cmocka_unit_test(test_fused_field_steps),
-        cmocka_unit_test(test_out_of_memory),
-        cmocka_unit_test(test_builder_checks),
-        cmocka_unit_test(test_patch_only_jumps),
+        cmocka_unit_test(test_orders_page),       cmocka_unit_test(test_loop_else),
+        cmocka_unit_test(test_failure_midway),    cmocka_unit_test(test_failure_after_a_field_read),
+        cmocka_unit_test(test_fused_field_steps), cmocka_unit_test(test_out_of_memory),
+        cmocka_unit_test(test_builder_checks),    cmocka_unit_test(test_patch_only_jumps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
