@@ -100,8 +100,8 @@ SCRIPT = textwrap.dedent(
         "page.html": "{% extends 'base.html' %}{% block rows %}{% set n = namespace(t=0) %}"
                      "{% for k, v in rows %}{% set label = k|upper %}"
                      "<li class='{{ loop.cycle('a', 'b') }}'>{{ label }} {{ v.x }}"
-                     " {{ loop.length }}{{ loop.previtem }}{% set n.t = n.t + 1 %}</li>{% else %}none{% endfor %}"
-                     "{{ n.t }}{% endblock %}",
+                     " {{ loop.length }}{{ loop.previtem }}{% set n.t = n.t + 1 %}</li>"
+                     "{% else %}none{% endfor %}{{ n.t }}{% endblock %}",
     }))
     PAGE_T = JINJA.get_template("page.html")
     assert PAGE_T.markup_native, PAGE_T.markup_reason
