@@ -107,6 +107,10 @@ CONTEXT = {
         "{% set x = n * 2 %}{{ x }}{% set title = 'new' %}{{ title }}",
         "{{ '<lit>' }}{{ 1 + 2 }}{{ none is none }}",
         "{% for i in gen %}{{ i }}{% endfor %}",
+        "{% macro card(t, cls='c', n=t ~ '!') %}<div class='{{ cls }}'>{{ t }}{{ n }}"
+        "{% set local = t|upper %}{{ local }}{{ title }}</div>{% endmacro %}"
+        "{% for i in items %}{{ card(i.name) }}{{ card(t=i.id, cls=loop.index) }}{% endfor %}"
+        "{{ card(title, 'x', 0) }}{{ local }}",
     ],
 )
 @pytest.mark.parametrize("autoescape", [True, False])
@@ -204,7 +208,8 @@ def test_a_changed_parent_is_jinja2s_to_render():
 @pytest.mark.parametrize(
     "source, reason",
     [
-        ("{% macro m() %}x{% endmacro %}{{ m() }}", "Macro"),
+        ("{% macro m() %}x{% endmacro %}{{ m()|upper }}", "the macro 'm' used other than"),
+        ("{% macro m() %}{{ caller() }}{% endmacro %}{% call m() %}x{% endcall %}", "caller"),
         ("{% for x in xs recursive %}{{ loop(x) }}{% endfor %}", "a recursive for loop"),
         ("{% for x in xs if x %}{{ x }}{% endfor %}", "a for loop with a filter"),
         ("{% extends name %}", "an extends of a template named at run time"),
@@ -272,7 +277,7 @@ def test_bytecode_cache_templates_say_why(tmp_path):
 
 # -- random templates against Jinja2 -------------------------------------
 
-NAMES = ["s", "n", "f", "none", "t", "xs", "d", "obj", "safe", "html", "missing"]
+NAMES = ["s", "n", "f", "none", "t", "xs", "d", "obj", "safe", "html", "v", "missing"]
 FILTERS = [
     "upper",
     "lower",
@@ -393,7 +398,11 @@ def expressions():
 
 def blocks():
     text = st.sampled_from(["", "x", "<p>", "&amp;", " \n  ", "'\"", "é€"])
-    output = expressions().map(lambda e: "{{ " + e + " }}")
+    output = st.one_of(
+        expressions().map(lambda e: "{{ " + e + " }}"),
+        expressions().map(lambda e: "{{ mac(" + e + ") }}"),
+        st.tuples(expressions(), expressions()).map(lambda p: f"{{{{ mac({p[0]}, q={p[1]}) }}}}"),
+    )
     return st.recursive(
         st.one_of(text, output),
         lambda inner: st.one_of(
@@ -435,9 +444,24 @@ def values():
     )
 
 
+def pages():
+    """Templates that may define a macro at the top (called as mac(...) in
+    the rest; where it is not defined, mac is a missing name)."""
+    body = st.sampled_from(
+        [
+            "[{{ p }}|{{ q }}]",
+            "{% if p %}{{ p|upper }}{% else %}{{ q }}{% endif %}",
+            "{% set r = p ~ '!' %}{{ r }}{{ s }}{% set p2 = q %}",
+            "{% for item in p %}{{ item }}{{ q }}{% endfor %}",
+        ]
+    )
+    macro = body.map(lambda b: "{% macro mac(p, q='<d>') %}" + b + "{% endmacro %}")
+    return st.tuples(st.one_of(st.just(""), macro), blocks()).map("".join)
+
+
 @settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
-    source=blocks(),
+    source=pages(),
     context=st.dictionaries(st.sampled_from(NAMES[:-1]), values(), max_size=len(NAMES) - 1),
     autoescape=st.booleans(),
     undefined=st.sampled_from(

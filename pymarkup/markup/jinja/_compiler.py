@@ -7,7 +7,7 @@ the template is rendered by Jinja2's own code."""
 
 import functools
 import threading
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from jinja2 import nodes
 from jinja2.compiler import CodeGenerator
@@ -146,6 +146,12 @@ def _walk_scope(statements: List[Any]) -> Any:
         todo.extend(reversed(list(node.iter_child_nodes())))
 
 
+def _walk_all(statements: List[Any]) -> Any:
+    for statement in statements:
+        yield statement
+        yield from statement.find_all(nodes.Node)
+
+
 def _assigned_in(statements: List[Any]) -> List[str]:
     names: Dict[str, None] = {}
     for node in _walk_scope(statements):
@@ -250,6 +256,9 @@ class Compiler:
         # block name -> the definition being compiled, and whether it sees the loops around
         self.super_level: Dict[str, Tuple[int, bool]] = {}
         self.deps: List[Tuple[str, Optional[str], Any]] = []
+        self.macro_names: Set[str] = set()  # the macros the template defines at the top
+        self.macros: Dict[str, Any] = {}  # those defined so far, by name
+        self.expanding: List[str] = []  # the macros being compiled in place
         self.local_scope = 0  # > 0 inside a loop, a block or an included template
 
     # -- the program -------------------------------------------------------
@@ -329,6 +338,16 @@ class Compiler:
             # expression; folded here first, it finds them folded.
             template = Optimizer(self.env).visit(template, self.eval_ctx)
         body, self.blocks = self.inherit(template, self.name)
+        # Macros defined at the top: their calls are compiled in place.
+        self.macro_names = {node.name for node in body if isinstance(node, nodes.Macro)}
+        set_names = {
+            n.name
+            for assign in template.find_all((nodes.Assign, nodes.AssignBlock))
+            for n in [assign.target, *assign.target.find_all(nodes.Name)]
+            if isinstance(n, nodes.Name)
+        }
+        if self.macro_names & set_names:
+            raise Unsupported("a macro whose name is also set")
         self.body(body)
         autoescape = bool(self.eval_ctx.autoescape)
         program = _core._JinjaProgram(
@@ -459,6 +478,97 @@ class Compiler:
             self.local_scope -= 1
             self.blocks, self.super_level = saved
 
+    # -- macros --------------------------------------------------------------
+    # A macro defined at the top of the template is compiled where it is
+    # called as a whole {{ m(...) }}: its output is what Jinja2's Macro
+    # returns and writes (Markup with autoescape, else str), its arguments
+    # are bound as Jinja2 binds them, and its body sees its parameters and
+    # the template's variables, not the caller's loops.
+
+    def stmt_Macro(self, node: Any) -> None:
+        if self.loops or self.local_scope:
+            raise Unsupported("a macro defined inside a loop, a block or an include")
+        body_names = {n.name for n in _walk_all(node.body) if isinstance(n, nodes.Name)}
+        for special in ("varargs", "kwargs", "caller"):
+            if special in body_names:
+                raise Unsupported(f"a macro that uses {special}")
+        if {arg.name for arg in node.args} & set(_assigned_in(node.body)):
+            # Jinja2 takes such a name for the body's own from its start
+            raise Unsupported("a macro that sets one of its parameters")
+        self.macros[node.name] = node
+
+    def macro_call(self, child: Any) -> bool:
+        if not (isinstance(child, nodes.Call) and isinstance(child.node, nodes.Name)):
+            return False
+        name = child.node.name
+        if name not in self.macros or self.shadowed(name):
+            return False
+        macro = self.macros[name]
+        if child.dyn_args is not None or child.dyn_kwargs is not None:
+            raise Unsupported("*args or **kwargs in a macro call")
+        params = [arg.name for arg in macro.args]
+        if len(child.args) > len(params):
+            raise Unsupported(f"more arguments than the macro '{name}' takes")
+        given: Dict[str, Any] = dict(zip(params, child.args))
+        for kw in child.kwargs:
+            if kw.key not in params or kw.key in given:
+                raise Unsupported(f"a keyword the macro '{name}' does not take, or twice")
+            given[kw.key] = kw.value
+        if name in self.expanding:
+            raise Unsupported(f"the macro '{name}', which calls itself")
+        # The arguments, computed in the caller's scope, in the order given.
+        places: Dict[str, int] = {}
+        for param, value in list(zip(params, child.args)) + [
+            (kw.key, kw.value) for kw in child.kwargs
+        ]:
+            self.expr(value)
+            places[param] = self.place()
+            self.keep(places[param])
+        missing = [p for p in params if p not in places]
+        defaults = dict(zip(params[len(params) - len(macro.defaults) :], macro.defaults))
+        for param in missing:
+            default = defaults.get(param)
+            if default is None:
+                continue
+            read = {
+                n.name
+                for n in [default, *default.find_all(nodes.Name)]
+                if isinstance(n, nodes.Name)
+            }
+            if read & set(missing):
+                raise Unsupported(
+                    f"a default of the macro '{name}' that reads a parameter not given"
+                )
+        saved_loops = self.loops
+        scope = _Loop({})
+        scope.is_loop = False
+        self.loops = [scope]  # the macro's own: its parameters, what it sets
+        self.expanding.append(name)
+        self.local_scope += 1
+        try:
+            scope.locals.update(places)
+            for param in missing:
+                # Not given: its default, computed with the parameters
+                # before it, else Jinja2's undefined for a missing argument.
+                if param in defaults:
+                    self.expr(defaults[param])
+                else:
+                    self.apply("CONST", 0, f"parameter {param!r} was not provided")
+                    self.apply("CONST", 0, param)
+                    self.apply("CALL", 2, self.env.undefined, kwnames=("name",))
+                scope.locals[param] = self.place()
+                self.keep(scope.locals[param])
+            self.scope_locals(scope, macro.body, macro.lineno)
+            self.body(macro.body)
+        finally:
+            self.local_scope -= 1
+            self.expanding.pop()
+            self.loops = saved_loops
+        return True
+
+    def shadowed(self, name: str) -> bool:
+        return any(name in scope.names or name in scope.locals for scope in self.loops)
+
     def stmt_Assign(self, node: Any) -> None:
         if isinstance(node.target, nodes.NSRef):
             self.namespace_set(node.target, node.node)
@@ -521,7 +631,7 @@ class Compiler:
             if isinstance(child, nodes.Const):  # as the optimizer left it
                 self.static(str(_escape(child.value) if self.eval_ctx.autoescape else child.value))
                 continue
-            if self.super_call(child):
+            if self.super_call(child) or self.macro_call(child):
                 continue
             if isinstance(child, nodes.CondExpr):
                 self.branch(
@@ -724,6 +834,10 @@ class Compiler:
                 raise Unsupported("the loop variable used other than as loop.<field>")
         if name in ("self", "super", "caller", "varargs", "kwargs"):
             raise Unsupported(f"the name '{name}'")
+        if name in self.macro_names:
+            raise Unsupported(
+                f"the macro '{name}' used other than as a whole {{{{ {name}(...) }}}}"
+            )
         if name not in self.names:
             self.names.append(name)
         self.emit(OP_PARAM, self.names.index(name))
@@ -883,6 +997,10 @@ class Compiler:
     def chosen(self, node: Any, what: str) -> int:
         if self.depth:
             raise Unsupported(f"{what} inside an expression, after another value")
+        return self.place()
+
+    def place(self) -> int:
+        """A place of the program's own (a parameter that is no variable)."""
         self.names.append(None)  # type: ignore[arg-type]
         return len(self.names) - 1
 
