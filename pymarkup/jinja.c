@@ -37,6 +37,9 @@ typedef enum jinja_apply {
     J_UNPACK,    /* item `which` of x unpacked into `count` names */
     J_ITEM,      /* x[payload], a constant key: GETITEM's rule */
     J_STORE,     /* parameter `which` becomes x ({% set %}); gives None */
+    J_GLOBAL,    /* the global payload: the render's globals only, else
+                    undefined(name=payload) (a free name in a macro of an
+                    imported template) */
     J_AS_TUPLE,  /* x unpacked into `count` values, as a tuple: an exact
                     tuple or list of that size as it is, else payload(x),
                     Python's own unpacking */
@@ -99,6 +102,7 @@ typedef struct jinja_call {
     pm_jinja *self;
     PyObject **params; /* the run's parameters (owned by render), which STORE replaces */
     PyObject *vars;    /* the render's variables (the caller's own dict) */
+    PyObject *globals; /* the render's globals: a tuple of mappings */
     int ascii;         /* everything written so far is ASCII */
 } jinja_call;
 
@@ -130,6 +134,8 @@ static PyObject *undefined_for(jinja_call *c, PyObject *obj, PyObject *name) {
     return PyObject_Vectorcall(c->self->undefined, args + 1, PY_VECTORCALL_ARGUMENTS_OFFSET,
                                c->self->kw_obj_name);
 }
+
+static PyObject *resolve_global(jinja_call *c, PyObject *globals, PyObject *name);
 
 static int error_matches(PyObject *a, PyObject *b, PyObject *d) {
     return PyErr_ExceptionMatches(a) || PyErr_ExceptionMatches(b) ||
@@ -259,6 +265,7 @@ static markup_status d_apply(void *ctx, uint32_t op, void *const *args, uint32_t
         break;
     case J_UNPACK: v = unpack(a[0], o->count, o->which); break;
     case J_ITEM: v = jinja_getitem(c, a[0], o->payload); break;
+    case J_GLOBAL: v = resolve_global(c, c->globals, o->payload); break;
     case J_AS_TUPLE:
         if (PyTuple_CheckExact(a[0]) && PyTuple_GET_SIZE(a[0]) == o->count)
             v = Py_NewRef(a[0]);
@@ -534,6 +541,12 @@ static PyObject *resolve(jinja_call *c, PyObject *vars, PyObject *globals, PyObj
     PyObject *v = PyDict_GetItemWithError(vars, name);
     if (v) return Py_NewRef(v);
     if (PyErr_Occurred()) return NULL;
+    return resolve_global(c, globals, name);
+}
+
+/* The globals' (the first mapping that has it), else undefined(name=name). */
+static PyObject *resolve_global(jinja_call *c, PyObject *globals, PyObject *name) {
+    PyObject *v;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(globals); i++) {
         PyObject *map = PyTuple_GET_ITEM(globals, i);
         if (PyDict_CheckExact(map)) {
@@ -586,7 +599,7 @@ static PyObject *jinja_render(PyObject *op, PyObject *const *args, Py_ssize_t na
             }
         }
     }
-    jinja_call c = {self, NULL, args[0], self->static_ascii};
+    jinja_call c = {self, NULL, args[0], args[1], self->static_ascii};
     Py_ssize_t n = PyTuple_GET_SIZE(self->names);
     PyObject *small[16];
     PyObject **params = n <= 16 ? small : PyMem_Calloc((size_t)n, sizeof *params);
@@ -649,7 +662,7 @@ static int read_ops(pm_jinja *self, PyObject *ops) {
             PyUnicode_InternInPlace(&o->payload);
         o->kwnames = kwnames == Py_None ? NULL : Py_NewRef(kwnames);
         int ok = o->kind >= 0 && o->kind < J_APPLY_COUNT;
-        if (o->kind == J_GETATTR) ok = PyUnicode_CheckExact(payload);
+        if (o->kind == J_GETATTR || o->kind == J_GLOBAL) ok = PyUnicode_CheckExact(payload);
         if (o->kind == J_BINARY) ok = o->which >= 0 && o->which < JB_COUNT;
         if (o->kind == J_COMPARE) ok = o->which >= 0 && o->which < JC_COUNT;
         if (o->kind == J_UNPACK) ok = o->count > 0 && o->which >= 0 && o->which < o->count;
@@ -666,7 +679,8 @@ static int read_ops(pm_jinja *self, PyObject *ops) {
 /* How many values each operation takes, checked against the code. */
 static int arity_ok(const jinja_op *o, uint32_t nargs) {
     switch ((jinja_apply)o->kind) {
-    case J_CONST: return nargs == 0;
+    case J_CONST:
+    case J_GLOBAL: return nargs == 0;
     case J_GETATTR:
     case J_NOT:
     case J_NEG:
@@ -898,7 +912,7 @@ int pm_jinja_init(PyObject *module, pm_state *st) {
         {"LOOP_ELSE", MARKUP_LOOP_ELSE},
         {"ITEM", J_ITEM},
         {"STORE", J_STORE},
-        {"AS_TUPLE", J_AS_TUPLE},
+        {"AS_TUPLE", J_AS_TUPLE}, {"GLOBAL", J_GLOBAL},
         {"LOOP_LOOKAHEAD", MARKUP_LOOP_LOOKAHEAD},
     };
     PyObject *consts = PyDict_New();

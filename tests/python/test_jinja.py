@@ -46,7 +46,7 @@ def pair(source, templates=None, **settings):
 def outcome(template, context):
     try:
         # an object's repr names its address, which differs between runs
-        return ("ok", re.sub(r" at 0x[0-9a-f]+", " at 0x", template.render(**context)))
+        return ("ok", re.sub(r"(?i) at 0x[0-9a-f]+", " at 0x", template.render(**context)))
     except Exception as exc:  # compared by type and message
         return ("raised", type(exc), str(exc))
 
@@ -173,6 +173,9 @@ TEMPLATES = {
     "<main>{% block body %}{% endblock %}</main>{% include 'footer.html' %}",
     "footer.html": "<footer>{{ title }}{% block note %}note{% endblock %}</footer>",
     "mid.html": "{% extends 'base.html' %}{% block title %}{{ super() }} | Mid{% endblock %}",
+    "forms.html": "{% macro field(name, value='', kind='text') %}<input type='{{ kind }}' "
+    "name='{{ name }}' value='{{ value }}'>{{ hint(name) }}{{ title }}{% endmacro %}\n"
+    "{% macro hint(name) %}<small>{{ name|upper }}</small>{% endmacro %}",
 }
 
 
@@ -185,6 +188,9 @@ TEMPLATES = {
         "{% block item %}<{{ i.name }}>{% endblock %}",
         "{% for i in items %}{% include 'footer.html' %}{% endfor %}",
         "{% set title = 'set' %}{% include 'footer.html' %}",
+        "{% from 'forms.html' import field %}{% import 'forms.html' as forms %}"
+        "{% for i in items %}{{ field(i.name, value=i.id) }}{{ forms.hint(i) }}{% endfor %}"
+        "{{ forms.field('q', kind=title) }}",
         "{% extends 'base.html' %}{% block body %}{{ title }}{% set title = 'in block' %}"
         "{{ title }}{% for i in items %}{% set title = i.name %}{{ title }}{% endfor %}"
         "{{ title }}{% endblock %}{% block note %}{{ title }}{% endblock %}",

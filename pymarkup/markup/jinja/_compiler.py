@@ -7,6 +7,7 @@ the template is rendered by Jinja2's own code."""
 
 import functools
 import threading
+from collections import ChainMap
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from jinja2 import nodes
@@ -259,6 +260,10 @@ class Compiler:
         self.macro_names: Set[str] = set()  # the macros the template defines at the top
         self.macros: Dict[str, Any] = {}  # those defined so far, by name
         self.expanding: List[str] = []  # the macros being compiled in place
+        # imported templates' macros: the name imported as -> (macro, its module)
+        self.imported: Dict[str, Tuple[Any, _Module]] = {}
+        self.modules: Dict[str, _Module] = {}  # `import ... as name` -> module
+        self.module_scope = False  # compiling a macro of an imported template
         self.local_scope = 0  # > 0 inside a loop, a block or an included template
 
     # -- the program -------------------------------------------------------
@@ -488,6 +493,10 @@ class Compiler:
     def stmt_Macro(self, node: Any) -> None:
         if self.loops or self.local_scope:
             raise Unsupported("a macro defined inside a loop, a block or an include")
+        self.check_macro(node)
+        self.macros[node.name] = node
+
+    def check_macro(self, node: Any) -> None:
         body_names = {n.name for n in _walk_all(node.body) if isinstance(n, nodes.Name)}
         for special in ("varargs", "kwargs", "caller"):
             if special in body_names:
@@ -495,15 +504,36 @@ class Compiler:
         if {arg.name for arg in node.args} & set(_assigned_in(node.body)):
             # Jinja2 takes such a name for the body's own from its start
             raise Unsupported("a macro that sets one of its parameters")
-        self.macros[node.name] = node
 
     def macro_call(self, child: Any) -> bool:
-        if not (isinstance(child, nodes.Call) and isinstance(child.node, nodes.Name)):
+        if not isinstance(child, nodes.Call):
             return False
-        name = child.node.name
-        if name not in self.macros or self.shadowed(name):
+        callee = child.node
+        module: Optional[_Module] = None
+        if isinstance(callee, nodes.Name) and not self.shadowed(callee.name):
+            name = callee.name
+            if name in self.macros:
+                macro = self.macros[name]
+            elif name in self.imported and not self.module_scope:
+                macro, module = self.imported[name]
+            else:
+                return False
+        elif (
+            isinstance(callee, nodes.Getattr)
+            and isinstance(callee.node, nodes.Name)
+            and callee.node.name in self.modules
+            and not self.module_scope
+            and not self.shadowed(callee.node.name)
+        ):
+            module = self.modules[callee.node.name]
+            name = callee.attr
+            if name not in module.macros:
+                raise Unsupported(
+                    f"'{callee.node.name}.{name}', which its template does not define"
+                )
+            macro = module.macros[name]
+        else:
             return False
-        macro = self.macros[name]
         if child.dyn_args is not None or child.dyn_kwargs is not None:
             raise Unsupported("*args or **kwargs in a macro call")
         params = [arg.name for arg in macro.args]
@@ -545,6 +575,13 @@ class Compiler:
         self.loops = [scope]  # the macro's own: its parameters, what it sets
         self.expanding.append(name)
         self.local_scope += 1
+        saved_scope = self.macros, self.macro_names, self.module_scope
+        if module is not None:  # the body sees its own template's macros and the globals
+            self.macros, self.macro_names, self.module_scope = (
+                module.macros,
+                set(module.macros),
+                True,
+            )
         try:
             scope.locals.update(places)
             for param in missing:
@@ -564,7 +601,61 @@ class Compiler:
             self.local_scope -= 1
             self.expanding.pop()
             self.loops = saved_loops
+            self.macros, self.macro_names, self.module_scope = saved_scope
         return True
+
+    def stmt_FromImport(self, node: Any) -> None:
+        if node.with_context:
+            raise Unsupported("an import with context")
+        module = self.module(node.template)
+        for item in node.names:
+            name, alias = item if isinstance(item, tuple) else (item, item)
+            if name not in module.macros:
+                raise Unsupported(f"an import of '{name}', which its template does not define")
+            self.check_new_name(alias)
+            self.imported[alias] = (module.macros[name], module)
+
+    def stmt_Import(self, node: Any) -> None:
+        if node.with_context:
+            raise Unsupported("an import with context")
+        self.check_new_name(node.target)
+        self.modules[node.target] = self.module(node.template)
+
+    def check_new_name(self, name: str) -> None:
+        if (
+            name in self.macro_names
+            or name in self.imported
+            or name in self.modules
+            or (name in self.names)
+        ):
+            raise Unsupported(f"an import as '{name}', a name the template uses otherwise too")
+
+    def module(self, template_name: Any) -> "_Module":
+        """The macros of an imported template: one that only defines
+        macros and has no globals of its own, so that its module (made
+        without the context) sees the globals the importing render sees."""
+        if self.loops or self.local_scope or self.module_scope:
+            raise Unsupported("an import inside a loop, a block, an include or a macro")
+        before = len(self.deps)
+        compiled = self.load(template_name, self.name, "an import")
+        template = self.deps[before][2]
+        own = (
+            template.globals.maps[0] if isinstance(template.globals, ChainMap) else template.globals
+        )
+        if own:
+            raise Unsupported("an import of a template with globals of its own")
+        macros: Dict[str, Any] = {}
+        for node in compiled.ast.body:
+            if isinstance(node, nodes.Macro):
+                macros[node.name] = node
+            elif not (
+                isinstance(node, nodes.Output)
+                and all(isinstance(c, (nodes.TemplateData, nodes.Const)) for c in node.nodes)
+            ):  # text between the macros (folded to constants), which the module drops
+                raise Unsupported(f"an import of a template that runs {_describe(node)}")
+        for macro in macros.values():
+            self.check_macro(macro)
+        return _Module(macros)
 
     def shadowed(self, name: str) -> bool:
         return any(name in scope.names or name in scope.locals for scope in self.loops)
@@ -834,10 +925,14 @@ class Compiler:
                 raise Unsupported("the loop variable used other than as loop.<field>")
         if name in ("self", "super", "caller", "varargs", "kwargs"):
             raise Unsupported(f"the name '{name}'")
-        if name in self.macro_names:
+        if name in self.macro_names or name in self.imported or name in self.modules:
             raise Unsupported(
                 f"the macro '{name}' used other than as a whole {{{{ {name}(...) }}}}"
             )
+        if self.module_scope:
+            # a macro of an imported template: its module sees the globals
+            self.apply("GLOBAL", 0, name)
+            return
         if name not in self.names:
             self.names.append(name)
         self.emit(OP_PARAM, self.names.index(name))
@@ -1046,6 +1141,13 @@ class Compiler:
         self.emit(OP_PARAM, place)
 
     expr_Or = expr_And
+
+
+class _Module:
+    """An imported template, as far as its macros go."""
+
+    def __init__(self, macros: Dict[str, Any]) -> None:
+        self.macros = macros
 
 
 class _Deferred:
