@@ -912,7 +912,8 @@ int pm_jinja_init(PyObject *module, pm_state *st) {
         {"LOOP_ELSE", MARKUP_LOOP_ELSE},
         {"ITEM", J_ITEM},
         {"STORE", J_STORE},
-        {"AS_TUPLE", J_AS_TUPLE}, {"GLOBAL", J_GLOBAL},
+        {"AS_TUPLE", J_AS_TUPLE},
+        {"GLOBAL", J_GLOBAL},
         {"LOOP_LOOKAHEAD", MARKUP_LOOP_LOOKAHEAD},
     };
     PyObject *consts = PyDict_New();
