@@ -188,6 +188,9 @@ TEMPLATES = {
         "{% block item %}<{{ i.name }}>{% endblock %}",
         "{% for i in items %}{% include 'footer.html' %}{% endfor %}",
         "{% set title = 'set' %}{% include 'footer.html' %}",
+        "{% extends 'mid.html' %}{% block body %}{{ self.title() }}|{{ self.item() }}{% endblock %}",
+        "{% for i in items if i.ok %}{{ i.name }}{% endfor %}"
+        "{% with a = title, b = items|length %}{{ a }}{{ b }}{% set a = 1 %}{{ a }}{% endwith %}",
         "{% from 'forms.html' import field %}{% import 'forms.html' as forms %}"
         "{% for i in items %}{{ field(i.name, value=i.id) }}{{ forms.hint(i) }}{% endfor %}"
         "{{ forms.field('q', kind=title) }}",
@@ -217,7 +220,7 @@ def test_a_changed_parent_is_jinja2s_to_render():
         ("{% macro m() %}x{% endmacro %}{{ m()|upper }}", "the macro 'm' used other than"),
         ("{% macro m() %}{{ caller() }}{% endmacro %}{% call m() %}x{% endcall %}", "caller"),
         ("{% for x in xs recursive %}{{ loop(x) }}{% endfor %}", "a recursive for loop"),
-        ("{% for x in xs if x %}{{ x }}{% endfor %}", "a for loop with a filter"),
+        ("{% for x in xs if x %}{{ loop.index }}{% endfor %}", "a filtered loop"),
         ("{% extends name %}", "an extends of a template named at run time"),
     ],
 )
@@ -423,6 +426,12 @@ def blocks():
             ).map(lambda p: f"{{% for item in {p[0]} %}}{p[1]}{{% else %}}{p[2]}{{% endfor %}}"),
             st.tuples(expressions(), inner).map(
                 lambda p: f"{{% set v = {p[0]} %}}{p[1]}{{{{ v }}}}"
+            ),
+            st.tuples(st.sampled_from(["xs", "d", "s", "range(4)"]), expressions(), inner).map(
+                lambda p: f"{{% for item in {p[0]} if {p[1]} %}}{p[2]}{{% endfor %}}"
+            ),
+            st.tuples(expressions(), inner).map(
+                lambda p: f"{{% with v = {p[0]}, w = v %}}{p[1]}{{{{ w }}}}{{% endwith %}}{{{{ v }}}}"
             ),
         ),
         max_leaves=6,

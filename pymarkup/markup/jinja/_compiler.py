@@ -119,6 +119,10 @@ def _calls_with_context(env: Any, eval_ctx: EvalContext) -> Callable[..., Any]:
     return call
 
 
+def _required_block(name: str) -> Any:
+    raise TemplateRuntimeError(f"Required block {name!r} not found")
+
+
 def _check_namespace(ns: Any) -> Any:
     if not isinstance(ns, Namespace):
         raise TemplateRuntimeError("cannot assign attribute on non-namespace object")
@@ -213,7 +217,7 @@ def _with_context(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 # Frames a traceback into the template leaves out, as Jinja2 leaves out its own.
-internal_code: set = {_with_locals.__code__}
+internal_code: set = {_with_locals.__code__, _required_block.__code__}
 
 
 class _Loading(threading.local):
@@ -419,8 +423,11 @@ class Compiler:
         return list(before) + parent_body, blocks
 
     def stmt_Block(self, node: Any) -> None:
-        if node.required:
-            raise Unsupported("a required block")
+        if node.required and len(self.blocks[node.name]) <= 1:
+            # no template below defines it: Jinja2 raises where it stands
+            self.apply("CALL", 0, functools.partial(_required_block, node.name))
+            self.emit(OP_WRITE, 0)
+            return
         # The block statement where it is rendered says whether the
         # definition that renders (and its super()) sees the loops around.
         self.block_body(node.name, self.blocks[node.name], 0, node.scoped)
@@ -445,6 +452,31 @@ class Compiler:
                 del self.super_level[name]
             else:
                 self.super_level[name] = saved_level
+
+    def self_call(self, child: Any) -> bool:
+        """{{ self.name() }}: the block, rendered with the template's context."""
+        if not (
+            isinstance(child, nodes.Call)
+            and isinstance(child.node, nodes.Getattr)
+            and isinstance(child.node.node, nodes.Name)
+            and child.node.node.name == "self"
+            and not self.shadowed("self")
+            and not child.args
+            and not child.kwargs
+            and child.dyn_args is None
+            and child.dyn_kwargs is None
+        ):
+            return False
+        name = child.node.attr
+        if name not in self.blocks:
+            raise Unsupported(f"self.{name}(), a block the template does not have")
+        saved = self.super_level
+        self.super_level = {}
+        try:
+            self.block_body(name, self.blocks[name], 0, False)
+        finally:
+            self.super_level = saved
+        return True
 
     def super_call(self, child: Any) -> bool:
         """{{ super() }}: the next definition of the block, written there."""
@@ -660,6 +692,30 @@ class Compiler:
     def shadowed(self, name: str) -> bool:
         return any(name in scope.names or name in scope.locals for scope in self.loops)
 
+    def stmt_With(self, node: Any) -> None:
+        """{% with a = x, b = y %}: the values computed around it, then
+        the body in a scope of its own."""
+        scope = _Loop({})
+        scope.is_loop = False
+        for target, value in zip(node.targets, node.values):
+            names = _targets(target, "a with")
+            if len(names) != 1:
+                raise Unsupported("a with of several names at once")
+            self.expr(value)
+            place = self.place()
+            self.keep(place)
+            (name,) = names
+            scope.locals[name] = place
+        saved_loops = self.loops
+        self.loops = self.loops + [scope]
+        self.local_scope += 1
+        try:
+            self.scope_locals(scope, node.body, node.lineno)  # a set of a with's name reassigns it
+            self.body(node.body)
+        finally:
+            self.local_scope -= 1
+            self.loops = saved_loops
+
     def stmt_Assign(self, node: Any) -> None:
         if isinstance(node.target, nodes.NSRef):
             self.namespace_set(node.target, node.node)
@@ -722,7 +778,7 @@ class Compiler:
             if isinstance(child, nodes.Const):  # as the optimizer left it
                 self.static(str(_escape(child.value) if self.eval_ctx.autoescape else child.value))
                 continue
-            if self.super_call(child) or self.macro_call(child):
+            if self.super_call(child) or self.self_call(child) or self.macro_call(child):
                 continue
             if isinstance(child, nodes.CondExpr):
                 self.branch(
@@ -827,9 +883,16 @@ class Compiler:
     def stmt_For(self, node: Any) -> None:
         if node.recursive:
             raise Unsupported("a recursive for loop")
-        if node.test is not None:
-            raise Unsupported("a for loop with a filter (for ... if ...)")
         names = _targets(node.target)
+        if node.test is not None:
+            # Items the test refuses are skipped, which is Jinja2's filtered
+            # loop where nothing counts the items (loop.*) or asks whether
+            # any was left (else).
+            if node.else_ or any(
+                isinstance(n, nodes.Name) and n.name == "loop"
+                for n in _walk_all(node.body + [node.test])
+            ):
+                raise Unsupported("a filtered loop (for ... if ...) with loop.* or an else")
         self.expr(node.iter)  # in the scope around the loop
         loop = _Loop(names)
         flags = _J["LOOP_ELSE"] if node.else_ else 0
@@ -848,7 +911,12 @@ class Compiler:
                 loop.tuple_at = len(self.names) - 1
                 self.apply("STORE", 1, None, loop.tuple_at)
                 self.patch(self.emit(OP_IF), self.here())
+            skip: List[int] = []
+            if node.test is not None:
+                self.condition(node.test, skip)
             self.body(node.body)
+            for at in skip:
+                self.patch(at, self.here())  # on to END_LOOP: the next item
         finally:
             self.loops.pop()
         if loop.lookahead:
@@ -871,6 +939,8 @@ class Compiler:
         for name in _assigned_in(body):
             if name in scope.names:
                 raise Unsupported("a set of a loop's own target")
+            if name in scope.locals:
+                continue  # already the body's own (a with's name)
             scope.visible = False  # the value around the body
             try:
                 self.expr_Name(nodes.Name(name, "load", lineno=line))
