@@ -188,7 +188,8 @@ TEMPLATES = {
         "{% block item %}<{{ i.name }}>{% endblock %}",
         "{% for i in items %}{% include 'footer.html' %}{% endfor %}",
         "{% set title = 'set' %}{% include 'footer.html' %}",
-        "{% extends 'mid.html' %}{% block body %}{{ self.title() }}|{{ self.item() }}{% endblock %}",
+        "{% extends 'mid.html' %}{% block body %}{{ self.title() }}|{{ self.item() }}"
+        "{% endblock %}",
         "{% for i in items if i.ok %}{{ i.name }}{% endfor %}"
         "{% with a = title, b = items|length %}{{ a }}{{ b }}{% set a = 1 %}{{ a }}{% endwith %}",
         "{% from 'forms.html' import field %}{% import 'forms.html' as forms %}"
@@ -431,7 +432,8 @@ def blocks():
                 lambda p: f"{{% for item in {p[0]} if {p[1]} %}}{p[2]}{{% endfor %}}"
             ),
             st.tuples(expressions(), inner).map(
-                lambda p: f"{{% with v = {p[0]}, w = v %}}{p[1]}{{{{ w }}}}{{% endwith %}}{{{{ v }}}}"
+                lambda p: f"{{% with v = {p[0]}, w = v %}}{p[1]}{{{{ w }}}}{{% endwith %}}"
+                + "{{ v }}"
             ),
         ),
         max_leaves=6,
