@@ -7,6 +7,7 @@ and through markup.jinja.Environment with the same settings."""
 import re
 import traceback
 
+import conftest
 import jinja2
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -476,7 +477,13 @@ def pages():
     return st.tuples(st.one_of(st.just(""), macro), blocks()).map("".join)
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+# Fewer under an emulated CPU (make cross-pytest): what is compared is
+# Python and Jinja2, which no CPU changes, around the same C program runs.
+@settings(
+    max_examples=max(40, int(400 / conftest.TIME_SCALE)),
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
 @given(
     source=pages(),
     context=st.dictionaries(st.sampled_from(NAMES[:-1]), values(), max_size=len(NAMES) - 1),
