@@ -297,6 +297,16 @@ SHOP_FILES = {
 }
 
 
+# A Jinja2 template each framework renders through markup.jinja.
+JINJA_ORDERS = (
+    "<ul>{% for o in orders %}<li class='{{ loop.cycle('a', 'b') }}'>{{ o }}</li>{% endfor %}</ul>"
+    "{% if csrf_token is defined %}<i>{{ csrf_token|length > 10 }}</i>{% endif %}"
+)
+JINJA_ORDERS_HTML = (
+    "<ul><li class='a'>Tea &amp; &lt;cake&gt; é</li><li class='b'>&lt;b&gt;</li></ul>"
+)
+
+
 @pytest.fixture(scope="module")
 def shop_packages(tmp_path_factory):
     """SHOP_FILES on sys.path; every module imported from them is
@@ -308,6 +318,8 @@ def shop_packages(tmp_path_factory):
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(source), encoding="utf-8")
+    (root / "jinja").mkdir()
+    (root / "jinja" / "orders.jinja").write_text(JINJA_ORDERS, encoding="utf-8")
     tops = {name.split("/")[0].removesuffix(".py") for name in SHOP_FILES}
     sys.path.insert(0, str(root))
     yield root
@@ -339,6 +351,12 @@ def django_site(shop_packages):
                 },
                 # Django's own, beside it: the names must differ.
                 {"BACKEND": "django.template.backends.django.DjangoTemplates"},
+                # Django's Jinja2 backend on markup.jinja's Environment.
+                {
+                    "BACKEND": "django.template.backends.jinja2.Jinja2",
+                    "DIRS": [str(shop_packages / "jinja")],
+                    "OPTIONS": {"environment": "markup.jinja.Environment"},
+                },
             ],
         )
         django.setup()
@@ -371,6 +389,9 @@ def django_site(shop_packages):
     def element_view(request):
         return HttpResponse(render_bytes(h.P(TEA)))
 
+    def jinja_view(request):
+        return django_render(request, "orders.jinja", {"orders": [TEA, "<b>"]})
+
     urls.urlpatterns = [
         path("product", product_view),
         path("listing", listing_view),
@@ -378,6 +399,7 @@ def django_site(shop_packages):
         path("stream", stream_view),
         path("astream", astream_view),
         path("element", element_view),
+        path("jinja", jinja_view),
     ]
     return settings
 
@@ -412,6 +434,19 @@ def test_django_template_backend(django_site):
             engine.get_template(name)
     with pytest.raises(TemplateDoesNotExist, match="dotted path"):
         engine.from_string("<p>{{ x }}</p>")
+
+
+def test_django_jinja2_backend_on_markup_jinja(django_site):
+    from django.template import engines
+    from django.test import Client
+
+    import markup.jinja
+
+    engine = engines["jinja2"]
+    assert isinstance(engine.env, markup.jinja.Environment)
+    assert engine.env.get_template("orders.jinja").markup_native
+    html = Client().get("/jinja").content.decode()
+    assert html == JINJA_ORDERS_HTML + "<i>True</i>"
 
 
 def test_django_streaming(django_site):
@@ -641,3 +676,66 @@ def test_safestring_passes_through_responses():
         return MarkupResponse(SafeString("<hr>"))
 
     assert TestClient(Starlette(routes=[Route("/", page)])).get("/").text == "<hr>"
+
+
+# --- markup.jinja under each framework's own Jinja2 environment -------------
+
+
+def test_flask_app_jinja_env_accelerated(tmp_path):
+    from flask import Flask, render_template, render_template_string
+
+    import markup.jinja
+
+    (tmp_path / "orders.html").write_text(
+        JINJA_ORDERS + "<a href='{{ url_for('orders') }}'>{{ request.path }}</a>", encoding="utf-8"
+    )
+    app = Flask(__name__, template_folder=str(tmp_path))
+    markup.jinja.accelerate(app.jinja_env)
+
+    @app.get("/orders")
+    def orders():
+        return render_template("orders.html", orders=[TEA, "<b>"])
+
+    @app.get("/inline")
+    def inline():
+        return render_template_string("{{ config['TESTING'] }} {{ g.name }}")
+
+    @app.before_request
+    def name_it():
+        from flask import g
+
+        g.name = "<g>"
+
+    app.config["TESTING"] = True
+    client = app.test_client()
+    assert client.get("/orders").get_data(as_text=True) == (
+        JINJA_ORDERS_HTML + "<a href='/orders'>/orders</a>"
+    )
+    assert client.get("/inline").get_data(as_text=True) == "True &lt;g&gt;"
+    with app.app_context():
+        assert app.jinja_env.get_template("orders.html").markup_native
+
+
+@pytest.mark.skipif(sys.version_info < (3, 9), reason="Starlette's templates")
+def test_starlette_jinja2templates_accelerated(tmp_path):
+    from starlette.applications import Starlette
+    from starlette.routing import Route
+    from starlette.templating import Jinja2Templates
+    from starlette.testclient import TestClient
+
+    import markup.jinja
+
+    (tmp_path / "orders.html").write_text(
+        JINJA_ORDERS + "<a href='{{ url_for('orders') }}'>{{ request.url.path }}</a>",
+        encoding="utf-8",
+    )
+    templates = Jinja2Templates(directory=str(tmp_path))
+    markup.jinja.accelerate(templates.env)
+
+    async def orders(request):
+        return templates.TemplateResponse(request, "orders.html", {"orders": [TEA, "<b>"]})
+
+    app = Starlette(routes=[Route("/orders", orders, name="orders")])
+    response = TestClient(app).get("/orders")
+    assert response.text == JINJA_ORDERS_HTML + "<a href='http://testserver/orders'>/orders</a>"
+    assert templates.env.get_template("orders.html").markup_native
