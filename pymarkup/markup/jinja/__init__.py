@@ -27,7 +27,14 @@ from typing import Any, Dict, Optional, Tuple
 
 import jinja2
 
-from ._compiler import Compiled, Unsupported, compile_template, internal_code, render_state
+from ._compiler import (
+    Compiled,
+    Suspended,
+    Unsupported,
+    compile_template,
+    internal_code,
+    render_state,
+)
 
 _internal_code = internal_code
 
@@ -95,13 +102,32 @@ class _NativeTemplate:
 
     def render(self, *args: Any, **kwargs: Any) -> str:
         compiled: Optional[Compiled] = self._markup_program
-        if compiled is None:
+        # (an async environment's render() runs render_async, below)
+        if compiled is None or self.environment.is_async or not self._markup_current(compiled):  # type: ignore[attr-defined]
             return super().render(*args, **kwargs)  # type: ignore[misc,no-any-return]
-        for name, parent, template in compiled.deps:
-            # Jinja2 asks for a parent or an included template on every
-            # render: one changed since (auto_reload) is rendered by Jinja2
-            if self.environment.get_template(name, parent) is not template:  # type: ignore[attr-defined]
-                return super().render(*args, **kwargs)  # type: ignore[misc,no-any-return]
+        return self._markup_render(compiled, args, kwargs)
+
+    async def render_async(self, *args: Any, **kwargs: Any) -> str:
+        compiled: Optional[Compiled] = self._markup_program
+        if (
+            compiled is not None
+            and self.environment.is_async  # type: ignore[attr-defined]
+            and self._markup_current(compiled)
+        ):
+            try:
+                return self._markup_render(compiled, args, kwargs)
+            except Suspended:
+                pass  # something waits: Jinja2's code renders it, from the start
+        return await super().render_async(*args, **kwargs)  # type: ignore[misc,no-any-return]
+
+    def _markup_current(self, compiled: Compiled) -> bool:
+        """Whether the parents and included templates compiled in are still
+        the environment's: Jinja2 asks for them on every render, and
+        renders one changed since (auto_reload) with its own code."""
+        get_template = self.environment.get_template  # type: ignore[attr-defined]
+        return all(get_template(name, parent) is t for name, parent, t in compiled.deps)
+
+    def _markup_render(self, compiled: Compiled, args: Any, kwargs: Any) -> str:
         vars = dict(*args, **kwargs)
         globals_ = self.globals  # type: ignore[attr-defined]
         maps = tuple(globals_.maps) if type(globals_) is ChainMap else (globals_,)

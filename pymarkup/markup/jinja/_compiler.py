@@ -6,6 +6,7 @@ compiled; anything else raises Unsupported with the construct's name, and
 the template is rendered by Jinja2's own code."""
 
 import functools
+import inspect
 import threading
 from collections import ChainMap
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
@@ -119,6 +120,49 @@ def _calls_with_context(env: Any, eval_ctx: EvalContext) -> Callable[..., Any]:
     return call
 
 
+class Suspended(Exception):
+    """An awaitable met in an async environment's render waits for
+    something: markup's program cannot wait, Jinja2's code renders it."""
+
+
+def _await_now(value: Any) -> Any:
+    """Jinja2's auto_await, run to its end without an event loop's help:
+    an awaitable that finishes without waiting gives its result."""
+    if not inspect.isawaitable(value):
+        return value
+    steps = value.__await__()
+    try:
+        steps.send(None)
+    except StopIteration as done:
+        return done.value
+    steps.close()
+    raise Suspended
+
+
+def _call_awaited(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    return _await_now(func(*args, **kwargs))
+
+
+class _AsyncItems:
+    """The items of an async iterable, each one taken by _await_now."""
+
+    def __init__(self, iterable: Any) -> None:
+        self.items = iterable.__aiter__()
+
+    def __iter__(self) -> "_AsyncItems":
+        return self
+
+    def __next__(self) -> Any:
+        try:
+            return _await_now(self.items.__anext__())
+        except StopAsyncIteration:
+            raise StopIteration from None
+
+
+def _sync_iterable(iterable: Any) -> Any:
+    return _AsyncItems(iterable) if hasattr(iterable, "__aiter__") else iterable
+
+
 def _required_block(name: str) -> Any:
     raise TemplateRuntimeError(f"Required block {name!r} not found")
 
@@ -217,7 +261,13 @@ def _with_context(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 # Frames a traceback into the template leaves out, as Jinja2 leaves out its own.
-internal_code: set = {_with_locals.__code__, _required_block.__code__}
+internal_code: set = {
+    _with_locals.__code__,
+    _required_block.__code__,
+    _call_awaited.__code__,
+    _await_now.__code__,
+    _AsyncItems.__next__.__code__,
+}
 
 
 class _Loading(threading.local):
@@ -327,8 +377,6 @@ class Compiler:
         self.emit(OP_APPLY, index, nargs)
 
     def program(self, template: Any) -> Any:
-        if self.env.is_async:
-            raise Unsupported("an async environment")
         if self.env.finalize is not None:
             raise Unsupported("finalize")
         if getattr(self.env, "sandboxed", False):
@@ -790,7 +838,14 @@ class Compiler:
                 )
                 continue
             self.expr(child)
-            self.emit(OP_WRITE, 0)
+            self.write()
+
+    def write(self) -> None:
+        """WRITE of the value computed: in an async environment, awaited
+        first when it is awaitable, as Jinja2 awaits every output."""
+        if self.env.is_async:
+            self.apply("CALL", 1, _await_now)
+        self.emit(OP_WRITE, 0)
 
     def stmt_If(self, node: Any) -> None:
         self.if_chain(node.test, node.body, node.elif_, node.else_)
@@ -836,7 +891,7 @@ class Compiler:
             # Jinja2's value for an inline if without else
             self.apply("CONST", 0, _inline_if_hint(line, self.name))
             self.apply("CALL", 1, _base_undefined())
-            self.emit(OP_WRITE, 0)
+            self.write()
             self.patch(end, self.here())
         else:
             target = self.here()
@@ -849,7 +904,7 @@ class Compiler:
                 item.run()
             elif output:
                 self.expr(item)
-                self.emit(OP_WRITE, 0)
+                self.write()
             else:
                 self.body([item])
 
@@ -894,6 +949,8 @@ class Compiler:
             ):
                 raise Unsupported("a filtered loop (for ... if ...) with loop.* or an else")
         self.expr(node.iter)  # in the scope around the loop
+        if self.env.is_async:  # Jinja2's auto_aiter: an async iterable's items
+            self.apply("CALL", 1, _sync_iterable)
         loop = _Loop(names)
         flags = _J["LOOP_ELSE"] if node.else_ else 0
         start = self.emit(OP_LOOP, 0, flags)
@@ -1129,6 +1186,8 @@ class Compiler:
             names.append("_markup_locals")
             func = functools.partial(_with_locals, func, tuple(local_vars))
         count = before + len(node.args) + len(names)
+        if self.env.is_async:  # Jinja2 awaits what a call or filter gives
+            func = functools.partial(_call_awaited, func)
         self.apply("CALL", count, func, kwnames=tuple(names) or None)
 
     def expr_Call(self, node: Any) -> None:
