@@ -125,7 +125,10 @@ class _NativeTemplate:
         the environment's: Jinja2 asks for them on every render, and
         renders one changed since (auto_reload) with its own code."""
         get_template = self.environment.get_template  # type: ignore[attr-defined]
-        return all(get_template(name, parent) is t for name, parent, t in compiled.deps)
+        try:
+            return all(get_template(name, parent) is t for name, parent, t in compiled.deps)
+        except Exception:  # one is gone: Jinja2's code says what that means
+            return False
 
     def _markup_render(self, compiled: Compiled, args: Any, kwargs: Any) -> str:
         vars = dict(*args, **kwargs)

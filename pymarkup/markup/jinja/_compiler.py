@@ -15,8 +15,9 @@ from jinja2 import nodes
 from jinja2.compiler import CodeGenerator
 from jinja2.nodes import EvalContext
 from jinja2.optimizer import Optimizer
-from jinja2.exceptions import TemplateRuntimeError
+from jinja2.exceptions import TemplateNotFound, TemplateRuntimeError
 from jinja2.runtime import Context, Namespace, markup_join, str_join
+from markupsafe import Markup
 from jinja2.utils import _PassArg
 
 from .. import _core
@@ -52,6 +53,15 @@ _LOOP_FIELDS = {
 # loop fields that are constants in a loop that is not recursive
 _LOOP_CONSTANTS = {"depth": 1, "depth0": 0}
 _NEEDS_LOOKAHEAD = {"last", "nextitem"}
+
+
+class _Folding(Optimizer):
+    """Jinja2's constant folding, but for template data: Jinja2's code
+    generator writes that as it is (never through finalize), and must
+    still find it as template data after this ran."""
+
+    def visit_TemplateData(self, node: Any, *args: Any, **kwargs: Any) -> Any:
+        return node
 
 
 class Compiled:
@@ -163,6 +173,43 @@ def _sync_iterable(iterable: Any) -> Any:
     return _AsyncItems(iterable) if hasattr(iterable, "__aiter__") else iterable
 
 
+def _include(
+    parent: Optional[str],
+    how: str,
+    ignore_missing: bool,
+    with_context: bool,
+    names: Tuple[str, ...],
+    template_name: Any,
+    values: Tuple[Any, ...],
+) -> Any:
+    """Renders an included template as Jinja2's include does, for the
+    render under way; its text comes back as Markup (written as it is)."""
+    template, vars = render_state.current  # type: ignore[misc]
+    env = template.environment
+    try:
+        included = getattr(env, how)(template_name, parent)
+    except TemplateNotFound:
+        if ignore_missing:
+            return Markup()
+        raise
+    if with_context:
+        context = template.new_context(vars).get_all()
+        events = included.root_render_func(
+            included.new_context(context, True, dict(zip(names, values)))
+        )
+        if env.is_async:  # an async generator, taken as _await_now takes awaitables
+            events = _AsyncItems(events)
+    elif env.is_async:
+        events = _await_now(included._get_default_module_async())._body_stream
+    else:
+        events = included._get_default_module()._body_stream
+    return Markup("".join(events))
+
+
+def _slice(obj: Any, start: Any, stop: Any, step: Any) -> Any:
+    return obj[start:stop:step]
+
+
 def _required_block(name: str) -> Any:
     raise TemplateRuntimeError(f"Required block {name!r} not found")
 
@@ -267,6 +314,7 @@ internal_code: set = {
     _call_awaited.__code__,
     _await_now.__code__,
     _AsyncItems.__next__.__code__,
+    _include.__code__,
 }
 
 
@@ -318,6 +366,7 @@ class Compiler:
         self.imported: Dict[str, Tuple[Any, _Module]] = {}
         self.modules: Dict[str, _Module] = {}  # `import ... as name` -> module
         self.module_scope = False  # compiling a macro of an imported template
+        self.top_sets = False  # the template sets variables at its top
         self.local_scope = 0  # > 0 inside a loop, a block or an included template
 
     # -- the program -------------------------------------------------------
@@ -377,8 +426,6 @@ class Compiler:
         self.emit(OP_APPLY, index, nargs)
 
     def program(self, template: Any) -> Any:
-        if self.env.finalize is not None:
-            raise Unsupported("finalize")
         if getattr(self.env, "sandboxed", False):
             raise Unsupported("a sandboxed environment")
         base = _base_environment()
@@ -393,8 +440,11 @@ class Compiler:
         if self.env.optimized:
             # Jinja2's code generator folds constants expression by
             # expression; folded here first, it finds them folded.
-            template = Optimizer(self.env).visit(template, self.eval_ctx)
+            template = _Folding(self.env).visit(template, self.eval_ctx)
         body, self.blocks = self.inherit(template, self.name)
+        self.top_sets = bool(_assigned_in(body)) or any(
+            isinstance(n, nodes.Assign) for n in _walk_scope(body)
+        )
         # Macros defined at the top: their calls are compiled in place.
         self.macro_names = {node.name for node in body if isinstance(node, nodes.Macro)}
         set_names = {
@@ -441,6 +491,41 @@ class Compiler:
         self.deps.append((name, parent, template))
         self.deps.extend(compiled.deps)
         return compiled  # type: ignore[no-any-return]
+
+    def can_load(self, name: str) -> bool:
+        try:
+            self.env.get_template(name, self.name)
+        except Exception:
+            return False
+        return True
+
+    def include_at_run_time(self, node: Any) -> None:
+        """An include whose template is known only at run time (a name
+        computed, 'ignore missing' of one that is missing now, or without
+        context): Jinja2's code renders the included template, as Jinja2
+        does, with the render's context and the names set around."""
+        if any(scope.is_loop for scope in self.loops):
+            raise Unsupported("an include named at run time inside a loop")
+        template = node.template
+        how = "get_or_select_template"
+        if isinstance(template, nodes.Const):
+            if isinstance(template.value, str):
+                how = "get_template"
+            elif isinstance(template.value, (tuple, list)):
+                how = "select_template"
+        elif isinstance(template, (nodes.Tuple, nodes.List)):
+            how = "select_template"
+        self.expr(template)
+        local_vars = self.visible_locals() if node.with_context else {}
+        for place in local_vars.values():
+            self.emit(OP_PARAM, place)
+        self.apply("TUPLE", len(local_vars))
+        self.calls = True
+        include = functools.partial(
+            _include, self.name, how, node.ignore_missing, node.with_context, tuple(local_vars)
+        )
+        self.apply("CALL", 2, include)
+        self.emit(OP_WRITE, 0)  # its text as Jinja2 yields it: no escape, no finalize
 
     def inherit(self, template: Any, name: Optional[str]) -> Tuple[List[Any], Dict[str, List[Any]]]:
         """What rendering `template` runs, and its blocks (each name's
@@ -548,10 +633,12 @@ class Compiler:
         return True
 
     def stmt_Include(self, node: Any) -> None:
-        if node.ignore_missing:
-            raise Unsupported("an include with 'ignore missing'")
-        if not node.with_context:
-            raise Unsupported("an include without context")
+        constant = isinstance(node.template, nodes.Const) and isinstance(node.template.value, str)
+        if not (constant and node.with_context) or (
+            node.ignore_missing and not self.can_load(node.template.value)
+        ):
+            self.include_at_run_time(node)
+            return
         included = self.load(node.template, self.name, "an include")
         body, blocks = self.inherit(included.ast, node.template.value)
         saved = self.blocks, self.super_level
@@ -656,12 +743,10 @@ class Compiler:
         self.expanding.append(name)
         self.local_scope += 1
         saved_scope = self.macros, self.macro_names, self.module_scope
-        if module is not None:  # the body sees its own template's macros and the globals
-            self.macros, self.macro_names, self.module_scope = (
-                module.macros,
-                set(module.macros),
-                True,
-            )
+        if module is not None:  # the body sees its own template's macros, and
+            # the globals (or, imported with context, the render's variables)
+            self.macros, self.macro_names = module.macros, set(module.macros)
+            self.module_scope = not module.with_context
         try:
             scope.locals.update(places)
             for param in missing:
@@ -685,9 +770,7 @@ class Compiler:
         return True
 
     def stmt_FromImport(self, node: Any) -> None:
-        if node.with_context:
-            raise Unsupported("an import with context")
-        module = self.module(node.template)
+        module = self.module(node.template, node.with_context)
         for item in node.names:
             name, alias = item if isinstance(item, tuple) else (item, item)
             if name not in module.macros:
@@ -696,10 +779,8 @@ class Compiler:
             self.imported[alias] = (module.macros[name], module)
 
     def stmt_Import(self, node: Any) -> None:
-        if node.with_context:
-            raise Unsupported("an import with context")
         self.check_new_name(node.target)
-        self.modules[node.target] = self.module(node.template)
+        self.modules[node.target] = self.module(node.template, node.with_context)
 
     def check_new_name(self, name: str) -> None:
         if (
@@ -710,12 +791,17 @@ class Compiler:
         ):
             raise Unsupported(f"an import as '{name}', a name the template uses otherwise too")
 
-    def module(self, template_name: Any) -> "_Module":
+    def module(self, template_name: Any, with_context: bool) -> "_Module":
         """The macros of an imported template: one that only defines
         macros and has no globals of its own, so that its module (made
-        without the context) sees the globals the importing render sees."""
+        without the context) sees the globals the importing render sees,
+        or (with context) the render's variables, which are the same when
+        the import is made as when a macro is called while the importing
+        template sets nothing at its top."""
         if self.loops or self.local_scope or self.module_scope:
             raise Unsupported("an import inside a loop, a block, an include or a macro")
+        if with_context and self.top_sets:
+            raise Unsupported("an import with context in a template that sets variables")
         before = len(self.deps)
         compiled = self.load(template_name, self.name, "an import")
         template = self.deps[before][2]
@@ -735,7 +821,7 @@ class Compiler:
                 raise Unsupported(f"an import of a template that runs {_describe(node)}")
         for macro in macros.values():
             self.check_macro(macro)
-        return _Module(macros)
+        return _Module(macros, with_context)
 
     def shadowed(self, name: str) -> bool:
         return any(name in scope.names or name in scope.locals for scope in self.loops)
@@ -823,8 +909,7 @@ class Compiler:
             if isinstance(child, nodes.TemplateData):
                 self.static(child.data)  # written as Jinja2 writes it: as is
                 continue
-            if isinstance(child, nodes.Const):  # as the optimizer left it
-                self.static(str(_escape(child.value) if self.eval_ctx.autoescape else child.value))
+            if isinstance(child, nodes.Const) and self.const_output(child.value):
                 continue
             if self.super_call(child) or self.self_call(child) or self.macro_call(child):
                 continue
@@ -840,9 +925,41 @@ class Compiler:
             self.expr(child)
             self.write()
 
+    def const_output(self, value: Any) -> bool:
+        """A constant {{ }} (as folded) written as static text, as Jinja2
+        folds it: escaped, then through finalize. False where Jinja2 leaves
+        it to run time (a finalize that takes the context)."""
+        if self.eval_ctx.autoescape:
+            value = _escape(value)
+        finalize = self.env.finalize
+        if finalize is not None:
+            pass_arg = _PassArg.from_obj(finalize)
+            if pass_arg is _PassArg.environment:
+                value = finalize(self.env, value)
+            elif pass_arg is None:
+                value = finalize(value)
+            else:
+                self.apply("CONST", 0, value)
+                self.write()
+                return True
+        self.static(str(value))
+        return True
+
     def write(self) -> None:
-        """WRITE of the value computed: in an async environment, awaited
-        first when it is awaitable, as Jinja2 awaits every output."""
+        """WRITE of the value computed: through the environment's finalize,
+        then, in an async environment, awaited when it is awaitable, as
+        Jinja2 writes every output."""
+        finalize = self.env.finalize
+        if finalize is not None:
+            pass_arg = _PassArg.from_obj(finalize)
+            if pass_arg is _PassArg.context:
+                self.calls = True
+                finalize = _with_context(finalize)
+            elif pass_arg is _PassArg.eval_context:
+                finalize = functools.partial(finalize, self.eval_ctx)
+            elif pass_arg is _PassArg.environment:
+                finalize = functools.partial(finalize, self.env)
+            self.apply("CALL", 1, finalize)
         if self.env.is_async:
             self.apply("CALL", 1, _await_now)
         self.emit(OP_WRITE, 0)
@@ -1089,7 +1206,15 @@ class Compiler:
 
     def expr_Getitem(self, node: Any) -> None:
         if isinstance(node.arg, nodes.Slice):
-            raise Unsupported("a slice")
+            # Jinja2 writes obj[start:stop:step], Python's own subscript
+            self.expr(node.node)
+            for part in (node.arg.start, node.arg.stop, node.arg.step):
+                if part is None:
+                    self.apply("CONST", 0, None)
+                else:
+                    self.expr(part)
+            self.apply("CALL", 4, _slice)
+            return
         self.expr(node.node)
         if isinstance(node.arg, nodes.Const):
             self.apply("ITEM", 1, node.arg.value)
@@ -1232,6 +1357,15 @@ class Compiler:
         self.apply("STORE", 1, None, place)
         self.patch(self.emit(OP_IF), self.here())  # pops what STORE left
 
+    def expr_MarkSafe(self, node: Any) -> None:
+        self.expr(node.expr)
+        self.apply("CALL", 1, Markup)
+
+    def expr_MarkSafeIfAutoescape(self, node: Any) -> None:
+        self.expr(node.expr)
+        if self.eval_ctx.autoescape:
+            self.apply("CALL", 1, Markup)
+
     def expr_CondExpr(self, node: Any) -> None:
         place = self.chosen(node, "an inline if")
         false_jumps: List[int] = []
@@ -1275,8 +1409,9 @@ class Compiler:
 class _Module:
     """An imported template, as far as its macros go."""
 
-    def __init__(self, macros: Dict[str, Any]) -> None:
+    def __init__(self, macros: Dict[str, Any], with_context: bool) -> None:
         self.macros = macros
+        self.with_context = with_context  # its macros see the render's variables
 
 
 class _Deferred:
