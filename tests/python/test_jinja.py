@@ -501,3 +501,73 @@ def test_random_templates_match_jinja2(source, context, autoescape, undefined):
         return
     ours = mj.Environment(autoescape=autoescape, undefined=undefined).from_string(source)
     assert outcome(ours, context) == outcome(plain, context), (source, ours.markup_native)
+
+
+# -- environments and paths beyond the grammar above -----------------------
+
+
+def test_finalize_as_jinja2_applies_it():
+    calls = []
+
+    def finalize(value):
+        calls.append(value)
+        return "-" if value is None else value
+
+    source = "{{ nothing }}|{{ 'lit' }}|{{ none }}|{{ n }}|text"
+    plain, ours = pair(source, finalize=finalize, autoescape=True)
+    assert ours.markup_native, ours.markup_reason
+    calls.clear()
+    context = dict(CONTEXT, nothing=None)
+    # a constant is finalized once, escaped, when compiled (Markup('None'))
+    assert outcome(ours, context) == outcome(plain, context) == ("ok", "-|lit|None|7|text")
+    assert calls == [None, 7, None, 7]  # each render: the two values, not the text
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "{{ title[1:5] }}{{ items[::-1]|map(attribute='id')|join }}{{ title[:n] }}",
+        "{% include name %}|{% include ['nope.html', 'footer.html'] %}",
+        "{% include 'nope.html' ignore missing %}{% include name without context %}",
+        "{% import 'forms.html' as f with context %}{{ f.field('x') }}",
+    ],
+)
+def test_slices_and_includes_known_at_run_time(source):
+    context = dict(CONTEXT, name="footer.html")
+    same(source, context, TEMPLATES, autoescape=True)
+
+
+def test_async_environment_renders_natively():
+    import asyncio
+
+    async def fetch(x):
+        return f"<{x}>"
+
+    async def rows():
+        for i in range(3):
+            yield {"id": i}
+
+    source = (
+        "{{ fetch(title) }}{% for r in rows() %}{{ loop.index }}:{{ r.id }}{% endfor %}"
+        "{{ [1, 2]|map('string')|join(',') }}"
+    )
+    outputs = []
+    for env_class in (jinja2.Environment, mj.Environment):
+        template = env_class(enable_async=True, autoescape=True).from_string(source)
+        context = dict(CONTEXT, fetch=fetch, rows=rows)
+        outputs.append((template.render(context), asyncio.run(template.render_async(context))))
+    assert template.markup_native, template.markup_reason
+    assert outputs[0] == outputs[1]
+    assert outputs[1][0] == "&lt;&lt;Tom &amp; &#39;Jerry&#39;&gt;&gt;1:02:13:21,2"
+
+
+def test_async_awaitable_that_waits_is_rendered_by_jinja2():
+    import asyncio
+
+    async def slow():
+        await asyncio.sleep(0)
+        return "done"
+
+    plain, ours = pair("{{ slow() }}", enable_async=True)
+    assert ours.markup_native
+    assert ours.render(slow=slow) == plain.render(slow=slow) == "done"
