@@ -19,10 +19,7 @@
 
 #include "structmember.h"
 
-#if !defined(__STDC_NO_ATOMICS__)
-#  include <stdatomic.h>
-#  define PM_HAVE_ATOMICS 1
-#endif
+#include "dict_fields.h"
 
 /* ------------------------------------------------------------------------ */
 /* Stand-ins                                                                  */
@@ -556,157 +553,6 @@ static PyObject *field_attr(PyObject *obj, PyObject *key) {
     PyErr_Restore(type, value, tb);
     return NULL;
 }
-
-/* Field reads on dicts. The rows of a page are usually dicts built alike,
-   so a key found at one position of a row's dict is usually at the same
-   position in the next row's. That position is tried first, through
-   PyDict_Next, which checks it against the dict's bounds; only the very
-   key object, at that very position, counts as found there, so a stale
-   position can never give a wrong value (keys are exact str, whose hash
-   cannot change under the dict). Learning a position walks the dict once;
-   a call walks at most `scans_left` dicts, so rows whose keys are other
-   objects (parsed JSON) cost no more than a hash lookup and a try. Without
-   a GIL the shared position would be a data race: no hints there. */
-#ifndef Py_GIL_DISABLED
-#  define PM_FIELD_HINTS 1
-#else
-#  define PM_FIELD_HINTS 0
-#endif
-#define PM_HINT_SCANS    64 /* per call */
-#define PM_HINT_MAX_SIZE 64 /* dicts larger than this are not walked */
-
-/* Trying a position through PyDict_Next is a call that checks the kind of
-   table, skips holes and hands back three values: half the cost of a field
-   read. Where CPython's layout of a dict's entries is known (3.11 to 3.15,
-   with a GIL), the entry at the position is read directly. The layout is
-   mirrored here by its facts (the keys object's header, then the index
-   table of 2**dk_log2_index_bytes bytes, then the entries as key-value
-   pairs when every key is a str); module load checks the mirror against
-   PyDict_Next and keeps PyDict_Next alone if any answer differs
-   (tests/python/test_templates.py requires the direct reads on these
-   versions). */
-#if PM_FIELD_HINTS && PM_CPYTHON_LAYOUTS && PY_VERSION_HEX >= 0x030B0000
-#  define PM_DICT_ENTRIES 1
-typedef struct dict_keys_layout {
-    Py_ssize_t refcnt;
-    uint8_t log2_size;
-    uint8_t log2_index_bytes;
-    uint8_t kind; /* DICT_KEYS_STR, or a table this file does not read */
-    uint32_t version;
-    Py_ssize_t usable;
-    Py_ssize_t nentries; /* entries in use or deleted, in insertion order */
-    char indices[];
-} dict_keys_layout;
-
-#  define DICT_KEYS_STR 1 /* every key a str: entries are dict_str_entry */
-
-typedef struct dict_str_entry {
-    PyObject *key;
-    PyObject *value; /* NULL for a deleted entry */
-} dict_str_entry;
-
-/* Set by every module load to the same answer (dict_entries_check). */
-#  ifdef PM_HAVE_ATOMICS
-static _Atomic int dict_entries_ok;
-#  else
-static int dict_entries_ok;
-#  endif
-
-static inline int dict_entries_direct(void) {
-#  ifdef PM_HAVE_ATOMICS
-    return atomic_load_explicit(&dict_entries_ok, memory_order_relaxed);
-#  else
-    return dict_entries_ok;
-#  endif
-}
-
-static inline const dict_keys_layout *dict_keys(PyObject *dict) {
-    return (const dict_keys_layout *)(const void *)((PyDictObject *)dict)->ma_keys;
-}
-
-/* Whether exact dict `dict` keeps its entries as dict_str_entry pairs.
-   Not a table with other keys than str, nor a split table (a dict that
-   shares its keys with the instances of a class), whose values are kept
-   elsewhere. */
-static inline int dict_entries_readable(PyObject *dict) {
-    return ((PyDictObject *)dict)->ma_values == NULL && dict_keys(dict)->kind == DICT_KEYS_STR;
-}
-
-/* The value of entry `pos` of readable dict `dict` when its key is `key`,
-   else NULL: a borrowed reference, no error. */
-static inline PyObject *dict_entry_at(PyObject *dict, Py_ssize_t pos, PyObject *key) {
-    const dict_keys_layout *keys = dict_keys(dict);
-    if (pos >= keys->nentries) return NULL;
-    const dict_str_entry *entries =
-        (const dict_str_entry *)(const void *)(keys->indices +
-                                               ((size_t)1 << keys->log2_index_bytes));
-    return entries[pos].key == key ? entries[pos].value : NULL;
-}
-
-/* Whether dict_entry_at agrees with PyDict_Next on every position of
-   `dict`: each live entry found there by its key, each hole found by no
-   key, not even by the keys in `gone` (deleted from it). */
-static int dict_entries_agree(PyObject *dict, PyObject *gone) {
-    if (!dict_entries_readable(dict)) return 0;
-    Py_ssize_t nentries = dict_keys(dict)->nentries;
-    Py_ssize_t pos = 0, live = 0, next = 0;
-    PyObject *k, *v;
-    for (;;) {
-        int more = PyDict_Next(dict, &pos, &k, &v);
-        Py_ssize_t hole_end = more ? pos - 1 : nentries; /* holes before it, or at the end */
-        if (hole_end < next || hole_end > nentries) return 0;
-        for (; next < hole_end; next++)
-            for (Py_ssize_t g = 0; g < PyList_GET_SIZE(gone); g++)
-                if (dict_entry_at(dict, next, PyList_GET_ITEM(gone, g)) != NULL) return 0;
-        if (!more) break;
-        if (dict_entry_at(dict, pos - 1, k) != v) return 0;
-        next = pos;
-        live++;
-    }
-    return live == PyDict_GET_SIZE(dict);
-}
-
-/* Sets dict_entries_ok when the mirror reads dicts as PyDict_Next does:
-   index tables of 1 and 2 bytes an entry, holes left by deleted keys, and
-   a table with an int key, which it must not take for one of str keys.
-   -1 with an error only when making the dicts fails. */
-static int dict_entries_check(void) {
-    static const int sizes[] = {1, 5, 300};
-    int ok = 1;
-    for (size_t i = 0; ok && i < sizeof sizes / sizeof sizes[0]; i++) {
-        PyObject *dict = PyDict_New(), *gone = PyList_New(0);
-        int rc = dict && gone ? 0 : -1;
-        for (int j = 0; rc == 0 && j < sizes[i]; j++) {
-            PyObject *key = PyUnicode_FromFormat("key%d", j);
-            PyObject *value = key ? PyLong_FromLong(j) : NULL;
-            rc = value ? PyDict_SetItem(dict, key, value) : -1;
-            /* Every third key deleted, the first kept: holes at known places. */
-            if (rc == 0 && j % 3 == 2) {
-                rc = PyList_Append(gone, key);
-                if (rc == 0) rc = PyDict_DelItem(dict, key);
-            }
-            Py_XDECREF(key);
-            Py_XDECREF(value);
-        }
-        if (rc == 0) ok = dict_entries_agree(dict, gone);
-        Py_XDECREF(dict);
-        Py_XDECREF(gone);
-        if (rc < 0) return -1;
-    }
-    PyObject *mixed = Py_BuildValue("{s:i,i:i}", "key", 0, 1, 1);
-    if (!mixed) return -1;
-    if (dict_entries_readable(mixed)) ok = 0;
-    Py_DECREF(mixed);
-#  ifdef PM_HAVE_ATOMICS
-    atomic_store_explicit(&dict_entries_ok, ok, memory_order_relaxed);
-#  else
-    dict_entries_ok = ok;
-#  endif
-    return 0;
-}
-#else
-#  define PM_DICT_ENTRIES 0
-#endif
 
 /* dict_field's lookup by hash, which learns where the key stands for the
    next row. `tried` when the hinted position was read directly and missed:
@@ -2021,7 +1867,7 @@ int pm_baked_init(PyObject *module, pm_state *st) {
     if (PyModule_AddType(module, st->placeholder_type) < 0) return -1;
     if (PyModule_AddType(module, st->baked_type) < 0) return -1;
 #if PM_DICT_ENTRIES
-    if (dict_entries_check() < 0) return -1;
+    if (pm_dict_entries_check() < 0) return -1;
 #endif
     return PyModule_AddFunctions(module, baked_functions);
 }

@@ -17,7 +17,7 @@
  * A run that raises is rendered again by Jinja2's own code (the caller's
  * business), so errors here need only be raised, not worded as Jinja2's.
  */
-#include "state.h"
+#include "dict_fields.h"
 
 /* The operations of APPLY (`a` indexes the program's table of them). The
    numbers are exported to the compiler as markup._core._jinja_ops. */
@@ -82,6 +82,8 @@ typedef struct jinja_op {
     PyObject *kwnames; /* CALL: keyword names (tuple) or NULL */
     int dict_item;     /* GETATTR: dict has no attribute of that name, so on an
                           exact dict the field is the item */
+    Py_ssize_t at;     /* GETATTR/ITEM: where the key stood in the last exact
+                          dict it was read from (dict_fields.h), or -1 */
 } jinja_op;
 
 typedef struct pm_jinja {
@@ -100,6 +102,7 @@ typedef struct pm_jinja {
 /* What a run needs besides the program. */
 typedef struct jinja_call {
     pm_jinja *self;
+    int scans_left;    /* dicts this run may still walk to learn a position */
     PyObject **params; /* the run's parameters (owned by render), which STORE replaces */
     PyObject *vars;    /* the render's variables (the caller's own dict) */
     PyObject *globals; /* the render's globals: a tuple of mappings */
@@ -481,15 +484,41 @@ static markup_status d_write(void *ctx, const markup_program_slot *slot, void *v
 }
 
 /* A field of an exact dict read in place (borrowed): x.name where dict
-   has no attribute `name`, or x[key] with a constant str key. NULL when
-   the general rule must run (not such a dict, or the key is missing). */
-static inline PyObject *dict_field(const jinja_op *o, PyObject *obj) {
+   has no attribute `name`, or x[key] with a constant str key; first where
+   the key stood in the last row (dict_fields.h), else by its hash, which
+   learns that place for the next row. NULL when the general rule must
+   run (not such a dict, or the key is missing). */
+static inline PyObject *dict_field(jinja_call *c, jinja_op *o, PyObject *obj) {
     if (!PyDict_CheckExact(obj)) return NULL;
     if (o->kind == J_ITEM ? !PyUnicode_CheckExact(o->payload)
                           : !(o->kind == J_GETATTR && o->dict_item))
         return NULL;
+#if PM_DICT_ENTRIES
+    if (o->at >= 0 && dict_entries_direct() && dict_entries_readable(obj)) {
+        PyObject *v = dict_entry_at(obj, o->at, o->payload);
+        if (v) return v;
+    }
+#endif
     PyObject *v = PyDict_GetItemWithError(obj, o->payload);
-    if (!v) PyErr_Clear(); /* a key's __eq__ failed: the general rule runs it again */
+    if (!v) {
+        PyErr_Clear(); /* a key's __eq__ failed: the general rule runs it again */
+        return NULL;
+    }
+#if PM_FIELD_HINTS
+    if (c->scans_left > 0 && PyDict_GET_SIZE(obj) <= PM_HINT_MAX_SIZE) {
+        c->scans_left--;
+        Py_ssize_t pos = 0;
+        PyObject *k, *value;
+        while (PyDict_Next(obj, &pos, &k, &value)) {
+            if (k == o->payload) {
+                o->at = pos - 1;
+                break;
+            }
+        }
+    }
+#else
+    (void)c;
+#endif
     return v;
 }
 
@@ -498,7 +527,7 @@ static inline PyObject *dict_field(const jinja_op *o, PyObject *obj) {
 static markup_status d_apply_write(void *ctx, uint32_t op, void *arg,
                                    const markup_program_slot *slot, markup_buf *out) {
     jinja_call *c = ctx;
-    PyObject *v = dict_field(&c->self->ops[op], arg);
+    PyObject *v = dict_field(c, &c->self->ops[op], arg);
     if (v && (PyUnicode_CheckExact(v) || PyLong_CheckExact(v) || PyFloat_CheckExact(v)))
         return d_write(ctx, slot, v, out); /* writing a str or number runs no Python code */
     void *owned;
@@ -513,7 +542,7 @@ static markup_status d_apply_write(void *ctx, uint32_t op, void *arg,
    Python code. */
 static markup_status d_apply_truth(void *ctx, uint32_t op, void *arg, bool *out) {
     jinja_call *c = ctx;
-    PyObject *v = dict_field(&c->self->ops[op], arg);
+    PyObject *v = dict_field(c, &c->self->ops[op], arg);
     if (v && (PyBool_Check(v) || v == Py_None || PyLong_CheckExact(v) || PyUnicode_CheckExact(v))) {
         *out = PyObject_IsTrue(v) > 0;
         return MARKUP_OK;
@@ -599,7 +628,7 @@ static PyObject *jinja_render(PyObject *op, PyObject *const *args, Py_ssize_t na
             }
         }
     }
-    jinja_call c = {self, NULL, args[0], args[1], self->static_ascii};
+    jinja_call c = {self, PM_HINT_SCANS, NULL, args[0], args[1], self->static_ascii};
     Py_ssize_t n = PyTuple_GET_SIZE(self->names);
     PyObject *small[16];
     PyObject **params = n <= 16 ? small : PyMem_Calloc((size_t)n, sizeof *params);
@@ -656,6 +685,7 @@ static int read_ops(pm_jinja *self, PyObject *ops) {
                               &payload, &o->which, &o->count, &kwnames, &o->dict_item))
             return -1;
         o->payload = Py_NewRef(payload);
+        o->at = -1;
         /* Field names interned, as the keys of dicts written in Python
            source are: a lookup then finds its key by address. */
         if ((o->kind == J_GETATTR || o->kind == J_ITEM) && PyUnicode_CheckExact(o->payload))

@@ -24,8 +24,9 @@ text, so that any other difference is a real one:
 - a NUL is dropped from ordinary element text, and becomes U+FFFD in
   attribute values, comments, RCDATA (title, textarea), raw text (script,
   style) and foreign (svg, math) text;
-- (a leading LF right after <pre>, <listing> or <textarea> is dropped by
-  the parser, but markup writes one there twice: the DOM keeps the text);
+- a leading LF right after <pre>, <listing> or <textarea> is dropped by
+  the parser; markup writes one in text there twice, so the DOM keeps the
+  text, but trusted HTML is written as it is and loses it;
 - tag and attribute names are lower-cased (ASCII only).
 
 Inside <svg> and <math> the parser treats <script>, <style>, <title> and
@@ -246,6 +247,8 @@ def _expected_children(el, tag, ns):
     as parsed."""
     if ns == "html" and (tag in RAW_TEXT_TAGS or tag in RCDATA_TAGS):
         text = "".join(_child_text(c) for c in el.children)
+        if tag in DROPS_FIRST_NEWLINE and _trusted_newline_first(el.children):
+            text = text[2:] if text.startswith("\r\n") else text[1:]
         text = text_as_parsed(text, REPLACED)
         return _merge_text([("#text", text)])
     foreign = ns != "html" and (ns, tag) not in INTEGRATION_POINTS
@@ -261,6 +264,19 @@ def _expected_children(el, tag, ns):
             run.append(_child_text(c))
     nodes.append(("#text", text_as_parsed("".join(run), where)))
     return _merge_text(nodes)
+
+
+DROPS_FIRST_NEWLINE = {"pre", "listing", "textarea"}
+
+
+def _trusted_newline_first(children):
+    """Whether the first child that writes anything is trusted HTML that
+    begins with a newline (which the parser drops, as written)."""
+    for c in _flatten(children):
+        text = _child_text(c) if not isinstance(c, (El, Cmt)) else "<"
+        if text:
+            return isinstance(c, Safe) and text[0] in "\r\n"
+    return False
 
 
 def _flatten(children):

@@ -103,17 +103,17 @@ class _NativeTemplate:
     def render(self, *args: Any, **kwargs: Any) -> str:
         compiled: Optional[Compiled] = self._markup_program
         # (an async environment's render() runs render_async, below)
-        if compiled is None or self.environment.is_async or not self._markup_current(compiled):  # type: ignore[attr-defined]
+        if (
+            compiled is None
+            or compiled.is_async
+            or (compiled.deps and not self._markup_current(compiled))
+        ):
             return super().render(*args, **kwargs)  # type: ignore[misc,no-any-return]
         return self._markup_render(compiled, args, kwargs)
 
     async def render_async(self, *args: Any, **kwargs: Any) -> str:
         compiled: Optional[Compiled] = self._markup_program
-        if (
-            compiled is not None
-            and self.environment.is_async  # type: ignore[attr-defined]
-            and self._markup_current(compiled)
-        ):
+        if compiled is not None and compiled.is_async and self._markup_current(compiled):
             try:
                 return self._markup_render(compiled, args, kwargs)
             except Suspended:

@@ -68,7 +68,7 @@ class Compiled:
     """A template's program, the template line of each instruction, and
     whether it calls values (which then need the render's state)."""
 
-    __slots__ = ("program", "lines", "calls", "ast", "autoescape", "deps")
+    __slots__ = ("program", "lines", "calls", "ast", "autoescape", "deps", "is_async")
 
     def __init__(
         self,
@@ -87,6 +87,7 @@ class Compiled:
         # (name, parent, template): what env.get_template(name, parent) gave
         # when this was compiled; a render checks that it still does
         self.deps = deps
+        self.is_async = False  # compiled for an async environment
 
 
 class Unsupported(Exception):
@@ -460,9 +461,11 @@ class Compiler:
         program = _core._JinjaProgram(
             self.code, tuple(self.ops), tuple(self.names), self.env.undefined, autoescape
         )
-        return Compiled(
+        compiled = Compiled(
             program, tuple(self.lines), self.calls, template, autoescape, tuple(self.deps)
         )
+        compiled.is_async = bool(self.env.is_async)
+        return compiled
 
     # -- other templates ---------------------------------------------------
 
