@@ -373,6 +373,79 @@ MARKUP_API markup_status markup_html_json_for_script(markup_buf *out, const char
                                                      markup_error *err);
 
 /* ------------------------------------------------------------------------ */
+/* Reading HTML: where a value inserted into template text would stand        */
+/* ------------------------------------------------------------------------ */
+
+/* markup_scan reads the static text of a template written elsewhere (a
+   Jinja2 template, a t-string) as the HTML tokenizer of the standard
+   (section 13.2.5) does, so that for each place where the template inserts
+   a value it can say what the parser will take that value for. It keeps
+   no tree: the innermost raw-text element and the tag and attribute being
+   read are all it knows. Scripts' "<!--" escapes and foreign content are
+   not told apart: a value in an <svg> <style> is reported as raw text.
+
+       markup_scan scan;
+       markup_scan_init(&scan);
+       markup_scan_text(&scan, "<a href=\"", 9);
+       markup_scan_where where;
+       markup_scan_at(&scan, &where);   // ATTR_VALUE, attr "href", at start
+       markup_scan_value(&scan);        // the value goes here
+       markup_scan_text(&scan, "\">", 2);
+
+   The struct may live on the stack and be copied to follow two branches
+   of a template from one place; nothing in it is allocated. */
+typedef enum markup_place {
+    MARKUP_PLACE_TEXT = 0,    /* element content: escaped text is text      */
+    MARKUP_PLACE_RCDATA,      /* <title>, <textarea>: text, entities decoded */
+    MARKUP_PLACE_RAW_TEXT,    /* <script>, <style>, <xmp>, <iframe>,
+                                 <noembed>, <noframes>, <noscript>,
+                                 <plaintext>: no entity is decoded          */
+    MARKUP_PLACE_COMMENT,     /* <!-- -->, a doctype or a bogus comment     */
+    MARKUP_PLACE_TAG_NAME,    /* right after "<" or "</", or in a tag name  */
+    MARKUP_PLACE_ATTR_NAME,   /* inside a tag where an attribute name goes  */
+    MARKUP_PLACE_ATTR_VALUE   /* an attribute value, quoted or not          */
+} markup_place;
+
+/* The tokenizer's state: private fields, read through markup_scan_at. */
+typedef struct markup_scan {
+    uint8_t state_, quote_, flags_, dashes_;
+    uint8_t tag_len_, attr_len_, raw_len_, end_len_;
+    uint32_t value_len_;
+    char tag_[32], attr_[64], raw_[16], end_[16];
+} markup_scan;
+
+/* What markup_scan_at reports about the current place. */
+typedef struct markup_scan_where {
+    markup_place place;
+    char quote;          /* ATTR_VALUE: '"', '\'' or 0 when unquoted       */
+    bool value_start;    /* ATTR_VALUE: no byte of the value before         */
+    const char *tag;     /* the tag being read (TAG_NAME, ATTR_*) or the
+                            raw-text element (RCDATA, RAW_TEXT): lower
+                            case, its first 31 bytes; "" when a value
+                            stands in the name or there is none           */
+    size_t tag_len;
+    const char *attr;    /* ATTR_VALUE: the attribute's name, lower case,
+                            its first 63 bytes; "" as for tag            */
+    size_t attr_len;
+} markup_scan_where;
+
+/* Starts reading at the beginning of a document's body (element content). */
+MARKUP_API void markup_scan_init(markup_scan *scan);
+
+/* Reads n bytes of the template's static text. Any bytes are accepted
+   (the tokenizer has no errors that stop it); '\r' counts as whitespace. */
+MARKUP_API void markup_scan_text(markup_scan *scan, const char *s, size_t n);
+
+/* Where a value inserted now would stand. The pointers in *where point
+   into *scan and are valid until it next changes. */
+MARKUP_API void markup_scan_at(const markup_scan *scan, markup_scan_where *where);
+
+/* A value was inserted here: it is read as text or as part of the name or
+   value it stands in (so "<{value}" is a tag whose name is not known, and
+   an attribute value is no longer at its start). */
+MARKUP_API void markup_scan_value(markup_scan *scan);
+
+/* ------------------------------------------------------------------------ */
 /* The HTML writer                                                            */
 /* ------------------------------------------------------------------------ */
 
