@@ -4,7 +4,9 @@
  *
  * The states are the standard's (13.2.5), merged where they do not change
  * the place a value stands in: character references, the doctype's inner
- * states and the CDATA section are not needed for that.
+ * states and the CDATA section are not needed for that. A script's text
+ * has its escaped states ("<!--" and "<script" inside it), which decide
+ * whether "</script>" ends it.
  */
 #include <string.h>
 
@@ -12,8 +14,8 @@
 
 enum {
     S_DATA,
-    S_TAG_OPEN,         /* after "<"                                     */
-    S_END_TAG_OPEN,     /* after "</"                                    */
+    S_TAG_OPEN,     /* after "<"                                     */
+    S_END_TAG_OPEN, /* after "</"                                    */
     S_TAG_NAME,
     S_BEFORE_ATTR_NAME,
     S_ATTR_NAME,
@@ -27,20 +29,30 @@ enum {
     S_MARKUP_DECL_DASH, /* after "<!-"                                   */
     S_COMMENT_START,    /* after "<!--": ">" ends the comment at once     */
     S_COMMENT_START_DASH,
-    S_COMMENT,          /* dashes_ counts the '-' just read              */
-    S_COMMENT_END_BANG, /* after "--!"                                   */
-    S_BOGUS_COMMENT,    /* "<!doctype ...>", "<?...>", "</ x>": ends at ">" */
-    S_RAW,              /* the text of raw_ (script, style, title ...)   */
-    S_RAW_LT,           /* after "<" in it                               */
-    S_RAW_END_OPEN,     /* after "</" in it                              */
-    S_RAW_END_NAME,     /* "</scr": end_ holds the name so far           */
-    S_PLAINTEXT,        /* after <plaintext>: text to the end            */
+    S_COMMENT,                  /* dashes_ counts the '-' just read              */
+    S_COMMENT_END_BANG,         /* after "--!"                                   */
+    S_BOGUS_COMMENT,            /* "<!doctype ...>", "<?...>", "</ x>": ends at ">" */
+    S_RAW,                      /* the text of raw_ (script, style, title ...)   */
+    S_RAW_LT,                   /* after "<" in it                               */
+    S_RAW_END_OPEN,             /* after "</" in it                              */
+    S_RAW_END_NAME,             /* "</scr": end_ holds the name so far           */
+    S_SCRIPT_ESCAPE_START,      /* "<!" in a script                      */
+    S_SCRIPT_ESCAPE_START_DASH, /* "<!-" in a script                     */
+    S_SCRIPT_ESCAPED,           /* after "<!--": dashes_ counts '-'      */
+    S_SCRIPT_ESCAPED_LT,
+    S_SCRIPT_DOUBLE_ESCAPE_START, /* "<!--<scr": end_ holds the name     */
+    S_SCRIPT_DOUBLE_ESCAPED,      /* "<!--<script>": "</script>" does not
+                                     end the script; dashes_ as above    */
+    S_SCRIPT_DOUBLE_ESCAPED_LT,
+    S_SCRIPT_DOUBLE_ESCAPE_END, /* "</scr" in it                       */
+    S_PLAINTEXT,                /* after <plaintext>: text to the end            */
 };
 
 enum {
-    F_END_TAG = 1,      /* the tag being read is an end tag              */
-    F_TAG_VALUE = 2,    /* a value stands in the tag name                */
-    F_ATTR_VALUE = 4,   /* a value stands in the attribute name          */
+    F_END_TAG = 1,    /* the tag being read is an end tag              */
+    F_TAG_VALUE = 2,  /* a value stands in the tag name                */
+    F_ATTR_VALUE = 4, /* a value stands in the attribute name          */
+    F_ESCAPED = 8,    /* a failed end tag goes back to S_SCRIPT_ESCAPED */
 };
 
 /* Elements whose text is read raw (RAWTEXT/RCDATA/script data), with
@@ -49,9 +61,9 @@ static const struct {
     const char *name;
     markup_place place;
 } raw_elements[] = {
-    {"script", MARKUP_PLACE_RAW_TEXT},  {"style", MARKUP_PLACE_RAW_TEXT},
-    {"xmp", MARKUP_PLACE_RAW_TEXT},     {"iframe", MARKUP_PLACE_RAW_TEXT},
-    {"noembed", MARKUP_PLACE_RAW_TEXT}, {"noframes", MARKUP_PLACE_RAW_TEXT},
+    {"script", MARKUP_PLACE_RAW_TEXT},   {"style", MARKUP_PLACE_RAW_TEXT},
+    {"xmp", MARKUP_PLACE_RAW_TEXT},      {"iframe", MARKUP_PLACE_RAW_TEXT},
+    {"noembed", MARKUP_PLACE_RAW_TEXT},  {"noframes", MARKUP_PLACE_RAW_TEXT},
     {"noscript", MARKUP_PLACE_RAW_TEXT}, {"title", MARKUP_PLACE_RCDATA},
     {"textarea", MARKUP_PLACE_RCDATA},
 };
@@ -114,6 +126,11 @@ static void emit_tag(markup_scan *scan) {
     scan->state_ = S_RAW;
 }
 
+/* Where a failed end tag in raw text goes back to. */
+static uint8_t raw_text_state(const markup_scan *scan) {
+    return (scan->flags_ & F_ESCAPED) ? S_SCRIPT_ESCAPED : S_RAW;
+}
+
 /* One byte in a state. Returns false when the byte is to be read again in
    the new state (the standard's "reconsume"). */
 static bool step(markup_scan *scan, unsigned char c) {
@@ -126,9 +143,12 @@ static bool step(markup_scan *scan, unsigned char c) {
             start_tag_name(scan, false);
             return false;
         }
-        if (c == '!') scan->state_ = S_MARKUP_DECL;
-        else if (c == '/') scan->state_ = S_END_TAG_OPEN;
-        else if (c == '?') scan->state_ = S_BOGUS_COMMENT;
+        if (c == '!')
+            scan->state_ = S_MARKUP_DECL;
+        else if (c == '/')
+            scan->state_ = S_END_TAG_OPEN;
+        else if (c == '?')
+            scan->state_ = S_BOGUS_COMMENT;
         else {
             scan->state_ = S_DATA; /* the '<' was text */
             return false;
@@ -142,10 +162,14 @@ static bool step(markup_scan *scan, unsigned char c) {
         scan->state_ = c == '>' ? S_DATA : S_BOGUS_COMMENT;
         return true;
     case S_TAG_NAME:
-        if (is_space(c)) scan->state_ = S_BEFORE_ATTR_NAME;
-        else if (c == '/') scan->state_ = S_SELF_CLOSING;
-        else if (c == '>') emit_tag(scan);
-        else name_add(scan->tag_, &scan->tag_len_, sizeof scan->tag_, c);
+        if (is_space(c))
+            scan->state_ = S_BEFORE_ATTR_NAME;
+        else if (c == '/')
+            scan->state_ = S_SELF_CLOSING;
+        else if (c == '>')
+            emit_tag(scan);
+        else
+            name_add(scan->tag_, &scan->tag_len_, sizeof scan->tag_, c);
         return true;
     case S_BEFORE_ATTR_NAME:
         if (is_space(c)) return true;
@@ -164,14 +188,19 @@ static bool step(markup_scan *scan, unsigned char c) {
             scan->state_ = S_AFTER_ATTR_NAME;
             return false;
         }
-        if (c == '=') scan->state_ = S_BEFORE_ATTR_VALUE;
-        else name_add(scan->attr_, &scan->attr_len_, sizeof scan->attr_, c);
+        if (c == '=')
+            scan->state_ = S_BEFORE_ATTR_VALUE;
+        else
+            name_add(scan->attr_, &scan->attr_len_, sizeof scan->attr_, c);
         return true;
     case S_AFTER_ATTR_NAME:
         if (is_space(c)) return true;
-        if (c == '/') scan->state_ = S_SELF_CLOSING;
-        else if (c == '=') scan->state_ = S_BEFORE_ATTR_VALUE;
-        else if (c == '>') emit_tag(scan);
+        if (c == '/')
+            scan->state_ = S_SELF_CLOSING;
+        else if (c == '=')
+            scan->state_ = S_BEFORE_ATTR_VALUE;
+        else if (c == '>')
+            emit_tag(scan);
         else {
             start_attr_name(scan);
             return false;
@@ -190,13 +219,18 @@ static bool step(markup_scan *scan, unsigned char c) {
         }
         return true;
     case S_ATTR_VALUE_QUOTED:
-        if (c == scan->quote_) scan->state_ = S_AFTER_ATTR_VALUE_QUOTED;
-        else if (scan->value_len_ < UINT32_MAX) scan->value_len_++;
+        if (c == scan->quote_)
+            scan->state_ = S_AFTER_ATTR_VALUE_QUOTED;
+        else if (scan->value_len_ < UINT32_MAX)
+            scan->value_len_++;
         return true;
     case S_ATTR_VALUE_UNQUOTED:
-        if (is_space(c)) scan->state_ = S_BEFORE_ATTR_NAME;
-        else if (c == '>') emit_tag(scan);
-        else if (scan->value_len_ < UINT32_MAX) scan->value_len_++;
+        if (is_space(c))
+            scan->state_ = S_BEFORE_ATTR_NAME;
+        else if (c == '>')
+            emit_tag(scan);
+        else if (scan->value_len_ < UINT32_MAX)
+            scan->value_len_++;
         return true;
     case S_AFTER_ATTR_VALUE_QUOTED:
     case S_SELF_CLOSING:
@@ -263,20 +297,26 @@ static bool step(markup_scan *scan, unsigned char c) {
         return true;
     case S_RAW_LT:
         scan->state_ = S_RAW;
+        if (c == '!' && name_is(scan->raw_, scan->raw_len_, "script")) {
+            scan->state_ = S_SCRIPT_ESCAPE_START;
+            return true;
+        }
         if (c != '/') return false;
         scan->state_ = S_RAW_END_OPEN;
+        scan->flags_ &= (uint8_t)~F_ESCAPED;
         scan->end_len_ = 0;
         return true;
     case S_RAW_END_OPEN:
-        scan->state_ = is_alpha(c) ? S_RAW_END_NAME : S_RAW;
+        scan->state_ = is_alpha(c) ? S_RAW_END_NAME : raw_text_state(scan);
         return false;
     case S_RAW_END_NAME:
         if (is_alpha(c)) {
             name_add(scan->end_, &scan->end_len_, sizeof scan->end_, c);
             return true;
         }
-        scan->state_ = S_RAW;
-        if (scan->end_len_ != scan->raw_len_ || memcmp(scan->end_, scan->raw_, scan->raw_len_) != 0 ||
+        scan->state_ = raw_text_state(scan);
+        if (scan->end_len_ != scan->raw_len_ ||
+            memcmp(scan->end_, scan->raw_, scan->raw_len_) != 0 ||
             !(is_space(c) || c == '/' || c == '>'))
             return false;
         /* the appropriate end tag: read on as an end tag */
@@ -284,15 +324,74 @@ static bool step(markup_scan *scan, unsigned char c) {
         memcpy(scan->tag_, scan->raw_, scan->raw_len_);
         scan->tag_len_ = scan->raw_len_;
         return false;
-    case S_PLAINTEXT:
-    default:
+    case S_SCRIPT_ESCAPE_START:
+    case S_SCRIPT_ESCAPE_START_DASH:
+        if (c != '-') {
+            scan->state_ = S_RAW;
+            return false;
+        }
+        if (scan->state_ == S_SCRIPT_ESCAPE_START) {
+            scan->state_ = S_SCRIPT_ESCAPE_START_DASH;
+        } else {
+            scan->state_ = S_SCRIPT_ESCAPED;
+            scan->dashes_ = 2;
+        }
         return true;
+    case S_SCRIPT_ESCAPED:
+    case S_SCRIPT_DOUBLE_ESCAPED:
+        if (c == '-') {
+            if (scan->dashes_ < 2) scan->dashes_++;
+            return true;
+        }
+        if (c == '>' && scan->dashes_ == 2) {
+            scan->state_ = S_RAW; /* "-->": back to the script's plain text */
+        } else if (c == '<') {
+            scan->state_ =
+                scan->state_ == S_SCRIPT_ESCAPED ? S_SCRIPT_ESCAPED_LT : S_SCRIPT_DOUBLE_ESCAPED_LT;
+        }
+        scan->dashes_ = 0;
+        return true;
+    case S_SCRIPT_ESCAPED_LT:
+        scan->state_ = S_SCRIPT_ESCAPED;
+        scan->end_len_ = 0;
+        if (c == '/') {
+            scan->state_ = S_RAW_END_OPEN;
+            scan->flags_ |= F_ESCAPED;
+            return true;
+        }
+        if (is_alpha(c)) scan->state_ = S_SCRIPT_DOUBLE_ESCAPE_START;
+        return false;
+    case S_SCRIPT_DOUBLE_ESCAPED_LT:
+        scan->state_ = S_SCRIPT_DOUBLE_ESCAPED;
+        if (c != '/') return false;
+        scan->state_ = S_SCRIPT_DOUBLE_ESCAPE_END;
+        scan->end_len_ = 0;
+        return true;
+    case S_SCRIPT_DOUBLE_ESCAPE_START:
+    case S_SCRIPT_DOUBLE_ESCAPE_END: {
+        /* "<script" goes into the double-escaped text, "</script" out */
+        bool start = scan->state_ == S_SCRIPT_DOUBLE_ESCAPE_START;
+        if (is_alpha(c)) {
+            name_add(scan->end_, &scan->end_len_, sizeof scan->end_, c);
+            return true;
+        }
+        bool script = name_is(scan->end_, scan->end_len_, "script");
+        if (is_space(c) || c == '/' || c == '>') {
+            scan->state_ = start == script ? S_SCRIPT_DOUBLE_ESCAPED : S_SCRIPT_ESCAPED;
+            return true;
+        }
+        scan->state_ = start ? S_SCRIPT_ESCAPED : S_SCRIPT_DOUBLE_ESCAPED;
+        return false;
+    }
+    case S_PLAINTEXT:
+    default: return true;
     }
 }
 
 void markup_scan_text(markup_scan *scan, const char *s, size_t n) {
     for (size_t i = 0; i < n; i++)
-        while (!step(scan, (unsigned char)s[i])) {}
+        while (!step(scan, (unsigned char)s[i])) {
+        }
 }
 
 void markup_scan_at(const markup_scan *scan, markup_scan_where *where) {
@@ -301,23 +400,15 @@ void markup_scan_at(const markup_scan *scan, markup_scan_where *where) {
     where->tag = where->attr = none;
     bool named_tag = !(scan->flags_ & F_TAG_VALUE);
     switch (scan->state_) {
-    case S_DATA:
-        where->place = MARKUP_PLACE_TEXT;
-        return;
+    case S_DATA: where->place = MARKUP_PLACE_TEXT; return;
     case S_TAG_OPEN:
-    case S_END_TAG_OPEN:
-        where->place = MARKUP_PLACE_TAG_NAME;
-        return;
-    case S_TAG_NAME:
-        where->place = MARKUP_PLACE_TAG_NAME;
-        break;
+    case S_END_TAG_OPEN: where->place = MARKUP_PLACE_TAG_NAME; return;
+    case S_TAG_NAME: where->place = MARKUP_PLACE_TAG_NAME; break;
     case S_BEFORE_ATTR_NAME:
     case S_ATTR_NAME:
     case S_AFTER_ATTR_NAME:
     case S_AFTER_ATTR_VALUE_QUOTED:
-    case S_SELF_CLOSING:
-        where->place = MARKUP_PLACE_ATTR_NAME;
-        break;
+    case S_SELF_CLOSING: where->place = MARKUP_PLACE_ATTR_NAME; break;
     case S_BEFORE_ATTR_VALUE:
     case S_ATTR_VALUE_QUOTED:
     case S_ATTR_VALUE_UNQUOTED:
@@ -332,7 +423,15 @@ void markup_scan_at(const markup_scan *scan, markup_scan_where *where) {
     case S_RAW:
     case S_RAW_LT:
     case S_RAW_END_OPEN:
-    case S_RAW_END_NAME: {
+    case S_RAW_END_NAME:
+    case S_SCRIPT_ESCAPE_START:
+    case S_SCRIPT_ESCAPE_START_DASH:
+    case S_SCRIPT_ESCAPED:
+    case S_SCRIPT_ESCAPED_LT:
+    case S_SCRIPT_DOUBLE_ESCAPE_START:
+    case S_SCRIPT_DOUBLE_ESCAPED:
+    case S_SCRIPT_DOUBLE_ESCAPED_LT:
+    case S_SCRIPT_DOUBLE_ESCAPE_END: {
         ptrdiff_t i = raw_element(scan->raw_, scan->raw_len_);
         where->place = i >= 0 ? raw_elements[i].place : MARKUP_PLACE_RAW_TEXT;
         where->tag = scan->raw_;
@@ -344,9 +443,7 @@ void markup_scan_at(const markup_scan *scan, markup_scan_where *where) {
         where->tag = "plaintext";
         where->tag_len = 9;
         return;
-    default: /* the comment states */
-        where->place = MARKUP_PLACE_COMMENT;
-        return;
+    default: /* the comment states */ where->place = MARKUP_PLACE_COMMENT; return;
     }
     if (named_tag) {
         where->tag = scan->tag_;
@@ -361,9 +458,7 @@ void markup_scan_value(markup_scan *scan) {
         start_tag_name(scan, scan->state_ == S_END_TAG_OPEN);
         scan->flags_ |= F_TAG_VALUE;
         return;
-    case S_TAG_NAME:
-        scan->flags_ |= F_TAG_VALUE;
-        return;
+    case S_TAG_NAME: scan->flags_ |= F_TAG_VALUE; return;
     case S_BEFORE_ATTR_NAME:
     case S_AFTER_ATTR_NAME:
     case S_AFTER_ATTR_VALUE_QUOTED:
@@ -371,9 +466,7 @@ void markup_scan_value(markup_scan *scan) {
         start_attr_name(scan);
         scan->flags_ |= F_ATTR_VALUE;
         return;
-    case S_ATTR_NAME:
-        scan->flags_ |= F_ATTR_VALUE;
-        return;
+    case S_ATTR_NAME: scan->flags_ |= F_ATTR_VALUE; return;
     case S_BEFORE_ATTR_VALUE:
         scan->state_ = S_ATTR_VALUE_UNQUOTED;
         scan->value_len_ = 1;
@@ -383,24 +476,31 @@ void markup_scan_value(markup_scan *scan) {
         if (scan->value_len_ < UINT32_MAX) scan->value_len_++;
         return;
     case S_RAW_LT:
+    case S_SCRIPT_ESCAPE_START:
+    case S_SCRIPT_ESCAPE_START_DASH: scan->state_ = S_RAW; return;
     case S_RAW_END_OPEN:
-    case S_RAW_END_NAME:
-        scan->state_ = S_RAW;
+    case S_RAW_END_NAME: scan->state_ = raw_text_state(scan); return;
+    case S_SCRIPT_ESCAPED:
+    case S_SCRIPT_ESCAPED_LT:
+    case S_SCRIPT_DOUBLE_ESCAPE_START: /* a name not known: not "script" */
+        scan->state_ = S_SCRIPT_ESCAPED;
+        scan->dashes_ = 0;
+        return;
+    case S_SCRIPT_DOUBLE_ESCAPED:
+    case S_SCRIPT_DOUBLE_ESCAPED_LT:
+    case S_SCRIPT_DOUBLE_ESCAPE_END:
+        scan->state_ = S_SCRIPT_DOUBLE_ESCAPED;
+        scan->dashes_ = 0;
         return;
     case S_MARKUP_DECL:
-    case S_MARKUP_DECL_DASH:
-        scan->state_ = S_BOGUS_COMMENT;
-        return;
+    case S_MARKUP_DECL_DASH: scan->state_ = S_BOGUS_COMMENT; return;
     case S_COMMENT_START:
     case S_COMMENT_START_DASH:
     case S_COMMENT_END_BANG:
         scan->state_ = S_COMMENT;
         scan->dashes_ = 0;
         return;
-    case S_COMMENT:
-        scan->dashes_ = 0;
-        return;
-    default: /* text: the value is text */
-        return;
+    case S_COMMENT: scan->dashes_ = 0; return;
+    default: /* text: the value is text */ return;
     }
 }

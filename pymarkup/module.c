@@ -161,6 +161,7 @@ static int module_exec(PyObject *module) {
     if (pm_baked_init(module, st) < 0) return -1;
     if (pm_stream_init(module, st) < 0) return -1;
     if (pm_jinja_init(module, st) < 0) return -1;
+    if (pm_scan_init(module, st) < 0) return -1;
 
     if (PyModule_AddIntConstant(module, "MAX_DEPTH", MARKUP_MAX_DEPTH) < 0) return -1;
     for (size_t i = 0; i < sizeof program_constants / sizeof *program_constants; i++) {

@@ -451,5 +451,7 @@ int pm_stream_init(PyObject *module, pm_state *st);
 /* Provided by jinja.c: adds markup._core._JinjaProgram (Jinja2 templates
    run as template programs) and its numbers, _jinja_ops. */
 int pm_jinja_init(PyObject *module, pm_state *st);
+/* Provided by scan.c: adds markup._core._HtmlScan (markup_scan). */
+int pm_scan_init(PyObject *module, pm_state *st);
 
 #endif /* PYMARKUP_STATE_H */

@@ -395,15 +395,15 @@ MARKUP_API markup_status markup_html_json_for_script(markup_buf *out, const char
    The struct may live on the stack and be copied to follow two branches
    of a template from one place; nothing in it is allocated. */
 typedef enum markup_place {
-    MARKUP_PLACE_TEXT = 0,    /* element content: escaped text is text      */
-    MARKUP_PLACE_RCDATA,      /* <title>, <textarea>: text, entities decoded */
-    MARKUP_PLACE_RAW_TEXT,    /* <script>, <style>, <xmp>, <iframe>,
+    MARKUP_PLACE_TEXT = 0,  /* element content: escaped text is text      */
+    MARKUP_PLACE_RCDATA,    /* <title>, <textarea>: text, entities decoded */
+    MARKUP_PLACE_RAW_TEXT,  /* <script>, <style>, <xmp>, <iframe>,
                                  <noembed>, <noframes>, <noscript>,
                                  <plaintext>: no entity is decoded          */
-    MARKUP_PLACE_COMMENT,     /* <!-- -->, a doctype or a bogus comment     */
-    MARKUP_PLACE_TAG_NAME,    /* right after "<" or "</", or in a tag name  */
-    MARKUP_PLACE_ATTR_NAME,   /* inside a tag where an attribute name goes  */
-    MARKUP_PLACE_ATTR_VALUE   /* an attribute value, quoted or not          */
+    MARKUP_PLACE_COMMENT,   /* <!-- -->, a doctype or a bogus comment     */
+    MARKUP_PLACE_TAG_NAME,  /* right after "<" or "</", or in a tag name  */
+    MARKUP_PLACE_ATTR_NAME, /* inside a tag where an attribute name goes  */
+    MARKUP_PLACE_ATTR_VALUE /* an attribute value, quoted or not          */
 } markup_place;
 
 /* The tokenizer's state: private fields, read through markup_scan_at. */
@@ -417,14 +417,14 @@ typedef struct markup_scan {
 /* What markup_scan_at reports about the current place. */
 typedef struct markup_scan_where {
     markup_place place;
-    char quote;          /* ATTR_VALUE: '"', '\'' or 0 when unquoted       */
-    bool value_start;    /* ATTR_VALUE: no byte of the value before         */
-    const char *tag;     /* the tag being read (TAG_NAME, ATTR_*) or the
+    char quote;       /* ATTR_VALUE: '"', '\'' or 0 when unquoted       */
+    bool value_start; /* ATTR_VALUE: no byte of the value before         */
+    const char *tag;  /* the tag being read (TAG_NAME, ATTR_*) or the
                             raw-text element (RCDATA, RAW_TEXT): lower
                             case, its first 31 bytes; "" when a value
                             stands in the name or there is none           */
     size_t tag_len;
-    const char *attr;    /* ATTR_VALUE: the attribute's name, lower case,
+    const char *attr; /* ATTR_VALUE: the attribute's name, lower case,
                             its first 63 bytes; "" as for tag            */
     size_t attr_len;
 } markup_scan_where;

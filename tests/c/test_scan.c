@@ -39,8 +39,9 @@ static void check_place(const place_case *c) {
     markup_scan_at(&scan, &where);
     bool same = where.place == c->place && where.tag_len == strlen(c->tag) &&
                 memcmp(where.tag, c->tag, where.tag_len) == 0 &&
-                where.attr_len == strlen(c->attr) && memcmp(where.attr, c->attr, where.attr_len) == 0 &&
-                where.quote == c->quote && where.value_start == c->value_start;
+                where.attr_len == strlen(c->attr) &&
+                memcmp(where.attr, c->attr, where.attr_len) == 0 && where.quote == c->quote &&
+                where.value_start == c->value_start;
     if (!same) {
         print_error("after \"%s\": place %d tag \"%.*s\" attr \"%.*s\" quote %d start %d, "
                     "expected %d \"%s\" \"%s\" %d %d\n",
@@ -101,8 +102,7 @@ static void test_tags_and_attributes(void **state) {
         {"<a =x ", MARKUP_PLACE_ATTR_NAME, "a", "", 0, false},
         {"<a =x=", MARKUP_PLACE_ATTR_VALUE, "a", "=x", 0, true},
         {"<a x=1>", MARKUP_PLACE_TEXT, "", "", 0, false},
-        {"<script src=\"/a.js\"></script><a href=", MARKUP_PLACE_ATTR_VALUE, "a", "href", 0,
-         true},
+        {"<script src=\"/a.js\"></script><a href=", MARKUP_PLACE_ATTR_VALUE, "a", "href", 0, true},
         {"<textarea>\"<a href=\"", MARKUP_PLACE_RCDATA, "textarea", "", 0, false},
         {"<script>x</script foo=\"", MARKUP_PLACE_ATTR_VALUE, "script", "foo", '"', true},
     };
@@ -125,6 +125,14 @@ static void test_comments(void **state) {
         {"<?xml ", MARKUP_PLACE_COMMENT, "", "", 0, false},
         {"</ x", MARKUP_PLACE_COMMENT, "", "", 0, false},
         {"<script><!-- ", MARKUP_PLACE_RAW_TEXT, "script", "", 0, false},
+        {"<script><!-- </script>", MARKUP_PLACE_TEXT, "", "", 0, false},
+        {"<script><!-- <script></script>", MARKUP_PLACE_RAW_TEXT, "script", "", 0, false},
+        {"<script><!--<script>--></script>", MARKUP_PLACE_TEXT, "", "", 0, false},
+        {"<script><!--<script></script>--></script>", MARKUP_PLACE_TEXT, "", "", 0, false},
+        {"<script><!--<script></script></script>", MARKUP_PLACE_TEXT, "", "", 0, false},
+        {"<script><!--<scripts></script>", MARKUP_PLACE_TEXT, "", "", 0, false},
+        {"<script><!-></script>", MARKUP_PLACE_TEXT, "", "", 0, false},
+        {"<style><!--<style></style>", MARKUP_PLACE_TEXT, "", "", 0, false},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) check_place(&cases[i]);
 }

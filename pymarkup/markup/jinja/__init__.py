@@ -13,10 +13,14 @@ compiles every construct the template uses, into a libmarkup template
 program that renders it in C. ``template.markup_native`` says which one
 ``render()`` uses and ``template.markup_reason`` why not markup's.
 
-The output is Jinja2's. A render that raises in markup's program is run
-again by Jinja2's own code, so that the exception (and its traceback into
-the template) is Jinja2's; a callable that takes the context
-(``pass_context``) met at render time is handled the same way.
+The output is Jinja2's, and so are the exceptions: one raised while
+markup's program renders has a traceback through the template's file and
+line, as Jinja2's code gives it.
+
+``markup.jinja.lint(env)`` (and ``python -m markup.jinja.lint FOLDER``)
+lists each {{ }} that stands where Jinja2's escaping does not protect the
+page; ``Environment(markup_lint="error")`` or ``"warn"`` checks each
+template so when it is loaded.
 """
 
 import sys
@@ -35,10 +39,22 @@ from ._compiler import (
     internal_code,
     render_state,
 )
+from ._lint import URL_FUNCTIONS, Finding, LintError, LintWarning, lint, lint_loaded
 
 _internal_code = internal_code
 
-__all__ = ["Environment", "Template", "accelerate"]
+__all__ = [
+    "URL_FUNCTIONS",
+    "Environment",
+    "Finding",
+    "LintError",
+    "LintWarning",
+    "Template",
+    "accelerate",
+    "lint",
+]
+
+_LINT_SETTINGS = (None, "warn", "error")
 
 _NOT_SEEN = "compiled before markup.jinja was given the environment, or read from a bytecode cache"
 
@@ -46,6 +62,9 @@ _NOT_SEEN = "compiled before markup.jinja was given the environment, or read fro
 class _Pending(threading.local):
     # what the last _generate in this thread made of its template
     compiled: Optional[Tuple[Any, Optional[str]]] = None
+    # the last _parse in this thread: (its tree, the text it read), for
+    # the lint's "markup-lint: ignore" lines
+    parsed: Optional[Tuple[Any, str]] = None
 
 
 _pending = _Pending()
@@ -62,9 +81,22 @@ class _Accelerating:
     """What markup adds to a jinja2.Environment: each template Jinja2
     compiles is also compiled to a markup program, kept with its code."""
 
+    #: None, "warn" or "error": what the lint's findings do when a template
+    #: is loaded (nothing, a LintWarning each, a LintError).
+    markup_lint: Optional[str] = None
+
+    def _parse(self, source: str, name: Optional[str], filename: Optional[str]) -> Any:
+        tree = super()._parse(source, name, filename)  # type: ignore[misc]
+        _pending.parsed = (tree, source)
+        return tree
+
     def _generate(
         self, source: Any, name: Optional[str], filename: Optional[str], defer_init: bool = False
     ) -> str:
+        parsed, _pending.parsed = _pending.parsed, None
+        if self.markup_lint is not None:
+            text = parsed[1] if parsed is not None and parsed[0] is source else None
+            lint_loaded(self, source, name, filename, text)
         # First, so that Jinja2's code generator finds the constants this
         # folded (as it would fold them itself) and calls no filter twice.
         try:
@@ -186,9 +218,21 @@ class Template(_NativeTemplate, jinja2.Template):
 
 
 class Environment(_Accelerating, jinja2.Environment):
-    """A jinja2.Environment whose templates render on markup's engine."""
+    """A jinja2.Environment whose templates render on markup's engine.
+    Takes jinja2.Environment's arguments and markup_lint: None (the
+    default), "warn" or "error" (see markup.jinja.lint)."""
 
     template_class = Template
+
+    def __init__(self, *args: Any, markup_lint: Optional[str] = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.markup_lint = _lint_setting(markup_lint)
+
+
+def _lint_setting(value: Any) -> Optional[str]:
+    if value not in _LINT_SETTINGS:
+        raise ValueError(f"markup_lint must be None, 'warn' or 'error', not {value!r}")
+    return value  # type: ignore[no-any-return]
 
 
 Template.environment_class = Environment
@@ -213,14 +257,17 @@ def _with(mixin: type, base: type) -> type:
     return found
 
 
-def accelerate(env: Any) -> Any:
+def accelerate(env: Any, *, markup_lint: Optional[str] = None) -> Any:
     """Makes an existing jinja2.Environment (Flask's app.jinja_env,
     Starlette's Jinja2Templates.env, Django's Jinja2 backend's env) compile
     its templates to markup programs from now on, and returns it. Templates
-    it loaded before are loaded again when next asked for."""
+    it loaded before are loaded again when next asked for. markup_lint is
+    as for Environment."""
     if not isinstance(env, jinja2.Environment):
         raise TypeError(f"accelerate() takes a jinja2.Environment, not {type(env).__name__}")
+    setting = _lint_setting(markup_lint)
     env.__class__ = _with(_Accelerating, type(env))
+    env.markup_lint = setting  # type: ignore[attr-defined]
     env.template_class = _with(_NativeTemplate, env.template_class)
     if env.cache is not None:
         env.cache.clear()
