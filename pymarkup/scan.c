@@ -6,8 +6,7 @@
 #include "state.h"
 
 typedef struct {
-    PyObject_HEAD
-    markup_scan scan;
+    PyObject_HEAD markup_scan scan;
 } pm_scan;
 
 /* The names at() gives the places, in markup_place order. */

@@ -462,6 +462,11 @@ def values():
     )
 
 
+def bracket(value):
+    """A finalize that makes a plain str of every value (Markup too)."""
+    return f"[{value}]"
+
+
 def pages():
     """Templates that may define a macro at the top (called as mac(...) in
     the rest; where it is not defined, mac is a missing name)."""
@@ -491,15 +496,17 @@ def pages():
     undefined=st.sampled_from(
         [jinja2.Undefined, jinja2.StrictUndefined, jinja2.ChainableUndefined]
     ),
+    finalize=st.sampled_from([None, bracket]),
 )
-def test_random_templates_match_jinja2(source, context, autoescape, undefined):
+def test_random_templates_match_jinja2(source, context, autoescape, undefined, finalize):
+    settings = dict(autoescape=autoescape, undefined=undefined, finalize=finalize)
     try:
-        plain = jinja2.Environment(autoescape=autoescape, undefined=undefined).from_string(source)
+        plain = jinja2.Environment(**settings).from_string(source)
     except Exception as exc:  # Jinja2 refuses it: so does markup.jinja, alike
         with pytest.raises(type(exc)):
-            mj.Environment(autoescape=autoescape, undefined=undefined).from_string(source)
+            mj.Environment(**settings).from_string(source)
         return
-    ours = mj.Environment(autoescape=autoescape, undefined=undefined).from_string(source)
+    ours = mj.Environment(**settings).from_string(source)
     assert outcome(ours, context) == outcome(plain, context), (source, ours.markup_native)
 
 
@@ -521,6 +528,21 @@ def test_finalize_as_jinja2_applies_it():
     # a constant is finalized once, escaped, when compiled (Markup('None'))
     assert outcome(ours, context) == outcome(plain, context) == ("ok", "-|lit|None|7|text")
     assert calls == [None, 7, None, 7]  # each render: the two values, not the text
+
+
+def test_finalize_sees_what_macros_super_and_self_write():
+    templates = {
+        "base.html": "{% block a %}<i>{{ 1 }}</i>{% endblock %}{% block b %}B{% endblock %}",
+        "page.html": "{% extends 'base.html' %}{% macro m(x) %}<b>{{ x }}</b>{% endmacro %}"
+        "{% block a %}{{ super() }}{{ self.b() }}{{ m('a') }}{% endblock %}",
+    }
+    plain = jinja2.Environment(
+        loader=jinja2.DictLoader(templates), finalize=bracket, autoescape=True
+    )
+    ours = mj.Environment(loader=jinja2.DictLoader(templates), finalize=bracket, autoescape=True)
+    expected = plain.get_template("page.html").render()
+    assert "[&lt;i&gt;[1]&lt;/i&gt;]" in expected
+    assert ours.get_template("page.html").render() == expected
 
 
 @pytest.mark.parametrize(

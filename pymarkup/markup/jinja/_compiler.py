@@ -606,6 +606,7 @@ class Compiler:
         name = child.node.attr
         if name not in self.blocks:
             raise Unsupported(f"self.{name}(), a block the template does not have")
+        self.written_in_place(f"self.{name}()")
         saved = self.super_level
         self.super_level = {}
         try:
@@ -628,12 +629,19 @@ class Compiler:
             return False
         if not self.super_level:
             raise Unsupported("super() outside a block")
+        self.written_in_place("super()")
         name = list(self.super_level)[-1]
         chain, (level, scoped) = self.blocks[name], self.super_level[name]
         if level + 1 >= len(chain):
             raise Unsupported("super() of a block that has no parent definition")
         self.block_body(name, chain, level + 1, scoped)
         return True
+
+    def written_in_place(self, what: str) -> None:
+        """A call whose output is compiled where the call stands: as Jinja2
+        writes its string, unless finalize would see that string."""
+        if self.env.finalize is not None:
+            raise Unsupported(f"{what} in an environment with finalize")
 
     def stmt_Include(self, node: Any) -> None:
         constant = isinstance(node.template, nodes.Const) and isinstance(node.template.value, str)
@@ -706,6 +714,7 @@ class Compiler:
             return False
         if child.dyn_args is not None or child.dyn_kwargs is not None:
             raise Unsupported("*args or **kwargs in a macro call")
+        self.written_in_place(f"a call of the macro '{name}'")
         params = [arg.name for arg in macro.args]
         if len(child.args) > len(params):
             raise Unsupported(f"more arguments than the macro '{name}' takes")
