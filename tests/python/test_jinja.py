@@ -220,7 +220,9 @@ def test_a_changed_parent_is_jinja2s_to_render():
     "source, reason",
     [
         ("{% macro m() %}x{% endmacro %}{{ m()|upper }}", "the macro 'm' used other than"),
-        ("{% macro m() %}{{ caller() }}{% endmacro %}{% call m() %}x{% endcall %}", "caller"),
+        ("{% macro m() %}{{ caller()|e }}{% endmacro %}{% call m() %}x{% endcall %}", "caller"),
+        ("{% macro m() %}{{ caller() }}{% endmacro %}{{ m() }}", "without a call block"),
+        ("{% macro m() %}x{% endmacro %}{% call m() %}x{% endcall %}", "does not use caller"),
         ("{% for x in xs recursive %}{{ loop(x) }}{% endfor %}", "a recursive for loop"),
         ("{% for x in xs if x %}{{ loop.index }}{% endfor %}", "a filtered loop"),
         ("{% extends name %}", "an extends of a template named at run time"),
@@ -436,6 +438,10 @@ def blocks():
                 lambda p: f"{{% with v = {p[0]}, w = v %}}{p[1]}{{{{ w }}}}{{% endwith %}}"
                 + "{{ v }}"
             ),
+            st.tuples(expressions(), inner).map(
+                lambda p: f"{{% call(c, k='<k>') mac({p[0]}) %}}{{{{ c }}}}{{{{ k }}}}{p[1]}"
+                "{% endcall %}"
+            ),
         ),
         max_leaves=6,
     )
@@ -476,6 +482,7 @@ def pages():
             "{% if p %}{{ p|upper }}{% else %}{{ q }}{% endif %}",
             "{% set r = p ~ '!' %}{{ r }}{{ s }}{% set p2 = q %}",
             "{% for item in p %}{{ item }}{{ q }}{% endfor %}",
+            "<{{ caller(p) }}|{% for item in xs %}{{ caller(item, loop.index) }}{% endfor %}>",
         ]
     )
     macro = body.map(lambda b: "{% macro mac(p, q='<d>') %}" + b + "{% endmacro %}")
@@ -528,6 +535,38 @@ def test_finalize_as_jinja2_applies_it():
     # a constant is finalized once, escaped, when compiled (Markup('None'))
     assert outcome(ours, context) == outcome(plain, context) == ("ok", "-|lit|None|7|text")
     assert calls == [None, 7, None, 7]  # each render: the two values, not the text
+
+
+CALL_LIBRARY = {
+    "lib.html": "{% macro panel(t) %}<section>{{ t }}{{ caller() }}</section>{% endmacro %}"
+}
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # the body in the call block's scope: its loop, its variables
+        "{% macro box(t) %}<div><h2>{{ t }}</h2>{{ caller() }}</div>{% endmacro %}"
+        "{% for i in items %}{% call box(i.name) %}<p>{{ loop.index }}:{{ i.id }}"
+        "{{ title }}</p>{% endcall %}{% endfor %}",
+        # caller() with arguments and defaults, inside the macro's own loop
+        "{% macro each(xs) %}<ul>{% for x in xs %}<li>{{ caller(x, loop.index) }}</li>"
+        "{% endfor %}</ul>{% endmacro %}{% set sep = '-' %}"
+        "{% for i in items %}{% call(item, n=0) each([i.name, i.id]) %}{{ n }}{{ sep }}"
+        "{{ item }}{{ loop.index }}{{ loop.cycle('a', 'b') }}{% set sep = '+' %}{{ sep }}"
+        "{% endcall %}{% endfor %}{{ sep }}",
+        # called twice, a parameter not given, a macro imported
+        "{% macro m() %}[{{ caller() }}|{{ caller() }}]{% endmacro %}"
+        "{% call m() %}x{{ n }}{% endcall %}",
+        "{% macro m(a) %}{{ caller(a) }}{% endmacro %}{% call(q, r) m(title) %}{{ q }}{{ r }}"
+        "{% endcall %}",
+        "{% import 'lib.html' as lib %}{% from 'lib.html' import panel %}"
+        "{% call lib.panel(title) %}<b>{{ n }}</b>{% endcall %}{% call panel(1) %}2{% endcall %}",
+    ],
+)
+@pytest.mark.parametrize("undefined", [jinja2.Undefined, jinja2.StrictUndefined])
+def test_call_blocks(source, undefined):
+    same(source, CONTEXT, CALL_LIBRARY, autoescape=True, undefined=undefined)
 
 
 def test_finalize_sees_what_macros_super_and_self_write():

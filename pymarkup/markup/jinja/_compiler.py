@@ -363,6 +363,9 @@ class Compiler:
         self.macro_names: Set[str] = set()  # the macros the template defines at the top
         self.macros: Dict[str, Any] = {}  # those defined so far, by name
         self.expanding: List[str] = []  # the macros being compiled in place
+        # per macro being compiled in place: the call block that called it
+        # and the scope that block stands in, or None for a plain call
+        self.callers: List[Optional[Tuple[Any, Tuple[Any, ...]]]] = []
         # imported templates' macros: the name imported as -> (macro, its module)
         self.imported: Dict[str, Tuple[Any, _Module]] = {}
         self.modules: Dict[str, _Module] = {}  # `import ... as name` -> module
@@ -675,15 +678,33 @@ class Compiler:
         self.macros[node.name] = node
 
     def check_macro(self, node: Any) -> None:
-        body_names = {n.name for n in _walk_all(node.body) if isinstance(n, nodes.Name)}
-        for special in ("varargs", "kwargs", "caller"):
-            if special in body_names:
+        body_names = [n for n in _walk_all(node.body) if isinstance(n, nodes.Name)]
+        for special in ("varargs", "kwargs"):
+            if any(n.name == special for n in body_names):
                 raise Unsupported(f"a macro that uses {special}")
+        callers = sum(n.name == "caller" for n in body_names)
+        if callers and callers != len(_caller_outputs(node.body)):
+            raise Unsupported("a macro that uses caller other than as {{ caller(...) }}")
         if {arg.name for arg in node.args} & set(_assigned_in(node.body)):
             # Jinja2 takes such a name for the body's own from its start
             raise Unsupported("a macro that sets one of its parameters")
 
-    def macro_call(self, child: Any) -> bool:
+    def stmt_CallBlock(self, node: Any) -> None:
+        """{% call m(...) %}body{% endcall %}: the macro compiled in place,
+        its {{ caller(...) }} the body, compiled there in the scope the
+        call block stands in. Jinja2 writes the call's string as it is
+        (no finalize), which is what writing it in place gives."""
+        if any(
+            isinstance(n, nodes.Name) and n.name in ("caller", "varargs", "kwargs")
+            for n in _walk_all(node.body)
+        ):
+            raise Unsupported("a call block whose body uses caller, varargs or kwargs")
+        if not self.macro_call(node.call, caller=node):
+            raise Unsupported("a call block of something other than a macro")
+
+    def macro_call(self, child: Any, caller: Any = None) -> bool:
+        """{{ m(...) }} (or a call block of m, `caller`): the macro's body
+        compiled in place, in a scope of its own."""
         if not isinstance(child, nodes.Call):
             return False
         callee = child.node
@@ -714,27 +735,113 @@ class Compiler:
             return False
         if child.dyn_args is not None or child.dyn_kwargs is not None:
             raise Unsupported("*args or **kwargs in a macro call")
-        self.written_in_place(f"a call of the macro '{name}'")
-        params = [arg.name for arg in macro.args]
-        if len(child.args) > len(params):
-            raise Unsupported(f"more arguments than the macro '{name}' takes")
-        given: Dict[str, Any] = dict(zip(params, child.args))
-        for kw in child.kwargs:
-            if kw.key not in params or kw.key in given:
-                raise Unsupported(f"a keyword the macro '{name}' does not take, or twice")
-            given[kw.key] = kw.value
+        uses_caller = bool(_caller_outputs(macro.body))
+        if caller is None:
+            self.written_in_place(f"a call of the macro '{name}'")
+            if uses_caller:
+                raise Unsupported(
+                    f"the macro '{name}', which uses caller, called without a call block"
+                )
+        elif not uses_caller:
+            raise Unsupported(f"a call block of the macro '{name}', which does not use caller")
         if name in self.expanding:
             raise Unsupported(f"the macro '{name}', which calls itself")
-        # The arguments, computed in the caller's scope, in the order given.
+        params = [arg.name for arg in macro.args]
+        places = self.bind_given(params, child, f"the macro '{name}'")
+        defaults = dict(zip(params[len(params) - len(macro.defaults) :], macro.defaults))
+        site = (self.loops, self.macros, self.macro_names, self.module_scope)
+        scope = _Loop({})
+        scope.is_loop = False
+        self.loops = [scope]  # the macro's own: its parameters, what it sets
+        self.expanding.append(name)
+        self.callers.append((caller, site) if caller is not None else None)
+        self.local_scope += 1
+        if module is not None:  # the body sees its own template's macros, and
+            # the globals (or, imported with context, the render's variables)
+            self.macros, self.macro_names = module.macros, set(module.macros)
+            self.module_scope = not module.with_context
+        try:
+            self.bind_missing(scope, params, defaults, places, f"the macro '{name}'")
+            self.scope_locals(scope, macro.body, macro.lineno)
+            self.body(macro.body)
+        finally:
+            self.local_scope -= 1
+            self.callers.pop()
+            self.expanding.pop()
+            self.loops, self.macros, self.macro_names, self.module_scope = site
+        return True
+
+    def caller_call(self, child: Any) -> bool:
+        """{{ caller(...) }} in a macro compiled for a call block: the
+        block's body, in the scope the call block stands in (its loops
+        counted past the macro's own), with the block's parameters."""
+        if not (
+            isinstance(child, nodes.Call)
+            and isinstance(child.node, nodes.Name)
+            and child.node.name == "caller"
+            and not self.shadowed("caller")
+        ):
+            return False
+        entry = self.callers[-1] if self.callers else None
+        if entry is None:
+            raise Unsupported("caller() outside a macro called by a call block")
+        if child.dyn_args is not None or child.dyn_kwargs is not None:
+            raise Unsupported("*args or **kwargs in a call of caller")
+        self.written_in_place("caller()")
+        block, site = entry
+        params = [arg.name for arg in block.args]
+        places = self.bind_given(params, child, "the call block")
+        defaults = dict(zip(params[len(params) - len(block.defaults) :], block.defaults))
+        saved = (self.loops, self.macros, self.macro_names, self.module_scope, self.callers)
+        hidden = [_Loop({}) for scope in self.loops if scope.is_loop]
+        for loop in hidden:  # the macro's loops: open, but not the block's to see
+            loop.visible = False
+        scope = _Loop({})
+        scope.is_loop = False
+        site_loops, self.macros, self.macro_names, self.module_scope = site
+        self.loops = site_loops + hidden + [scope]
+        self.callers = self.callers[:-1]
+        self.local_scope += 1
+        try:
+            self.bind_missing(scope, params, defaults, places, "the call block")
+            self.scope_locals(scope, block.body, block.lineno)
+            self.body(block.body)
+        finally:
+            self.local_scope -= 1
+            self.loops, self.macros, self.macro_names, self.module_scope, self.callers = saved
+        return True
+
+    def bind_given(self, params: List[str], call: Any, what: str) -> Dict[str, int]:
+        """The arguments of a call of a macro (or caller), computed where
+        the call stands in the order given, each kept in a place."""
+        if len(call.args) > len(params):
+            raise Unsupported(f"more arguments than {what} takes")
+        given: Dict[str, Any] = dict(zip(params, call.args))
+        for kw in call.kwargs:
+            if kw.key not in params or kw.key in given:
+                raise Unsupported(f"a keyword {what} does not take, or twice")
+            given[kw.key] = kw.value
         places: Dict[str, int] = {}
-        for param, value in list(zip(params, child.args)) + [
-            (kw.key, kw.value) for kw in child.kwargs
+        for param, value in list(zip(params, call.args)) + [
+            (kw.key, kw.value) for kw in call.kwargs
         ]:
             self.expr(value)
             places[param] = self.place()
             self.keep(places[param])
+        return places
+
+    def bind_missing(
+        self,
+        scope: _Loop,
+        params: List[str],
+        defaults: Dict[str, Any],
+        places: Dict[str, int],
+        what: str,
+    ) -> None:
+        """The parameters in `scope`: those given, then each one not given
+        its default, computed with the parameters before it, else Jinja2's
+        undefined for a missing argument."""
         missing = [p for p in params if p not in places]
-        defaults = dict(zip(params[len(params) - len(macro.defaults) :], macro.defaults))
         for param in missing:
             default = defaults.get(param)
             if default is None:
@@ -745,41 +852,17 @@ class Compiler:
                 if isinstance(n, nodes.Name)
             }
             if read & set(missing):
-                raise Unsupported(
-                    f"a default of the macro '{name}' that reads a parameter not given"
-                )
-        saved_loops = self.loops
-        scope = _Loop({})
-        scope.is_loop = False
-        self.loops = [scope]  # the macro's own: its parameters, what it sets
-        self.expanding.append(name)
-        self.local_scope += 1
-        saved_scope = self.macros, self.macro_names, self.module_scope
-        if module is not None:  # the body sees its own template's macros, and
-            # the globals (or, imported with context, the render's variables)
-            self.macros, self.macro_names = module.macros, set(module.macros)
-            self.module_scope = not module.with_context
-        try:
-            scope.locals.update(places)
-            for param in missing:
-                # Not given: its default, computed with the parameters
-                # before it, else Jinja2's undefined for a missing argument.
-                if param in defaults:
-                    self.expr(defaults[param])
-                else:
-                    self.apply("CONST", 0, f"parameter {param!r} was not provided")
-                    self.apply("CONST", 0, param)
-                    self.apply("CALL", 2, self.env.undefined, kwnames=("name",))
-                scope.locals[param] = self.place()
-                self.keep(scope.locals[param])
-            self.scope_locals(scope, macro.body, macro.lineno)
-            self.body(macro.body)
-        finally:
-            self.local_scope -= 1
-            self.expanding.pop()
-            self.loops = saved_loops
-            self.macros, self.macro_names, self.module_scope = saved_scope
-        return True
+                raise Unsupported(f"a default of {what} that reads a parameter not given")
+        scope.locals.update(places)
+        for param in missing:
+            if param in defaults:
+                self.expr(defaults[param])
+            else:
+                self.apply("CONST", 0, f"parameter {param!r} was not provided")
+                self.apply("CONST", 0, param)
+                self.apply("CALL", 2, self.env.undefined, kwnames=("name",))
+            scope.locals[param] = self.place()
+            self.keep(scope.locals[param])
 
     def stmt_FromImport(self, node: Any) -> None:
         module = self.module(node.template, node.with_context)
@@ -923,7 +1006,12 @@ class Compiler:
                 continue
             if isinstance(child, nodes.Const) and self.const_output(child.value):
                 continue
-            if self.super_call(child) or self.self_call(child) or self.macro_call(child):
+            if (
+                self.super_call(child)
+                or self.self_call(child)
+                or self.macro_call(child)
+                or self.caller_call(child)
+            ):
                 continue
             if isinstance(child, nodes.CondExpr):
                 self.branch(
@@ -1199,13 +1287,24 @@ class Compiler:
         self.expr(node.node)
         self.apply("GETATTR", 1, node.attr, dict_item=not hasattr(dict, node.attr))
 
+    def innermost_loop(self) -> Optional[Tuple[_Loop, int]]:
+        """The loop that `loop` means here, and how many loops out it is
+        (a call block's body, compiled inside its macro's loops, skips them)."""
+        level = 0
+        for scope in reversed(self.loops):
+            if scope.is_loop:
+                if scope.visible:
+                    return scope, level
+                level += 1
+        return None
+
     def loop_field(self, node: Any) -> bool:
-        loops = [loop for loop in self.loops if loop.is_loop]
-        if not (isinstance(node.node, nodes.Name) and node.node.name == "loop" and loops):
+        found = self.innermost_loop()
+        if not (isinstance(node.node, nodes.Name) and node.node.name == "loop" and found):
             return False
         if any("loop" in scope.names or "loop" in scope.locals for scope in self.loops):
             return False  # a loop target named `loop`
-        loop = loops[-1]
+        loop, level = found
         if node.attr in _LOOP_CONSTANTS:
             self.apply("CONST", 0, _LOOP_CONSTANTS[node.attr])
             return True
@@ -1213,7 +1312,7 @@ class Compiler:
             raise Unsupported(f"loop.{node.attr}")
         if node.attr in _NEEDS_LOOKAHEAD:
             loop.lookahead = True
-        self.emit(OP_LOOP_INFO, 0, _LOOP_FIELDS[node.attr])
+        self.emit(OP_LOOP_INFO, level, _LOOP_FIELDS[node.attr])
         return True
 
     def expr_Getitem(self, node: Any) -> None:
@@ -1336,14 +1435,14 @@ class Compiler:
             and callee.attr == "cycle"
             and isinstance(callee.node, nodes.Name)
             and callee.node.name == "loop"
-            and any(loop.is_loop for loop in self.loops)
+            and self.innermost_loop() is not None
             and not any("loop" in loop.names for loop in self.loops)
         ):
             if node.kwargs or not node.args:
                 raise Unsupported("loop.cycle() without arguments or with keywords")
             for arg in node.args:
                 self.expr(arg)
-            self.emit(OP_CYCLE, 0, len(node.args))
+            self.emit(OP_CYCLE, self.innermost_loop()[1], len(node.args))  # type: ignore[index]
             return
         self.expr(callee)
         self.calls = True
@@ -1429,6 +1528,21 @@ class _Module:
 class _Deferred:
     def __init__(self, run: Callable[[], None]) -> None:
         self.run = run
+
+
+def _caller_outputs(body: List[Any]) -> List[Any]:
+    """The {{ caller(...) }} outputs anywhere in a macro's body."""
+    found = []
+    for node in _walk_all(body):
+        if isinstance(node, nodes.Output):
+            found += [
+                child
+                for child in node.nodes
+                if isinstance(child, nodes.Call)
+                and isinstance(child.node, nodes.Name)
+                and child.node.name == "caller"
+            ]
+    return found
 
 
 def _targets(target: Any, what: str = "a for loop") -> Dict[str, Tuple[int, ...]]:
