@@ -148,9 +148,17 @@ static markup_status d_write(void *ctx, const markup_program_slot *slot, void *v
     return markup_buf_append(out, text, (size_t)n);
 }
 
+/* A capture's bytes: a number, their count. */
+static markup_status d_capture(void *ctx, const char *s, size_t n, void **out) {
+    (void)s;
+    if (!spend(ctx)) return MARKUP_ERR_SLOT_VALUE;
+    *out = make(ctx, false, (long)(n % 1000));
+    return MARKUP_OK;
+}
+
 static const markup_program_data data_ops = {
     d_retain,   d_release,    d_apply, d_truth, d_iter_begin, d_iter_next,
-    d_iter_end, d_loop_value, d_write, NULL,    NULL,
+    d_iter_end, d_loop_value, d_write, NULL,    NULL,         d_capture,
 };
 
 /* The optional fused steps, made of the same callbacks: a run with them
@@ -176,7 +184,7 @@ static markup_status d_apply_truth(void *ctx, uint32_t op, void *arg, bool *out)
 
 static const markup_program_data fused_ops = {
     d_retain,   d_release,    d_apply, d_truth,       d_iter_begin,  d_iter_next,
-    d_iter_end, d_loop_value, d_write, d_apply_write, d_apply_truth,
+    d_iter_end, d_loop_value, d_write, d_apply_write, d_apply_truth, d_capture,
 };
 
 /* The parameters: a number, a list of numbers, a list of lists, and a
@@ -231,7 +239,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     static const char *const pieces[] = {"<p>", "</p>", "<li class=\"x\">", "&amp;", ""};
     for (size_t steps = 0; building && fuzz_more(&in) && steps < 256; steps++) {
-        uint8_t op = fuzz_take_u8(&in) % (MARKUP_OP_APPLY + 1);
+        uint8_t op = fuzz_take_u8(&in) % (MARKUP_OP_END_CAPTURE + 1);
+        if (op == MARKUP_OP_NEWLINE) op = MARKUP_OP_CAPTURE; /* not emitted: a static's */
         uint8_t a = fuzz_take_u8(&in), bb = fuzz_take_u8(&in);
         if (op == MARKUP_OP_STATIC) {
             const char *piece = pieces[a % 5];

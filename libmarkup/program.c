@@ -157,7 +157,8 @@ markup_status markup_program_add_slot(markup_program_builder *b, const markup_pr
 
 markup_status markup_program_emit(markup_program_builder *b, markup_op op, uint32_t a,
                                   uint32_t b_arg, uint32_t *at) {
-    if (!b || op == MARKUP_OP_STATIC || (unsigned)op > MARKUP_OP_APPLY)
+    if (!b || op == MARKUP_OP_STATIC || op == MARKUP_OP_NEWLINE ||
+        (unsigned)op > MARKUP_OP_END_CAPTURE)
         return MARKUP_ERR_INVALID_ARG;
     if (at) *at = (uint32_t)b->ncode;
     return push_instr(b, (instr){(uint8_t)op, 0, a, b_arg});
@@ -186,7 +187,8 @@ static int pushes(const instr *in) {
     switch ((markup_op)in->op) {
     case MARKUP_OP_PARAM:
     case MARKUP_OP_ITEM:
-    case MARKUP_OP_LOOP_INFO: return 1;
+    case MARKUP_OP_LOOP_INFO:
+    case MARKUP_OP_END_CAPTURE: return 1;
     case MARKUP_OP_CYCLE:
     case MARKUP_OP_APPLY: return 1 - (int)in->b;
     default: return 0;
@@ -205,13 +207,17 @@ static markup_status check_program(const markup_program_builder *b, markup_error
     uint8_t *stack_lo = loops_at + (n + 1), *stack_hi = stack_lo + (n + 1);
     /* ... and the innermost LOOP around it (UINT32_MAX: none), so that a
        jump cannot go from one loop's body into a sibling's. */
-    uint32_t *loop_of = markup_alc_malloc(b->alc, (n + 1) * sizeof *loop_of);
+    /* ... and the innermost CAPTURE around it, for the same check. */
+    uint32_t *loop_of = markup_alc_malloc(b->alc, 2 * (n + 1) * sizeof *loop_of);
     if (!loop_of) {
         markup_alc_free(b->alc, loops_at, 3 * (n + 1));
         return markup_fail_status_(err, MARKUP_ERR_NOMEM);
     }
+    uint32_t *capture_of = loop_of + (n + 1);
     uint32_t open[MARKUP_PROGRAM_MAX_LOOPS];
     unsigned nopen = 0;
+    uint32_t captures[MARKUP_PROGRAM_MAX_CAPTURES];
+    unsigned ncaptures = 0;
     long stack = 0;
     const char *why = NULL;
     size_t pc = 0;
@@ -219,6 +225,7 @@ static markup_status check_program(const markup_program_builder *b, markup_error
         const instr *in = &b->code[pc];
         loops_at[pc] = (uint8_t)nopen;
         loop_of[pc] = nopen ? open[nopen - 1] : UINT32_MAX;
+        capture_of[pc] = ncaptures ? captures[ncaptures - 1] : UINT32_MAX;
         stack_lo[pc] = (uint8_t)(stack & 0xff);
         stack_hi[pc] = (uint8_t)(stack >> 8);
         switch ((markup_op)in->op) {
@@ -262,8 +269,24 @@ static markup_status check_program(const markup_program_builder *b, markup_error
                 why = "an END_LOOP without its LOOP";
             else if (in->a != open[nopen - 1] + 1 || b->code[open[nopen - 1]].a != pc + 1)
                 why = "an END_LOOP and its LOOP do not point at each other";
+            else if (capture_of[pc] != capture_of[open[nopen - 1]])
+                why = "a CAPTURE inside a loop that ends after it";
             else
                 nopen--;
+            break;
+        case MARKUP_OP_CAPTURE:
+            if (stack) why = "a value is left on the stack";
+            if (ncaptures == MARKUP_PROGRAM_MAX_CAPTURES) why = "captures nested too deeply";
+            if (!why) captures[ncaptures++] = (uint32_t)pc;
+            break;
+        case MARKUP_OP_END_CAPTURE:
+            if (stack) why = "a value is left on the stack";
+            if (!ncaptures)
+                why = "an END_CAPTURE without its CAPTURE";
+            else if (loop_of[pc] != loop_of[captures[ncaptures - 1]])
+                why = "a loop inside a capture that ends after it";
+            else
+                ncaptures--;
             break;
         case MARKUP_OP_PARAM:
             if (in->a >= b->nparams) why = "a PARAM that does not exist";
@@ -293,9 +316,13 @@ static markup_status check_program(const markup_program_builder *b, markup_error
     } else if (nopen) {
         why = "a LOOP without its END_LOOP";
         pc = open[nopen - 1];
+    } else if (ncaptures) {
+        why = "a CAPTURE without its END_CAPTURE";
+        pc = captures[ncaptures - 1];
     } else {
         loops_at[n] = 0;
         loop_of[n] = UINT32_MAX;
+        capture_of[n] = UINT32_MAX;
         stack_lo[n] = stack_hi[n] = 0;
         /* Jumps land at the loop depth they leave from, where no value is
            on the stack (between statements). */
@@ -309,11 +336,13 @@ static markup_status check_program(const markup_program_builder *b, markup_error
             else if ((in->op == MARKUP_OP_IF || in->op == MARKUP_OP_JUMP) &&
                      (loops_at[in->a] != loops_at[pc] || loop_of[in->a] != loop_of[pc]))
                 why = "a jump into or out of a loop";
+            else if (capture_of[in->a] != capture_of[pc])
+                why = "a jump into or out of a capture";
         }
         if (why) pc--;
     }
     markup_alc_free(b->alc, loops_at, 3 * (n + 1));
-    markup_alc_free(b->alc, loop_of, (n + 1) * sizeof *loop_of);
+    markup_alc_free(b->alc, loop_of, 2 * (n + 1) * sizeof *loop_of);
     if (why) return markup_fail_at_(err, MARKUP_ERR_INVALID_ARG, pc, "b", why);
     return MARKUP_OK;
 }
@@ -435,6 +464,8 @@ typedef struct run {
     unsigned sp;
     loop_frame loops[MARKUP_PROGRAM_MAX_LOOPS];
     unsigned nloops;
+    size_t captures[MARKUP_PROGRAM_MAX_CAPTURES]; /* where each open one began */
+    unsigned ncaptures;
 } run;
 
 static void release_stack(run *r, unsigned down_to) {
@@ -522,6 +553,7 @@ markup_status markup_program_run(const markup_program *prog, const markup_progra
     r.ctx = ctx;
     r.sp = 0;
     r.nloops = 0;
+    r.ncaptures = 0;
     const instr *code = prog->code;
     size_t pc = 0;
     markup_status st = markup_buf_reserve(out, prog->static_len);
@@ -565,6 +597,23 @@ markup_status markup_program_run(const markup_program *prog, const markup_progra
             break;
         }
         case MARKUP_OP_JUMP: pc = in->a; break;
+        case MARKUP_OP_CAPTURE:
+            r.captures[r.ncaptures++] = out->len;
+            static_end = 0; /* no newline point reaches into or out of it */
+            pc++;
+            break;
+        case MARKUP_OP_END_CAPTURE: {
+            size_t begin = r.captures[--r.ncaptures];
+            void *v = NULL;
+            const char *text = out->data ? out->data + begin : "";
+            st = data->capture ? data->capture(ctx, text, out->len - begin, &v)
+                               : MARKUP_ERR_INVALID_ARG;
+            markup_buf_truncate(out, begin);
+            static_end = 0;
+            if (st == MARKUP_OK) r.stack[r.sp++] = v;
+            pc++;
+            break;
+        }
         case MARKUP_OP_LOOP: {
             void *iter = NULL;
             st = data->iter_begin(ctx, r.stack[0], &iter);

@@ -555,9 +555,19 @@ static markup_status d_apply_truth(void *ctx, uint32_t op, void *arg, bool *out)
     return st;
 }
 
+/* What a block set or a filter block wrote, as a str (the compiler makes
+   it Markup where Jinja2 does). */
+static markup_status d_capture(void *ctx, const char *s, size_t n, void **out) {
+    (void)ctx;
+    PyObject *v = PyUnicode_DecodeUTF8(s, (Py_ssize_t)n, NULL);
+    if (!v) return MARKUP_ERR_SLOT_VALUE;
+    *out = v;
+    return MARKUP_OK;
+}
+
 static const markup_program_data jinja_data = {
     d_retain,   d_release,    d_apply, d_truth,       d_iter_begin,  d_iter_next,
-    d_iter_end, d_loop_value, d_write, d_apply_write, d_apply_truth,
+    d_iter_end, d_loop_value, d_write, d_apply_write, d_apply_truth, d_capture,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -761,8 +771,8 @@ static int build(pm_jinja *self, PyObject *code) {
         int opcode;
         unsigned long a, bb;
         if (!PyArg_ParseTuple(item, "ikk:_JinjaProgram instruction", &opcode, &a, &bb)) goto fail;
-        if (opcode <= MARKUP_OP_STATIC || opcode > MARKUP_OP_APPLY || a > UINT32_MAX ||
-            bb > UINT32_MAX) {
+        if (opcode <= MARKUP_OP_STATIC || opcode == MARKUP_OP_NEWLINE ||
+            opcode > MARKUP_OP_END_CAPTURE || a > UINT32_MAX || bb > UINT32_MAX) {
             PyErr_Format(PyExc_ValueError, "_JinjaProgram: instruction %zd out of range", pc);
             goto fail;
         }

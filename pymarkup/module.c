@@ -97,6 +97,8 @@ static const struct {
     PM_CONST(OP_CYCLE),
     PM_CONST(OP_APPLY),
     PM_CONST(OP_NEWLINE),
+    PM_CONST(OP_CAPTURE),
+    PM_CONST(OP_END_CAPTURE),
     PM_CONST(LOOP_LOOKAHEAD),
     /* markup_apply_kind */
     PM_CONST(APPLY_CONST),

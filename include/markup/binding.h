@@ -526,7 +526,13 @@ MARKUP_API markup_status markup_baked_write_value(markup_slot_kind kind, const c
                 each of a markup_apply_kind)
      NEWLINE    write a newline when nothing was written since the static
                 HTML that ended at static offset `a` (a newline the parser
-                drops comes first; markup_program_add_static_newline) */
+                drops comes first; markup_program_add_static_newline)
+     CAPTURE    start a capture: what is written until its END_CAPTURE
+                becomes a value instead of output (a Jinja2 block set)
+     END_CAPTURE  take what was written since the CAPTURE out of the
+                output and push data->capture(those bytes). Captures nest
+                with each other and with loops: one opened inside a loop
+                ends inside it, and no jump enters or leaves one */
 typedef enum markup_op {
     MARKUP_OP_STATIC = 0,
     MARKUP_OP_WRITE,
@@ -539,7 +545,9 @@ typedef enum markup_op {
     MARKUP_OP_LOOP_INFO,
     MARKUP_OP_CYCLE,
     MARKUP_OP_APPLY,
-    MARKUP_OP_NEWLINE
+    MARKUP_OP_NEWLINE,
+    MARKUP_OP_CAPTURE,
+    MARKUP_OP_END_CAPTURE
 } markup_op;
 
 #define MARKUP_LOOP_LOOKAHEAD 1u
@@ -547,8 +555,9 @@ typedef enum markup_op {
 
 /* The deepest nesting of loops in a program, and the most values an
    expression may hold on the stack at once. */
-#define MARKUP_PROGRAM_MAX_LOOPS 32
-#define MARKUP_PROGRAM_MAX_STACK 256
+#define MARKUP_PROGRAM_MAX_LOOPS    32
+#define MARKUP_PROGRAM_MAX_STACK    256
+#define MARKUP_PROGRAM_MAX_CAPTURES 32
 
 typedef struct markup_program markup_program;
 typedef struct markup_program_builder markup_program_builder;
@@ -618,6 +627,9 @@ typedef struct markup_program_data {
                                  markup_buf *out);
     /* Optional, likewise for an APPLY whose result an IF tests at once. */
     markup_status (*apply_truth)(void *ctx, uint32_t op, void *arg, bool *out);
+    /* A new value made of n bytes of output (an END_CAPTURE); needed only
+       by programs that capture (a run without it fails INVALID_ARG there). */
+    markup_status (*capture)(void *ctx, const char *s, size_t n, void **out);
 } markup_program_data;
 
 /* Where a run stopped: the instruction that failed and the index of the

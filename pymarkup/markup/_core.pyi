@@ -40,6 +40,8 @@ OP_LOOP_INFO: int
 OP_CYCLE: int
 OP_APPLY: int
 OP_NEWLINE: int
+OP_CAPTURE: int
+OP_END_CAPTURE: int
 LOOP_LOOKAHEAD: int
 # markup_apply_kind
 APPLY_CONST: int

@@ -33,7 +33,8 @@ typedef struct val {
     const order *orders; /* ORDERS: n of them; ORDER: one */
     const char *const *tags;
     bool heap;
-    int refs; /* heap values: freed at 0 */
+    int refs;  /* heap values: freed at 0 */
+    char *own; /* a captured string, freed with the value */
 } val;
 
 typedef struct data_ctx {
@@ -72,7 +73,21 @@ static void d_release(void *ctx, void *value) {
     data_ctx *c = ctx;
     c->live--;
     val *v = value;
-    if (--v->refs == 0 && v->heap) test_free(v);
+    if (--v->refs == 0 && v->heap) {
+        test_free(v->own);
+        test_free(v);
+    }
+}
+
+/* What END_CAPTURE took out of the output, as a string value. */
+static markup_status d_capture(void *ctx, const char *s, size_t n, void **out) {
+    char *copy = test_malloc(n + 1);
+    memcpy(copy, s, n);
+    copy[n] = '\0';
+    val *v = new_val(ctx, (val){.kind = VAL_STR, .s = copy});
+    v->own = copy;
+    *out = v;
+    return MARKUP_OK;
 }
 
 static markup_status d_apply(void *ctx, uint32_t op, void *const *args, uint32_t nargs,
@@ -190,7 +205,7 @@ static markup_status d_write(void *ctx, const markup_program_slot *slot, void *v
 
 static const markup_program_data data_ops = {
     d_retain,   d_release,    d_apply, d_truth, d_iter_begin, d_iter_next,
-    d_iter_end, d_loop_value, d_write, NULL,    NULL,
+    d_iter_end, d_loop_value, d_write, NULL,    NULL,         d_capture,
 };
 
 /* The fused steps, counted: a field's value is written or tested without
@@ -220,7 +235,7 @@ static markup_status d_apply_truth(void *ctx, uint32_t op, void *arg, bool *out)
 
 static const markup_program_data fused_ops = {
     d_retain,   d_release,    d_apply, d_truth,       d_iter_begin,  d_iter_next,
-    d_iter_end, d_loop_value, d_write, d_apply_write, d_apply_truth,
+    d_iter_end, d_loop_value, d_write, d_apply_write, d_apply_truth, d_capture,
 };
 
 static void emit(markup_program_builder *b, markup_op op, uint32_t a, uint32_t n) {
@@ -427,6 +442,62 @@ static void test_loop_else(void **state) {
     assert_null(p);
 }
 
+/* What a capture's body writes becomes a value (written here once more,
+   so escaped twice), in each loop iteration, nested captures too; without
+   a capture callback the run fails there and gives everything back. */
+static void test_capture(void **state) {
+    (void)state;
+    markup_program_builder *b = NULL;
+    assert_int_equal(markup_program_builder_new(NULL, 1, &b), MARKUP_OK);
+    uint32_t text = child_slot(b, 1);
+    uint32_t loop = 0;
+    stat(b, "<p>");
+    emit(b, MARKUP_OP_PARAM, 0, 0);
+    assert_int_equal(markup_program_emit(b, MARKUP_OP_LOOP, 0, 0, &loop), MARKUP_OK);
+    stat(b, "[");
+    emit(b, MARKUP_OP_CAPTURE, 0, 0);
+    emit(b, MARKUP_OP_ITEM, 0, 0);
+    emit(b, MARKUP_OP_APPLY, APPLY_CUSTOMER, 1);
+    emit(b, MARKUP_OP_WRITE, text, 0);
+    emit(b, MARKUP_OP_CAPTURE, 0, 0);
+    stat(b, "!");
+    emit(b, MARKUP_OP_END_CAPTURE, 0, 0);
+    emit(b, MARKUP_OP_WRITE, text, 0);
+    emit(b, MARKUP_OP_END_CAPTURE, 0, 0);
+    emit(b, MARKUP_OP_WRITE, text, 0);
+    stat(b, "]");
+    emit(b, MARKUP_OP_END_LOOP, loop + 1, 0);
+    assert_int_equal(markup_program_patch(b, loop, markup_program_here(b)), MARKUP_OK);
+    stat(b, "</p>");
+    markup_program *p = NULL;
+    markup_error err = MARKUP_ERROR_INIT;
+    assert_int_equal(markup_program_builder_finish(b, &p, &err), MARKUP_OK);
+
+    data_ctx c = {0};
+    markup_buf out;
+    markup_buf_init(&out, NULL);
+    val two = {.kind = VAL_ORDERS, .orders = orders, .n = 2};
+    void *params[] = {&two};
+    assert_int_equal(markup_program_run(p, &data_ops, &c, params, 1, &out, NULL), MARKUP_OK);
+    const char *expected = "<p>[Ann &amp;amp; Bo!][Cy!]</p>";
+    assert_int_equal(out.len, strlen(expected));
+    assert_memory_equal(out.data, expected, out.len);
+    assert_int_equal(c.live, 0);
+
+    markup_program_data no_capture = data_ops;
+    no_capture.capture = NULL;
+    markup_buf_clear(&out);
+    markup_program_fault fault;
+    assert_int_equal(markup_program_run(p, &no_capture, &c, params, 1, &out, &fault),
+                     MARKUP_ERR_INVALID_ARG);
+    assert_int_equal(out.len, 0);
+    assert_int_equal(fault.pc, 10); /* the inner END_CAPTURE */
+    assert_int_equal(c.live, 0);
+    assert_int_equal(c.iters_open, 0);
+    markup_buf_free(&out);
+    markup_program_free(p);
+}
+
 /* A callback that fails inside two loops: the buffer is rolled back,
    every reference and iteration is given back, and the fault says where. */
 static void test_failure_midway(void **state) {
@@ -600,6 +671,29 @@ static void test_builder_checks(void **state) {
          {0, 0, 0, 0, 0},
          5,
          1},
+        {"capture without end", {MARKUP_OP_CAPTURE}, {0}, {0}, 1, 0},
+        {"end without capture", {MARKUP_OP_END_CAPTURE, MARKUP_OP_WRITE}, {0, 0}, {0, 0}, 2, 0},
+        {"value left at a capture", {MARKUP_OP_PARAM, MARKUP_OP_CAPTURE}, {0, 0}, {0, 0}, 2, 1},
+        {"jump out of a capture",
+         {MARKUP_OP_CAPTURE, MARKUP_OP_PARAM, MARKUP_OP_IF, MARKUP_OP_END_CAPTURE, MARKUP_OP_WRITE},
+         {0, 0, 5, 0, 0},
+         {0},
+         5,
+         2},
+        {"loop open at a capture's end",
+         {MARKUP_OP_CAPTURE, MARKUP_OP_PARAM, MARKUP_OP_LOOP, MARKUP_OP_END_CAPTURE,
+          MARKUP_OP_WRITE, MARKUP_OP_END_LOOP},
+         {0, 0, 6, 0, 0, 3},
+         {0},
+         6,
+         3},
+        {"capture open at a loop's end",
+         {MARKUP_OP_PARAM, MARKUP_OP_LOOP, MARKUP_OP_CAPTURE, MARKUP_OP_END_LOOP,
+          MARKUP_OP_END_CAPTURE, MARKUP_OP_WRITE},
+         {0, 4, 0, 2, 0, 0},
+         {0},
+         6,
+         3},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         markup_program_builder *b = NULL;
@@ -633,10 +727,15 @@ static void test_patch_only_jumps(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_orders_page),       cmocka_unit_test(test_loop_else),
-        cmocka_unit_test(test_failure_midway),    cmocka_unit_test(test_failure_after_a_field_read),
-        cmocka_unit_test(test_fused_field_steps), cmocka_unit_test(test_out_of_memory),
-        cmocka_unit_test(test_builder_checks),    cmocka_unit_test(test_patch_only_jumps),
+        cmocka_unit_test(test_orders_page),
+        cmocka_unit_test(test_loop_else),
+        cmocka_unit_test(test_capture),
+        cmocka_unit_test(test_failure_midway),
+        cmocka_unit_test(test_failure_after_a_field_read),
+        cmocka_unit_test(test_fused_field_steps),
+        cmocka_unit_test(test_out_of_memory),
+        cmocka_unit_test(test_builder_checks),
+        cmocka_unit_test(test_patch_only_jumps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -226,6 +226,7 @@ def test_a_changed_parent_is_jinja2s_to_render():
         ("{% for x in xs recursive %}{{ loop(x) }}{% endfor %}", "a recursive for loop"),
         ("{% for x in xs if x %}{{ loop.index }}{% endfor %}", "a filtered loop"),
         ("{% extends name %}", "an extends of a template named at run time"),
+        ("{% set ns = namespace() %}{% set ns.a %}x{% endset %}", "a block set of a namespace"),
     ],
 )
 def test_what_falls_back_says_why(source, reason):
@@ -442,6 +443,12 @@ def blocks():
                 lambda p: f"{{% call(c, k='<k>') mac({p[0]}) %}}{{{{ c }}}}{{{{ k }}}}{p[1]}"
                 "{% endcall %}"
             ),
+            st.tuples(st.sampled_from(["", " | upper", " | e"]), inner).map(
+                lambda p: f"{{% set v{p[0]} %}}{p[1]}{{% endset %}}{{{{ v }}}}{{{{ v|length }}}}"
+            ),
+            st.tuples(st.sampled_from(["upper", "striptags", "replace('a', '<')"]), inner).map(
+                lambda p: f"{{% filter {p[0]} %}}{p[1]}{{% endfilter %}}"
+            ),
         ),
         max_leaves=6,
     )
@@ -567,6 +574,65 @@ CALL_LIBRARY = {
 @pytest.mark.parametrize("undefined", [jinja2.Undefined, jinja2.StrictUndefined])
 def test_call_blocks(source, undefined):
     same(source, CONTEXT, CALL_LIBRARY, autoescape=True, undefined=undefined)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "{% set x %}<b>{{ title }}</b>{% endset %}[{{ x }}]{{ x|length }}",
+        "{% set x | upper %}<b>{{ title }}</b>{% endset %}[{{ x }}]",
+        # in a loop, with a set of its own that stays inside
+        "{% for i in items %}{% set row %}{{ loop.index }}:{{ i.name }}{% set inner = i.id %}"
+        "{{ inner }}{% endset %}({{ row }}){% endfor %}{{ row }}{{ inner }}",
+        "{% filter upper %}a{{ title }}b{% endfilter %}",
+        "{% filter striptags %}<p>{{ title }}</p> x{% endfilter %}",
+        "{% filter replace('a', '<') %}abc{{ title }}{% endfilter %}",
+        "{% filter upper|replace('A', '<') %}abc{{ title }}{% endfilter %}",
+        "{% set x | upper|e %}<a>{{ title }}{% endset %}{{ x }}",
+        "{% for i in items %}{% filter title %}{{ i.name }} x{% endfilter %}{% endfor %}",
+        "{% set x %}{% filter upper %}q{{ title }}{% endfilter %}{% endset %}{{ x ~ '!' }}",
+        "{% macro m() %}{% set y %}in{{ n }}{% endset %}{{ y }}{% endmacro %}{{ m() }}",
+    ],
+)
+@pytest.mark.parametrize("autoescape", [True, False])
+def test_block_set_and_filter_blocks(source, autoescape):
+    same(source, CONTEXT, autoescape=autoescape)
+
+
+CHILD_TEMPLATES = {
+    "base.html": "<nav>{% for p in ['index', 'about'] %}<a{% if p == active_page %} class=on"
+    "{% endif %}>{{ p }}</a>{% endfor %}</nav>{% block body %}{% endblock %}",
+    "forms.html": "{% macro field(n) %}<input name='{{ n }}'>{% endmacro %}",
+    "mid.html": "{% extends 'base.html' %}{% set active_page = 'index' %}"
+    "{% block body %}[{% block inner %}{% endblock %}]{% endblock %}",
+}
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # the classic active_page, a macro and an import at a child's top
+        "{% extends 'base.html' %}{% from 'forms.html' import field %}"
+        "{% set active_page = 'about' %}{% macro row(x) %}<tr>{{ x }}{{ title }}</tr>{% endmacro %}"
+        "{% block body %}{{ row(active_page) }}{{ field('q') }}{% endblock %}",
+        # set in the child, then again in its parent: the parent's is last
+        "{% extends 'mid.html' %}{% set active_page = 'about' %}"
+        "{% block inner %}{{ active_page }}{% endblock %}",
+        "{% extends 'base.html' %}{% set x %}<b>{{ title }}</b>{% endset %}"
+        "{% block body %}{{ x }}{% endblock %}ignored",
+    ],
+)
+def test_what_a_child_defines_outside_its_blocks(source):
+    same(source, CONTEXT, CHILD_TEMPLATES, autoescape=True)
+
+
+def test_a_filter_block_that_gives_no_str_raises_as_jinja2():
+    plain, ours = pair("{% filter length %}abc{% endfilter %}")
+    assert ours.markup_native
+    with pytest.raises(TypeError, match="expected str instance, int found"):
+        plain.render()
+    with pytest.raises(TypeError, match="expected str instance, int found"):
+        ours.render()
 
 
 def test_finalize_sees_what_macros_super_and_self_write():

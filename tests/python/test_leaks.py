@@ -97,11 +97,14 @@ SCRIPT = textwrap.dedent(
     import jinja2, markup.jinja
     JINJA = markup.jinja.Environment(autoescape=True, loader=jinja2.DictLoader({
         "base.html": "<ul>{% block rows %}{% endblock %}</ul>{{ '<x>' if none else title }}",
-        "page.html": "{% extends 'base.html' %}{% block rows %}{% set n = namespace(t=0) %}"
+        "page.html": "{% extends 'base.html' %}"
+                     "{% macro box(t) %}<b>{{ t }}{{ caller(t) }}</b>{% endmacro %}"
+                     "{% block rows %}{% set n = namespace(t=0) %}{% set all %}"
                      "{% for k, v in rows %}{% set label = k|upper %}"
                      "<li class='{{ loop.cycle('a', 'b') }}'>{{ label }} {{ v.x }}"
-                     " {{ loop.length }}{{ loop.previtem }}{% set n.t = n.t + 1 %}</li>"
-                     "{% else %}none{% endfor %}{{ n.t }}{% endblock %}",
+                     " {{ loop.length }}{{ loop.previtem }}{% set n.t = n.t + 1 %}"
+                     "{% call(t) box(k) %}{% filter upper %}{{ t }}{% endfilter %}{% endcall %}"
+                     "</li>{% else %}none{% endfor %}{% endset %}{{ all }}{{ n.t }}{% endblock %}",
     }))
     PAGE_T = JINJA.get_template("page.html")
     assert PAGE_T.markup_native, PAGE_T.markup_reason

@@ -23,8 +23,22 @@ from jinja2.utils import _PassArg
 from .. import _core
 
 _J = _core._jinja_ops
-OP_WRITE, OP_IF, OP_JUMP, OP_LOOP, OP_END_LOOP = 1, 2, 3, 4, 5
-OP_PARAM, OP_ITEM, OP_LOOP_INFO, OP_CYCLE, OP_APPLY = 6, 7, 8, 9, 10
+# the instructions (markup_op in binding.h)
+OP_WRITE, OP_IF, OP_JUMP, OP_LOOP, OP_END_LOOP = (
+    _core.OP_WRITE,
+    _core.OP_IF,
+    _core.OP_JUMP,
+    _core.OP_LOOP,
+    _core.OP_END_LOOP,
+)
+OP_PARAM, OP_ITEM, OP_LOOP_INFO, OP_CYCLE, OP_APPLY = (
+    _core.OP_PARAM,
+    _core.OP_ITEM,
+    _core.OP_LOOP_INFO,
+    _core.OP_CYCLE,
+    _core.OP_APPLY,
+)
+OP_CAPTURE, OP_END_CAPTURE = _core.OP_CAPTURE, _core.OP_END_CAPTURE
 
 _BINARY = {
     nodes.Add: _J["ADD"],
@@ -386,7 +400,7 @@ class Compiler:
         self.joinable = True
 
     def emit(self, op: int, a: int = 0, b: int = 0) -> int:
-        if op in (OP_PARAM, OP_ITEM, OP_LOOP_INFO):
+        if op in (OP_PARAM, OP_ITEM, OP_LOOP_INFO, OP_END_CAPTURE):
             self.depth += 1
         elif op in (OP_APPLY, OP_CYCLE):
             self.depth += 1 - b
@@ -550,16 +564,20 @@ class Compiler:
         for node in before:
             if not isinstance(node, nodes.Output):
                 raise Unsupported(f"{_describe(node)} before an extends")
+        # Jinja2 runs what a child defines and sets outside its blocks
+        # before its parent renders (the parent and the blocks see it), and
+        # drops what the child writes there.
+        defines = (nodes.Macro, nodes.Assign, nodes.AssignBlock, nodes.Import, nodes.FromImport)
+        runs = [node for node in after if isinstance(node, defines)]
         for node in after:
-            # Jinja2 drops what a child writes outside its blocks
-            if not isinstance(node, (nodes.Output, nodes.Block)):
+            if not isinstance(node, (nodes.Output, nodes.Block, *defines)):
                 raise Unsupported(
                     f"{_describe(node)} outside the blocks of a template that extends another"
                 )
         parent = self.load(extends.template, name, "an extends")
         parent_body, parent_blocks = self.inherit(parent.ast, extends.template.value)
         blocks = {n: own.get(n, []) + parent_blocks.get(n, []) for n in {**parent_blocks, **own}}
-        return list(before) + parent_body, blocks
+        return list(before) + runs + parent_body, blocks
 
     def stmt_Block(self, node: Any) -> None:
         if node.required and len(self.blocks[node.name]) <= 1:
@@ -944,6 +962,42 @@ class Compiler:
         finally:
             self.local_scope -= 1
             self.loops = saved_loops
+
+    def stmt_AssignBlock(self, node: Any) -> None:
+        """{% set x %}body{% endset %}: what the body writes, as a value."""
+        if isinstance(node.target, nodes.NSRef):
+            raise Unsupported("a block set of a namespace attribute")
+        self.stmt_Assign(nodes.Assign(node.target, _Captured(node), lineno=node.lineno))
+
+    def stmt_FilterBlock(self, node: Any) -> None:
+        """{% filter f %}body{% endfilter %}: what the body writes, through
+        the filter, written as the filter returns it (Jinja2 joins it as
+        it is, with no escaping and no finalize)."""
+        self.expr__Captured(node)
+        self.apply("CALL", 1, _verbatim)
+        self.emit(OP_WRITE, 0)
+
+    def expr__Captured(self, node: Any) -> None:
+        """The output of a block set's or a filter block's body, in a scope
+        of its own: a str, Markup with autoescape, then through the filter."""
+        if self.depth:
+            raise Unsupported("a block's output used inside an expression")
+        scope = _Loop({})
+        scope.is_loop = False
+        self.emit(OP_CAPTURE)
+        self.loops.append(scope)
+        self.local_scope += 1
+        try:
+            self.scope_locals(scope, node.body, node.lineno)
+            self.body(node.body)
+        finally:
+            self.local_scope -= 1
+            self.loops.pop()
+        self.emit(OP_END_CAPTURE)
+        if self.eval_ctx.autoescape:
+            self.apply("CALL", 1, Markup)
+        if node.filter is not None:
+            self.filter_or_test(node.filter, self.env.filters, "filter", pushed=True)
 
     def stmt_Assign(self, node: Any) -> None:
         if isinstance(node.target, nodes.NSRef):
@@ -1381,8 +1435,14 @@ class Compiler:
     def expr_Test(self, node: Any) -> None:
         self.filter_or_test(node, self.env.tests, "test")
 
-    def filter_or_test(self, node: Any, table: Dict[str, Any], what: str) -> None:
-        if node.node is None:
+    def filter_or_test(
+        self, node: Any, table: Dict[str, Any], what: str, pushed: bool = False
+    ) -> None:
+        """A filter or test of node.node, or (`pushed`, a filter block's)
+        of the value just pushed."""
+        if pushed and node.node is not None:  # {% filter a|b %}: a first
+            self.filter_or_test(node.node, table, what, pushed=True)
+        elif (node.node is None) != pushed:
             raise Unsupported(f"a {what} block")
         if node.dyn_args is not None or node.dyn_kwargs is not None:
             raise Unsupported(f"*args or **kwargs in a {what}")
@@ -1399,7 +1459,8 @@ class Compiler:
             func = functools.partial(func, self.eval_ctx)
         elif pass_arg is _PassArg.environment:
             func = functools.partial(func, self.env)
-        self.expr(node.node)
+        if not pushed:
+            self.expr(node.node)
         self.call_args(
             func, node, 1, self.visible_locals() if pass_arg is _PassArg.context else None
         )
@@ -1528,6 +1589,21 @@ class _Module:
 class _Deferred:
     def __init__(self, run: Callable[[], None]) -> None:
         self.run = run
+
+
+class _Captured:
+    """The value a block set's body writes (an expression of the compiler's
+    own, with the AssignBlock's body and filter)."""
+
+    def __init__(self, block: Any) -> None:
+        self.body, self.filter, self.lineno = block.body, block.filter, block.lineno
+
+
+def _verbatim(value: Any) -> Any:
+    """A filter block's result, written as Jinja2 joins it: a str as it is."""
+    if not isinstance(value, str):
+        raise TypeError(f"sequence item: expected str instance, {type(value).__name__} found")
+    return Markup(value)
 
 
 def _caller_outputs(body: List[Any]) -> List[Any]:
