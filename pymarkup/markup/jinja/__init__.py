@@ -31,14 +31,9 @@ from typing import Any, Dict, Optional, Tuple
 
 import jinja2
 
-from ._compiler import (
-    Compiled,
-    Suspended,
-    Unsupported,
-    compile_template,
-    internal_code,
-    render_state,
-)
+from ._compiler import Compiled, compile_template
+from ._nodes import Unsupported
+from ._runtime import Suspended, internal_code, render_state
 from ._lint import URL_FUNCTIONS, Finding, LintError, LintWarning, lint, lint_loaded
 
 _internal_code = internal_code

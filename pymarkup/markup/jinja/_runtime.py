@@ -1,0 +1,209 @@
+"""What markup.jinja's programs call while they render: the render under
+way (for callables that take the context and for includes), awaitables run
+to their end, Jinja2's runtime checks and messages. Nothing here reads
+Jinja2's nodes."""
+
+import inspect
+import threading
+from typing import Any, Callable, Dict, Optional, Tuple
+
+from jinja2.exceptions import TemplateNotFound, TemplateRuntimeError
+from jinja2.nodes import EvalContext
+from jinja2.runtime import Namespace
+from jinja2.utils import _PassArg
+from markupsafe import Markup
+
+
+class Render(threading.local):
+    """The render under way in this thread, for a callable that takes the
+    context: (template, vars), set while a program that calls Python runs."""
+
+    current: Optional[Tuple[Any, Dict[str, Any]]] = None
+
+
+render_state = Render()
+
+
+def _calls_with_context(env: Any, eval_ctx: EvalContext) -> Callable[..., Any]:
+    """Context.call, for a render that makes its Context only when a
+    callable asks for it."""
+    undefined = env.undefined
+
+    def call(__obj: Any, *args: Any, **kwargs: Any) -> Any:
+        if hasattr(__obj, "__call__") and _PassArg.from_obj(__obj.__call__) is not None:  # noqa: B004
+            __obj = __obj.__call__
+        pass_arg = _PassArg.from_obj(__obj)
+        local_vars = kwargs.pop("_markup_locals", None)
+        if pass_arg is _PassArg.context:
+            args = (_context(local_vars),) + args
+        elif pass_arg is _PassArg.eval_context:
+            args = (eval_ctx,) + args
+        elif pass_arg is _PassArg.environment:
+            args = (env,) + args
+        try:
+            return __obj(*args, **kwargs)
+        except StopIteration:
+            return undefined(
+                "value was undefined because a callable raised a StopIteration exception"
+            )
+
+    internal_code.add(call.__code__)
+    return call
+
+
+class Suspended(Exception):
+    """An awaitable met in an async environment's render waits for
+    something: markup's program cannot wait, Jinja2's code renders it."""
+
+
+def _await_now(value: Any) -> Any:
+    """Jinja2's auto_await, run to its end without an event loop's help:
+    an awaitable that finishes without waiting gives its result."""
+    if not inspect.isawaitable(value):
+        return value
+    steps = value.__await__()
+    try:
+        steps.send(None)
+    except StopIteration as done:
+        return done.value
+    steps.close()
+    raise Suspended
+
+
+def _call_awaited(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    return _await_now(func(*args, **kwargs))
+
+
+class _AsyncItems:
+    """The items of an async iterable, each one taken by _await_now."""
+
+    def __init__(self, iterable: Any) -> None:
+        self.items = iterable.__aiter__()
+
+    def __iter__(self) -> "_AsyncItems":
+        return self
+
+    def __next__(self) -> Any:
+        try:
+            return _await_now(self.items.__anext__())
+        except StopAsyncIteration:
+            raise StopIteration from None
+
+
+def _sync_iterable(iterable: Any) -> Any:
+    return _AsyncItems(iterable) if hasattr(iterable, "__aiter__") else iterable
+
+
+def _include(
+    parent: Optional[str],
+    how: str,
+    ignore_missing: bool,
+    with_context: bool,
+    names: Tuple[str, ...],
+    template_name: Any,
+    values: Tuple[Any, ...],
+) -> Any:
+    """Renders an included template as Jinja2's include does, for the
+    render under way; its text comes back as Markup (written as it is)."""
+    template, vars = render_state.current  # type: ignore[misc]
+    env = template.environment
+    try:
+        included = getattr(env, how)(template_name, parent)
+    except TemplateNotFound:
+        if ignore_missing:
+            return Markup()
+        raise
+    if with_context:
+        context = template.new_context(vars).get_all()
+        events = included.root_render_func(
+            included.new_context(context, True, dict(zip(names, values)))
+        )
+        if env.is_async:  # an async generator, taken as _await_now takes awaitables
+            events = _AsyncItems(events)
+    elif env.is_async:
+        events = _await_now(included._get_default_module_async())._body_stream
+    else:
+        events = included._get_default_module()._body_stream
+    return Markup("".join(events))
+
+
+def _slice(obj: Any, start: Any, stop: Any, step: Any) -> Any:
+    return obj[start:stop:step]
+
+
+def _required_block(name: str) -> Any:
+    raise TemplateRuntimeError(f"Required block {name!r} not found")
+
+
+def _check_namespace(ns: Any) -> Any:
+    if not isinstance(ns, Namespace):
+        raise TemplateRuntimeError("cannot assign attribute on non-namespace object")
+    return ns
+
+
+def _namespace_set(attr: str, ns: Any, value: Any) -> None:
+    ns[attr] = value
+
+
+_unpackers: Dict[int, Callable[[Any], Tuple[Any, ...]]] = {}
+
+
+def _unpacker(count: int) -> Callable[[Any], Tuple[Any, ...]]:
+    """A function that unpacks its argument into `count` names, by
+    Python's own unpacking (its errors, its way with iterators)."""
+    found = _unpackers.get(count)
+    if found is None:
+        names = ", ".join(f"v{i}" for i in range(count))
+        scope: Dict[str, Any] = {}
+        exec(f"def unpack(value):\n    {names}, = value\n    return ({names},)", scope)
+        found = _unpackers[count] = scope["unpack"]
+        internal_code.add(found.__code__)
+    return found
+
+
+def _context(local_vars: Optional[Dict[str, Any]]) -> Any:
+    """A Context for the render under way: its variables, those set so far
+    at the top, and `local_vars` (set in the loops and blocks around)."""
+    template, vars = render_state.current  # type: ignore[misc]
+    context = template.new_context(vars)
+    return context.derived(local_vars) if local_vars else context
+
+
+def _with_locals(
+    func: Callable[..., Any],
+    names: Tuple[str, ...],
+    *args: Any,
+    _markup_locals: Tuple[Any, ...],
+    **kwargs: Any,
+) -> Any:
+    """Calls `func` with the names set around as a dict, _markup_locals."""
+    return func(*args, _markup_locals=dict(zip(names, _markup_locals)), **kwargs)
+
+
+def _with_context(func: Callable[..., Any]) -> Callable[..., Any]:
+    """A filter or test that takes the context, given one made for the
+    render under way (its variables, including those set so far)."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return func(_context(kwargs.pop("_markup_locals", None)), *args, **kwargs)
+
+    internal_code.add(call.__code__)
+    return call
+
+
+# Frames a traceback into the template leaves out, as Jinja2 leaves out its own.
+internal_code: set = {
+    _with_locals.__code__,
+    _required_block.__code__,
+    _call_awaited.__code__,
+    _await_now.__code__,
+    _AsyncItems.__next__.__code__,
+    _include.__code__,
+}
+
+
+def _verbatim(value: Any) -> Any:
+    """A filter block's result, written as Jinja2 joins it: a str as it is."""
+    if not isinstance(value, str):
+        raise TypeError(f"sequence item: expected str instance, {type(value).__name__} found")
+    return Markup(value)
