@@ -432,6 +432,10 @@ def blocks():
             st.tuples(expressions(), inner).map(
                 lambda p: f"{{% set v = {p[0]} %}}{p[1]}{{{{ v }}}}"
             ),
+            st.tuples(st.sampled_from(["xs", "d", "s"]), expressions(), inner).map(
+                lambda p: f"{{% for item in {p[0]} %}}{{{{ loop.changed({p[1]}) }}}}{p[2]}"
+                "{% endfor %}"
+            ),
             st.tuples(st.sampled_from(["xs", "d", "s", "range(4)"]), expressions(), inner).map(
                 lambda p: f"{{% for item in {p[0]} if {p[1]} %}}{p[2]}{{% endfor %}}"
             ),
@@ -624,6 +628,21 @@ CHILD_TEMPLATES = {
 )
 def test_what_a_child_defines_outside_its_blocks(source):
     same(source, CONTEXT, CHILD_TEMPLATES, autoescape=True)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "{% for i in items %}{% if loop.changed(i.ok) %}<h2>{{ i.ok }}</h2>{% endif %}"
+        "{{ i.name }}{% endfor %}",
+        # a tracker per run of the loop, and per loop
+        "{% for g in [1, 2] %}{% for i in items %}{{ loop.changed(i.id > 5, g) }}"
+        "{% for j in [1] %}{{ loop.changed(j) }}{% endfor %}{% endfor %}|{% endfor %}",
+        "{% for i in items %}{{ loop.changed() }}{{ loop.changed(i.name) }}{% endfor %}",
+    ],
+)
+def test_loop_changed(source):
+    same(source, CONTEXT, autoescape=True)
 
 
 def test_a_filter_block_that_gives_no_str_raises_as_jinja2():

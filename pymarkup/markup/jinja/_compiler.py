@@ -24,6 +24,7 @@ from ._nodes import (
     _assigned_in,
     _caller_outputs,
     _describe,
+    _is_loop_changed,
     _targets,
     _walk_all,
     _walk_scope,
@@ -31,6 +32,7 @@ from ._nodes import (
 from ._runtime import (
     _await_now,
     _call_awaited,
+    _Changes,
     _calls_with_context,
     _check_namespace,
     _include,
@@ -144,6 +146,7 @@ class _Loop:
         self.locals: Dict[str, int] = {}  # names the body sets -> their places
         self.visible = True
         self.is_loop = True  # False: a block's body, a scope without a loop
+        self.changes_at = -1  # the place of its loop.changed() tracker
 
 
 class Compiler:
@@ -1012,10 +1015,16 @@ class Compiler:
                 for n in _walk_all(node.body + [node.test])
             ):
                 raise Unsupported("a filtered loop (for ... if ...) with loop.* or an else")
+        loop = _Loop(names)
+        if any(_is_loop_changed(n) for n in _walk_scope(node.body)):
+            # loop.changed() compares with the last call in this run of the
+            # loop: a tracker made as the loop starts, as Jinja2's LoopContext
+            self.apply("CALL", 0, _Changes)
+            loop.changes_at = self.place()
+            self.keep(loop.changes_at)
         self.expr(node.iter)  # in the scope around the loop
         if self.env.is_async:  # Jinja2's auto_aiter: an async iterable's items
             self.apply("CALL", 1, _sync_iterable)
-        loop = _Loop(names)
         flags = _J["LOOP_ELSE"] if node.else_ else 0
         start = self.emit(OP_LOOP, 0, flags)
         self.loops.append(loop)
@@ -1297,6 +1306,15 @@ class Compiler:
             for arg in node.args:
                 self.expr(arg)
             self.emit(OP_CYCLE, self.innermost_loop()[1], len(node.args))  # type: ignore[index]
+            return
+        if _is_loop_changed(node) and not any("loop" in loop.names for loop in self.loops):
+            found = self.innermost_loop()
+            if found is None or found[0].changes_at < 0 or node.kwargs:
+                raise Unsupported("loop.changed() here")
+            self.emit(OP_PARAM, found[0].changes_at)
+            for arg in node.args:
+                self.expr(arg)
+            self.apply("CALL", 1 + len(node.args), _Changes.changed)
             return
         self.expr(callee)
         self.calls = True

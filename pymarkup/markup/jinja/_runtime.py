@@ -207,3 +207,19 @@ def _verbatim(value: Any) -> Any:
     if not isinstance(value, str):
         raise TypeError(f"sequence item: expected str instance, {type(value).__name__} found")
     return Markup(value)
+
+
+class _Changes:
+    """loop.changed(*values) in one run of a loop: True when the values
+    differ from those of the last call (Jinja2's LoopContext.changed)."""
+
+    __slots__ = ("last",)
+
+    def __init__(self) -> None:
+        self.last: Any = _Changes  # nothing yet: unequal to any tuple
+
+    def changed(self, *values: Any) -> bool:
+        if self.last != values:
+            self.last = values
+            return True
+        return False
