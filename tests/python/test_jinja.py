@@ -226,6 +226,11 @@ def test_a_changed_parent_is_jinja2s_to_render():
         ("{% for x in xs recursive %}{{ loop(x) }}{% endfor %}", "a recursive for loop"),
         ("{% for x in xs if x %}{{ loop.index }}{% endfor %}", "a filtered loop"),
         ("{% extends name %}", "an extends of a template named at run time"),
+        (
+            "{% block b %}{% set t = 1 %}{% macro m() %}{{ t }}{% endmacro %}{{ m() }}"
+            "{% endblock %}",
+            "a macro in a block that reads or is a name the block sets",
+        ),
         ("{% set ns = namespace() %}{% set ns.a %}x{% endset %}", "a block set of a namespace"),
     ],
 )
@@ -643,6 +648,27 @@ def test_what_a_child_defines_outside_its_blocks(source):
 )
 def test_loop_changed(source):
     same(source, CONTEXT, autoescape=True)
+
+
+BLOCK_BASE = {
+    "base.html": "<main>{% block content %}{% endblock %}</main>{% block foot %}{% endblock %}"
+}
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "{% extends 'base.html' %}{% block content %}{% macro row(x, c='r') %}"
+        "<tr class={{ c }}>{{ x }}{{ title }}</tr>{% endmacro %}{% for i in items %}"
+        "{{ row(i.name) }}{% endfor %}{{ row('z', c='q') }}{% endblock %}"
+        "{% block foot %}{{ row is defined }}{% endblock %}",
+        # the block's own: not seen after it
+        "{% block content %}{% macro row(x) %}<b>{{ x }}</b>{% endmacro %}{{ row(1) }}"
+        "{% endblock %}{{ row(2) }}",
+    ],
+)
+def test_macros_defined_in_a_block(source):
+    same(source, CONTEXT, BLOCK_BASE, autoescape=True)
 
 
 def test_a_filter_block_that_gives_no_str_raises_as_jinja2():

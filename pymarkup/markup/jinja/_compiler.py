@@ -147,6 +147,7 @@ class _Loop:
         self.visible = True
         self.is_loop = True  # False: a block's body, a scope without a loop
         self.changes_at = -1  # the place of its loop.changed() tracker
+        self.is_block = False  # a block's body (where a macro may be defined)
 
 
 class Compiler:
@@ -394,13 +395,16 @@ class Compiler:
         self.local_scope += 1
         scope = _Loop({})
         scope.is_loop = False
+        scope.is_block = True
         self.loops = self.loops + [scope]
+        saved_macros = dict(self.macros), set(self.macro_names)
         try:
             self.scope_locals(scope, block.body, block.lineno)
             self.body(block.body)
         finally:
             self.local_scope -= 1
             self.loops = saved_loops
+            self.macros, self.macro_names = saved_macros  # the block's own are gone
             if saved_level is None:
                 del self.super_level[name]
             else:
@@ -487,9 +491,27 @@ class Compiler:
 
     def stmt_Macro(self, node: Any) -> None:
         if self.loops or self.local_scope:
-            raise Unsupported("a macro defined inside a loop, a block or an include")
+            self.block_macro(node)
         self.check_macro(node)
         self.macros[node.name] = node
+
+    def block_macro(self, node: Any) -> None:
+        """A macro defined in a block's body: compiled in place as one at
+        the top is, where what its body reads is the context's (not a name
+        the block or the loops around it set) and its name is the block's
+        to call only (block_body forgets it after)."""
+        if not (self.loops and self.loops[-1].is_block and not self.module_scope):
+            raise Unsupported("a macro defined inside a loop, a with, a macro or an include")
+        params = {arg.name for arg in node.args} | set(_assigned_in(node.body))
+        read = {
+            n.name
+            for n in _walk_all(node.body + node.defaults)
+            if isinstance(n, nodes.Name) and n.ctx == "load"
+        }
+        around = {name for scope in self.loops for name in (*scope.names, *scope.locals)}
+        if (read - params) & around or node.name in around:
+            raise Unsupported("a macro in a block that reads or is a name the block sets")
+        self.macro_names.add(node.name)
 
     def check_macro(self, node: Any) -> None:
         body_names = [n for n in _walk_all(node.body) if isinstance(n, nodes.Name)]
