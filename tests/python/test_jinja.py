@@ -455,6 +455,9 @@ def blocks():
             st.tuples(st.sampled_from(["", " | upper", " | e"]), inner).map(
                 lambda p: f"{{% set v{p[0]} %}}{p[1]}{{% endset %}}{{{{ v }}}}{{{{ v|length }}}}"
             ),
+            st.tuples(st.booleans(), inner).map(
+                lambda p: f"{{% autoescape {str(p[0]).lower()} %}}{p[1]}{{% endautoescape %}}"
+            ),
             st.tuples(st.sampled_from(["upper", "striptags", "replace('a', '<')"]), inner).map(
                 lambda p: f"{{% filter {p[0]} %}}{p[1]}{{% endfilter %}}"
             ),
@@ -669,6 +672,25 @@ BLOCK_BASE = {
 )
 def test_macros_defined_in_a_block(source):
     same(source, CONTEXT, BLOCK_BASE, autoescape=True)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "{% autoescape false %}{{ title }}|{{ title|e }}|{{ '<c>' }}{{ title ~ '<' }}"
+        "{% endautoescape %}{{ title }}",
+        "{% autoescape true %}{{ title }}|{{ '<c>' }}{{ title ~ '<' }}{{ title|safe }}"
+        "{% endautoescape %}{{ title }}",
+        "{% autoescape false %}{% set x %}<{{ title }}>{% endset %}{{ x }}{% endautoescape %}"
+        "{{ x }}",
+        "{% autoescape false %}{% for i in items %}{{ i.name }}{{ pairs|xmlattr }}"
+        "{{ [i.name, '<']|join('&') }}{% endfor %}{% endautoescape %}",
+        "{% autoescape false %}{% filter upper %}{{ title }}{% endfilter %}{% endautoescape %}",
+    ],
+)
+@pytest.mark.parametrize("autoescape", [True, False])
+def test_autoescape_blocks(source, autoescape):
+    same(source, CONTEXT, autoescape=autoescape)
 
 
 def test_a_filter_block_that_gives_no_str_raises_as_jinja2():

@@ -5,6 +5,7 @@ Only what this module compiles exactly as Jinja2's code generator does is
 compiled; anything else raises Unsupported with the construct's name, and
 the template is rendered by Jinja2's own code."""
 
+import copy
 import functools
 import threading
 from collections import ChainMap
@@ -15,7 +16,7 @@ from jinja2.compiler import CodeGenerator
 from jinja2.nodes import EvalContext
 from jinja2.optimizer import Optimizer
 from jinja2.runtime import Context, markup_join, str_join
-from markupsafe import Markup
+from markupsafe import Markup, escape
 from jinja2.utils import _PassArg
 
 from .. import _core
@@ -40,6 +41,7 @@ from ._runtime import (
     _required_block,
     _slice,
     _sync_iterable,
+    _text_markup,
     _unpacker,
     _verbatim,
     _with_context,
@@ -101,6 +103,26 @@ class _Folding(Optimizer):
     def visit_TemplateData(self, node: Any, *args: Any, **kwargs: Any) -> Any:
         return node
 
+    def visit_ScopedEvalContextModifier(self, node: Any, *args: Any, **kwargs: Any) -> Any:
+        # folded with the block's setting, as Jinja2's code generator folds
+        # there; nothing when the setting is known only at run time
+        inner = _modified_eval_ctx(args[0] if args else None, node)
+        return node if inner is None else self.generic_visit(node, inner, **kwargs)
+
+
+def _modified_eval_ctx(eval_ctx: Any, node: Any) -> Any:
+    """A copy of `eval_ctx` with the options of an {% autoescape %} block,
+    or None when one is known only at run time."""
+    if eval_ctx is None:
+        return None
+    inner = copy.copy(eval_ctx)
+    for keyword in node.options:
+        try:
+            setattr(inner, keyword.key, keyword.value.as_const(inner))
+        except nodes.Impossible:
+            return None
+    return inner
+
 
 class Compiled:
     """A template's program, the template line of each instruction, and
@@ -155,6 +177,7 @@ class Compiler:
         self.env = env
         self.name = name
         self.eval_ctx = EvalContext(env, name)
+        self.template_eval_ctx = self.eval_ctx  # the template's, outside autoescape blocks
         self.code: List[Any] = []
         self.lines: List[int] = []  # per instruction: the template line it stands for
         self.line = 1
@@ -165,6 +188,8 @@ class Compiler:
         self.names: List[str] = []
         self.loops: List[_Loop] = []
         self.call = _calls_with_context(env, self.eval_ctx)
+        # inside an {% autoescape %} block whose setting is not the template's
+        self.autoescape_changed = False
         self.calls = False  # the template calls a value (which may take the context)
         # block name -> its definitions, the most derived first (for super())
         self.blocks: Dict[str, List[Any]] = {}
@@ -250,8 +275,8 @@ class Compiler:
             raise Unsupported("an environment with its own code_generator_class")
         if self.env.context_class is not Context:
             raise Unsupported("an environment with its own context_class")
-        if template.find(nodes.EvalContextModifier) is not None:
-            raise Unsupported("an autoescape block")  # before the optimizer: Jinja2's skips these
+        if any(type(n) is nodes.EvalContextModifier for n in template.find_all(nodes.Node)):
+            raise Unsupported("an extension that changes the evaluation context")
         if self.env.optimized:
             # Jinja2's code generator folds constants expression by
             # expression; folded here first, it finds them folded.
@@ -377,6 +402,7 @@ class Compiler:
         return list(before) + runs + parent_body, blocks
 
     def stmt_Block(self, node: Any) -> None:
+        self.same_autoescape("a block")
         if node.required and len(self.blocks[node.name]) <= 1:
             # no template below defines it: Jinja2 raises where it stands
             self.apply("CALL", 0, functools.partial(_required_block, node.name))
@@ -463,8 +489,10 @@ class Compiler:
         writes its string, unless finalize would see that string."""
         if self.env.finalize is not None:
             raise Unsupported(f"{what} in an environment with finalize")
+        self.same_autoescape(what)
 
     def stmt_Include(self, node: Any) -> None:
+        self.same_autoescape("an include")
         constant = isinstance(node.template, nodes.Const) and isinstance(node.template.value, str)
         if not (constant and node.with_context) or (
             node.ignore_missing and not self.can_load(node.template.value)
@@ -489,7 +517,43 @@ class Compiler:
     # are bound as Jinja2 binds them, and its body sees its parameters and
     # the template's variables, not the caller's loops.
 
+    def stmt_ScopedEvalContextModifier(self, node: Any) -> None:
+        """{% autoescape false %}...{% endautoescape %} (or true): the body
+        with that setting; its outputs are converted to the program's
+        (write), and what would carry the setting elsewhere (macros,
+        blocks, includes, imports) falls back inside it."""
+        inner = _modified_eval_ctx(self.eval_ctx, node)
+        if inner is None:
+            raise Unsupported("an autoescape block whose setting is known only at run time")
+        saved = self.eval_ctx, self.call, self.autoescape_changed
+        changed = bool(inner.autoescape) != bool(self.template_eval_ctx.autoescape)
+        self.eval_ctx = inner
+        self.call = _calls_with_context(self.env, inner, scoped=changed)
+        self.autoescape_changed = changed
+        try:
+            self.body(node.body)
+        finally:
+            self.eval_ctx, self.call, self.autoescape_changed = saved
+
+    def stmt_Scope(self, node: Any) -> None:
+        """The body of an autoescape block: what it sets stays in it."""
+        scope = _Loop({})
+        scope.is_loop = False
+        self.loops.append(scope)
+        self.local_scope += 1
+        try:
+            self.scope_locals(scope, node.body, node.lineno)
+            self.body(node.body)
+        finally:
+            self.local_scope -= 1
+            self.loops.pop()
+
+    def same_autoescape(self, what: str) -> None:
+        if self.autoescape_changed:
+            raise Unsupported(f"{what} inside an autoescape block that changes the setting")
+
     def stmt_Macro(self, node: Any) -> None:
+        self.same_autoescape("a macro definition")
         if self.loops or self.local_scope:
             self.block_macro(node)
         self.check_macro(node)
@@ -535,6 +599,7 @@ class Compiler:
             for n in _walk_all(node.body)
         ):
             raise Unsupported("a call block whose body uses caller, varargs or kwargs")
+        self.same_autoescape("a call block")
         if not self.macro_call(node.call, caller=node):
             raise Unsupported("a call block of something other than a macro")
 
@@ -701,6 +766,7 @@ class Compiler:
             self.keep(scope.locals[param])
 
     def stmt_FromImport(self, node: Any) -> None:
+        self.same_autoescape("an import")
         module = self.module(node.template, node.with_context)
         for item in node.names:
             name, alias = item if isinstance(item, tuple) else (item, item)
@@ -710,6 +776,7 @@ class Compiler:
             self.imported[alias] = (module.macros[name], module)
 
     def stmt_Import(self, node: Any) -> None:
+        self.same_autoescape("an import")
         self.check_new_name(node.target)
         self.modules[node.target] = self.module(node.template, node.with_context)
 
@@ -785,6 +852,10 @@ class Compiler:
         """{% set x %}body{% endset %}: what the body writes, as a value."""
         if isinstance(node.target, nodes.NSRef):
             raise Unsupported("a block set of a namespace attribute")
+        targets = {n.name for n in [node.target, *node.target.find_all(nodes.Name)]}
+        if any(isinstance(n, nodes.Name) and n.name in targets for n in _walk_all(node.body)):
+            # Jinja2 takes the name for the block's own there, not yet set
+            raise Unsupported("a block set whose body reads the name it sets")
         self.stmt_Assign(nodes.Assign(node.target, _Captured(node), lineno=node.lineno))
 
     def stmt_FilterBlock(self, node: Any) -> None:
@@ -925,6 +996,7 @@ class Compiler:
         if finalize is not None:
             pass_arg = _PassArg.from_obj(finalize)
             if pass_arg is _PassArg.context:
+                self.same_autoescape("a finalize that takes the context")
                 self.calls = True
                 finalize = _with_context(finalize)
             elif pass_arg is _PassArg.eval_context:
@@ -934,6 +1006,8 @@ class Compiler:
             self.apply("CALL", 1, finalize)
         if self.env.is_async:
             self.apply("CALL", 1, _await_now)
+        if self.autoescape_changed:  # the block's escaping, not the program's
+            self.apply("CALL", 1, escape if self.eval_ctx.autoescape else _text_markup)
         self.emit(OP_WRITE, 0)
 
     def stmt_If(self, node: Any) -> None:
@@ -1275,6 +1349,7 @@ class Compiler:
             raise Unsupported(f"the unknown {what} '{node.name}'")
         pass_arg = _PassArg.from_obj(func)
         if pass_arg is _PassArg.context:
+            self.same_autoescape(f"a {what} that takes the context")
             # Jinja2 hands such a filter the render's context, without the
             # loop's variables
             self.calls = True

@@ -3,6 +3,7 @@ way (for callables that take the context and for includes), awaitables run
 to their end, Jinja2's runtime checks and messages. Nothing here reads
 Jinja2's nodes."""
 
+import copy
 import inspect
 import threading
 from typing import Any, Callable, Dict, Optional, Tuple
@@ -24,9 +25,12 @@ class Render(threading.local):
 render_state = Render()
 
 
-def _calls_with_context(env: Any, eval_ctx: EvalContext) -> Callable[..., Any]:
+def _calls_with_context(
+    env: Any, eval_ctx: EvalContext, scoped: bool = False
+) -> Callable[..., Any]:
     """Context.call, for a render that makes its Context only when a
-    callable asks for it."""
+    callable asks for it (`scoped`: inside an autoescape block, whose
+    setting that Context's eval_ctx has, as Jinja2's has at run time)."""
     undefined = env.undefined
 
     def call(__obj: Any, *args: Any, **kwargs: Any) -> Any:
@@ -35,7 +39,10 @@ def _calls_with_context(env: Any, eval_ctx: EvalContext) -> Callable[..., Any]:
         pass_arg = _PassArg.from_obj(__obj)
         local_vars = kwargs.pop("_markup_locals", None)
         if pass_arg is _PassArg.context:
-            args = (_context(local_vars),) + args
+            context = _context(local_vars)
+            if scoped:
+                context.eval_ctx = copy.copy(eval_ctx)
+            args = (context,) + args
         elif pass_arg is _PassArg.eval_context:
             args = (eval_ctx,) + args
         elif pass_arg is _PassArg.environment:
@@ -223,3 +230,9 @@ class _Changes:
             self.last = values
             return True
         return False
+
+
+def _text_markup(value: Any) -> Any:
+    """{{ x }} in an {% autoescape false %} block of an autoescaped
+    template: str(x), written as it is."""
+    return Markup(str(value))
