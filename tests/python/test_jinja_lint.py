@@ -3,7 +3,6 @@ not protect the page, found by libmarkup's HTML tokenizer (checked here
 against html5lib's parser), at load time or from the command line."""
 
 import subprocess
-import sys
 from xml.dom import Node
 
 import conftest
@@ -241,10 +240,10 @@ def test_importing_the_command_keeps_lint_callable():
 
 def run_lint(*args):
     return subprocess.run(
-        [sys.executable, "-m", "markup.jinja.lint", *args],
+        [*conftest.PYTHON, "-m", "markup.jinja.lint", *args],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=120 * conftest.TIME_SCALE,
     )
 
 
