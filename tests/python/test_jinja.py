@@ -112,6 +112,14 @@ CONTEXT = {
         "{% set local = t|upper %}{{ local }}{{ title }}</div>{% endmacro %}"
         "{% for i in items %}{{ card(i.name) }}{{ card(t=i.id, cls=loop.index) }}{% endfor %}"
         "{{ card(title, 'x', 0) }}{{ local }}",
+        # varargs and kwargs: what is given past the parameters, in order
+        "{% macro m(a, b='<b>') %}{{ a }}{{ b }}{{ varargs }}{{ kwargs }}"
+        "{% for v in varargs %}[{{ v }}]{% endfor %}{{ kwargs|dictsort }}{% endmacro %}"
+        "{{ m(1) }}{{ m(title, 2, n, '<x>', k=price, j=title) }}{{ m(b=3, a=n, z=1) }}",
+        "{% macro tag(name) %}<{{ name }}{% for k, v in kwargs|dictsort %} {{ k }}='{{ v }}'"
+        "{% endfor %}>{{ varargs|join(', ') }}</{{ name }}>{% endmacro %}"
+        "{% for i in items %}{{ tag('li', i.name, i.id, cls=loop.index, title=title) }}"
+        "{% endfor %}",
     ],
 )
 @pytest.mark.parametrize("autoescape", [True, False])
@@ -232,6 +240,12 @@ def test_a_changed_parent_is_jinja2s_to_render():
             "a macro in a block that reads or is a name the block sets",
         ),
         ("{% set ns = namespace() %}{% set ns.a %}x{% endset %}", "a block set of a namespace"),
+        # calls Jinja2 refuses at run time: its code raises the TypeError
+        ("{% macro m(a) %}{{ a }}{% endmacro %}{{ m(1, 2) }}", "more arguments than"),
+        ("{% macro m(a) %}{{ a }}{% endmacro %}{{ m(b=2) }}", "does not take"),
+        ("{% macro m(a) %}{{ kwargs }}{% endmacro %}{{ m(1, a=2) }}", "given twice"),
+        ("{% macro m(a=varargs) %}{{ varargs }}{% endmacro %}{{ m() }}", "reads varargs"),
+        ("{% macro m(kwargs) %}{{ kwargs }}{% endmacro %}{{ m(1) }}", "named caller, varargs"),
     ],
 )
 def test_what_falls_back_says_why(source, reason):
@@ -421,6 +435,11 @@ def blocks():
         expressions().map(lambda e: "{{ " + e + " }}"),
         expressions().map(lambda e: "{{ mac(" + e + ") }}"),
         st.tuples(expressions(), expressions()).map(lambda p: f"{{{{ mac({p[0]}, q={p[1]}) }}}}"),
+        # past the parameters: varargs and kwargs, or Jinja2's TypeError
+        st.tuples(expressions(), expressions()).map(
+            lambda p: f"{{{{ mac(1, 2, {p[0]}, {p[1]}) }}}}"
+        ),
+        expressions().map(lambda e: "{{ mac(q=1, k=" + e + ") }}"),
     )
     return st.recursive(
         st.one_of(text, output),
@@ -502,6 +521,7 @@ def pages():
             "{% set r = p ~ '!' %}{{ r }}{{ s }}{% set p2 = q %}",
             "{% for item in p %}{{ item }}{{ q }}{% endfor %}",
             "<{{ caller(p) }}|{% for item in xs %}{{ caller(item, loop.index) }}{% endfor %}>",
+            "[{{ p }}|{{ varargs }}|{{ kwargs|dictsort }}]",
         ]
     )
     macro = body.map(lambda b: "{% macro mac(p, q='<d>') %}" + b + "{% endmacro %}")

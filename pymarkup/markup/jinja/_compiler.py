@@ -9,10 +9,10 @@ import copy
 import functools
 import threading
 from collections import ChainMap
-from typing import Any, Callable, Dict, List, Optional, Set, Tuple
+from typing import AbstractSet, Any, Callable, Dict, List, Optional, Set, Tuple
 
 from jinja2 import nodes
-from jinja2.compiler import CodeGenerator
+from jinja2.compiler import CodeGenerator, find_undeclared
 from jinja2.nodes import EvalContext
 from jinja2.optimizer import Optimizer
 from jinja2.runtime import Context, markup_join, str_join
@@ -579,9 +579,14 @@ class Compiler:
 
     def check_macro(self, node: Any) -> None:
         body_names = [n for n in _walk_all(node.body) if isinstance(n, nodes.Name)]
-        for special in ("varargs", "kwargs"):
-            if any(n.name == special for n in body_names):
-                raise Unsupported(f"a macro that uses {special}")
+        specials = {"caller", "varargs", "kwargs"}
+        if {arg.name for arg in node.args} & specials or set(_assigned_in(node.body)) & specials:
+            raise Unsupported("a macro with a parameter or a set named caller, varargs or kwargs")
+        if {n.name for d in node.defaults for n in _walk_all([d]) if isinstance(n, nodes.Name)} & {
+            "varargs",
+            "kwargs",
+        }:
+            raise Unsupported("a default of a macro that reads varargs or kwargs")
         callers = sum(n.name == "caller" for n in body_names)
         if callers and callers != len(_caller_outputs(node.body)):
             raise Unsupported("a macro that uses caller other than as {{ caller(...) }}")
@@ -648,7 +653,10 @@ class Compiler:
         if name in self.expanding:
             raise Unsupported(f"the macro '{name}', which calls itself")
         params = [arg.name for arg in macro.args]
-        places = self.bind_given(params, child, f"the macro '{name}'")
+        # Jinja2 gives a macro whose body reads them the arguments past its
+        # parameters: varargs, a tuple, and kwargs, a dict.
+        catches = find_undeclared(macro.body, ("varargs", "kwargs"))
+        places = self.bind_given(params, child, f"the macro '{name}'", catches)
         defaults = dict(zip(params[len(params) - len(macro.defaults) :], macro.defaults))
         site = (self.loops, self.macros, self.macro_names, self.module_scope)
         scope = _Loop({})
@@ -712,23 +720,55 @@ class Compiler:
             self.loops, self.macros, self.macro_names, self.module_scope, self.callers = saved
         return True
 
-    def bind_given(self, params: List[str], call: Any, what: str) -> Dict[str, int]:
+    def bind_given(
+        self, params: List[str], call: Any, what: str, catches: AbstractSet[str] = frozenset()
+    ) -> Dict[str, int]:
         """The arguments of a call of a macro (or caller), computed where
-        the call stands in the order given, each kept in a place."""
-        if len(call.args) > len(params):
+        the call stands in the order given (positional, then keywords),
+        each kept in a place; with `catches`, those past the parameters
+        too, as "varargs" (a tuple) and "kwargs" (a dict). A call Jinja2
+        refuses (too many, unknown or repeated) is left to Jinja2."""
+        extra = call.args[len(params) :]
+        if extra and "varargs" not in catches:
             raise Unsupported(f"more arguments than {what} takes")
-        given: Dict[str, Any] = dict(zip(params, call.args))
+        given = set(params[: len(call.args)])
+        extra_keys: List[str] = []
         for kw in call.kwargs:
-            if kw.key not in params or kw.key in given:
-                raise Unsupported(f"a keyword {what} does not take, or twice")
-            given[kw.key] = kw.value
+            if kw.key in given or kw.key in extra_keys:
+                raise Unsupported(f"a keyword {what} is given twice")
+            if kw.key in params:
+                given.add(kw.key)
+            elif "kwargs" in catches:
+                extra_keys.append(kw.key)
+            else:
+                raise Unsupported(f"a keyword {what} does not take")
         places: Dict[str, int] = {}
-        for param, value in list(zip(params, call.args)) + [
-            (kw.key, kw.value) for kw in call.kwargs
-        ]:
+        for param, value in zip(params, call.args):
             self.expr(value)
             places[param] = self.place()
             self.keep(places[param])
+        if "varargs" in catches:
+            for value in extra:
+                self.expr(value)
+            self.apply("TUPLE", len(extra))
+            places["varargs"] = self.place()
+            self.keep(places["varargs"])
+        extra_places = []
+        for kw in call.kwargs:
+            self.expr(kw.value)
+            place = self.place()
+            self.keep(place)
+            if kw.key in params:
+                places[kw.key] = place
+            else:
+                extra_places.append(place)
+        if "kwargs" in catches:
+            for key, place in zip(extra_keys, extra_places):
+                self.apply("CONST", 0, key)
+                self.emit(OP_PARAM, place)
+            self.apply("DICT", 2 * len(extra_keys))
+            places["kwargs"] = self.place()
+            self.keep(places["kwargs"])
         return places
 
     def bind_missing(
