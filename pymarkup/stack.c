@@ -43,11 +43,16 @@
 /* glibc 2.32 and 2.34 gave these two calls new symbol versions when it
    moved libpthread into libc, and a build links the newest, which older
    systems lack. The wheels are built on a new glibc and must load on old
-   ones (manylinux): bind the versions x86_64 has had from the start, which
-   every glibc keeps exporting. */
+   ones (manylinux): bind the versions each CPU's glibc has had from the
+   start (its first GLIBC_ version), which every glibc keeps exporting. */
 #if defined(__GLIBC__) && defined(__x86_64__)
-__asm__(".symver pthread_getattr_np,pthread_getattr_np@GLIBC_2.2.5");
-__asm__(".symver pthread_attr_getstack,pthread_attr_getstack@GLIBC_2.2.5");
+#  define PM_GLIBC_FIRST "GLIBC_2.2.5"
+#elif defined(__GLIBC__) && defined(__aarch64__)
+#  define PM_GLIBC_FIRST "GLIBC_2.17"
+#endif
+#ifdef PM_GLIBC_FIRST
+__asm__(".symver pthread_getattr_np,pthread_getattr_np@" PM_GLIBC_FIRST);
+__asm__(".symver pthread_attr_getstack,pthread_attr_getstack@" PM_GLIBC_FIRST);
 #endif
 
 #if defined(_MSC_VER)

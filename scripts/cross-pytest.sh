@@ -12,6 +12,7 @@ set -euo pipefail
 cmake=$1 jobs=$2
 shift 2
 cd "$(dirname "$0")/.."
+source scripts/emulated-suite.sh
 build=$PWD/build
 mkdir -p "$build/cross-pytest"
 
@@ -30,16 +31,9 @@ declare -A pids
 for t in "$@"; do
   py=$build/cross-python-$t
   echo "== pytest on $t (log: build/cross-pytest/$t.log)"
-  # What no CPU changes is left to the native runs, to keep this one in
-  # CI's time (under qemu the whole suite took about half an hour): the
-  # parser-state and browser differentials (the writer's rules) run a tenth
-  # of their trees, and the reference-count and leak loops (Python object
-  # handling, over half the native time) do not run.
-  PYTHONPATH="$build/cross-py-$t/python:$py/site" \
-    MARKUP_TEST_PYTHON="$py/python" MARKUP_TEST_TIME_SCALE=20 \
-    MARKUP_PARSER_STATE_EXAMPLES=30 MARKUP_BROWSER_EXAMPLES=50 \
-    "$py/python" -m pytest -q -p no:cacheprovider tests/python \
-    --ignore=tests/python/test_refcount.py --ignore=tests/python/test_leaks.py \
+  env PYTHONPATH="$build/cross-py-$t/python:$py/site" MARKUP_TEST_PYTHON="$py/python" \
+    "${emulated_env[@]}" "$py/python" -m pytest -q -p no:cacheprovider tests/python \
+    "${emulated_pytest_args[@]}" \
     >"$build/cross-pytest/$t.log" 2>&1 &
   pids[$t]=$!
 done

@@ -46,7 +46,7 @@ fingerprint=$(cat "$0" "$root/requirements-dev.txt" |
 if [ -f "$dir/.complete" ] && [ "$(cat "$dir/.complete")" = "$fingerprint" ]; then
   exit 0
 fi
-rm -rf "$dir/debs" "$dir/root" "$dir/site" "$dir/.complete"
+rm -rf "$dir/debs" "$dir/root" "$dir/site" "$dir/pycache" "$dir/.complete"
 mkdir -p "$dir/debs" "$dir/root"
 
 # The interpreter, its standard library and headers, and the shared
@@ -65,11 +65,14 @@ for deb in "$dir"/debs/*.deb; do dpkg -x "$deb" "$dir/root"; done
 # LD_LIBRARY_PATH goes to the foreign CPython only (qemu -E): the host's
 # shell and qemu, which a test that starts a Python runs again, must not
 # load the foreign libraries.
+# Bytecode is kept in DIR/pycache whatever PYTHONDONTWRITEBYTECODE says:
+# dpkg -x ran no postinst to write the standard library's, and compiling
+# every module again on every start is ten times slower under qemu.
 cat > "$dir/python" <<EOF
 #!/bin/sh
 # CPython 3.11 for $triple, from $dir/root, under $qemu.
 unset LD_LIBRARY_PATH
-exec $qemu -E LD_LIBRARY_PATH=$dir/root/usr/lib/$triple:$dir/root/lib/$triple \\
+PYTHONPYCACHEPREFIX=$dir/pycache PYTHONDONTWRITEBYTECODE= exec $qemu -E LD_LIBRARY_PATH=$dir/root/usr/lib/$triple:$dir/root/lib/$triple \\
   $dir/root/usr/bin/python3.11 "\$@"
 EOF
 chmod +x "$dir/python"

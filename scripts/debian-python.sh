@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# debian-python.sh VERSION DIR [--bench] - a CPython newer than pyenv has
-# here (3.14, 3.15), from Debian's unstable suite, made in DIR for `make
-# pythons` (and, with --bench, for `make bench-debian`):
+# debian-python.sh VERSION DIR [--arch ARCH] [--bench] - a CPython from
+# Debian's unstable suite, made in DIR: for amd64 (the default) the ones
+# newer than pyenv has here (3.14, 3.15), for `make pythons`, the wheel
+# tests and (with --bench) `make bench-debian`; for arm64 (3.13 and newer),
+# run under qemu-user, for the aarch64 wheels' builds and tests:
 #   DIR/root    Debian's python3.X, its headers and the libraries its
 #               modules load, with the C library it was built against,
 #               unpacked (dpkg -x), not installed
 #   DIR/site    the test requirements, at the versions of the project's
 #               .venv where they have a wheel for 3.X
 #   DIR/python  the command that runs it: that C library's loader with
-#               the unpacked libraries first, so the host's stay untouched
+#               the unpacked libraries first (under qemu for arm64), so
+#               the host's stay untouched
 #   DIR/bench   with --bench: the peers of bench/compare.py that publish a
 #               wheel for this version (the others are skipped by it)
 # The package lists come from the machine's own Debian mirror with the
@@ -18,14 +21,34 @@
 set -euo pipefail
 version=$1
 dir=$2
-bench=${3:-}
-case "$version" in
-  3.1[4-9]) ;;
-  *) echo "debian-python.sh: takes 3.14 or newer, not $version" >&2; exit 1 ;;
+shift 2
+arch=amd64
+bench=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --arch) arch=$2; shift 2 ;;
+    --bench) bench=--bench; shift ;;
+    *) echo "debian-python.sh: unknown argument $1" >&2; exit 1 ;;
+  esac
+done
+case "$arch" in
+  amd64) triple=x86_64-linux-gnu loader=ld-linux-x86-64.so.2 emulator= oldest=14
+         platform=manylinux2014_x86_64 ;;
+  arm64) triple=aarch64-linux-gnu loader=ld-linux-aarch64.so.1 emulator=qemu-aarch64 oldest=13
+         platform=manylinux2014_aarch64 ;;
+  *) echo "debian-python.sh: no CPython set up for $arch (amd64, arm64)" >&2; exit 1 ;;
 esac
+minor=${version#3.}
+if [[ ! $version =~ ^3\.[0-9]+$ ]] || [ "$minor" -lt "$oldest" ]; then
+  echo "debian-python.sh: takes 3.$oldest or newer for $arch, not $version" >&2
+  exit 1
+fi
+if [ "$bench" = --bench ] && [ "$arch" != amd64 ]; then
+  echo "debian-python.sh: --bench is for amd64" >&2
+  exit 1
+fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 venv_python="$root/.venv/bin/python"
-triple=x86_64-linux-gnu
 [ "$(dpkg --print-architecture)" = amd64 ] ||
   { echo "debian-python.sh: written for amd64 hosts" >&2; exit 1; }
 mkdir -p "$dir"
@@ -46,7 +69,7 @@ read -r -a pins_without_deps <<< "$(host_versions "${without_deps[@]}")"
 markupsafe_pin=$(host_versions markupsafe)
 
 fingerprint=$(cat "$0" "$root/requirements-dev.txt" |
-              { cat; echo "$version ${pins_with_deps[*]} ${pins_without_deps[*]} $markupsafe_pin"; } |
+              { cat; echo "$version $arch ${pins_with_deps[*]} ${pins_without_deps[*]} $markupsafe_pin"; } |
               sha256sum)
 # The peers of bench/compare.py, each on its own: one without a wheel for
 # this version is left out (compare.py lists it as skipped).
@@ -69,7 +92,7 @@ if [ -f "$dir/.complete" ] && [ "$(cat "$dir/.complete")" = "$fingerprint" ]; th
   install_bench
   exit 0
 fi
-rm -rf "$dir/apt" "$dir/debs" "$dir/root" "$dir/site" "$dir/.complete"
+rm -rf "$dir/apt" "$dir/debs" "$dir/root" "$dir/site" "$dir/pycache" "$dir/.complete"
 mkdir -p "$dir/apt/parts" "$dir/apt/lists/partial" "$dir/apt/cache/archives/partial" \
          "$dir/debs" "$dir/root"
 
@@ -90,7 +113,7 @@ Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 EOF
 apt=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$dir/apt/parts"
      -o "Dir::State::Lists=$dir/apt/lists" -o "Dir::Cache=$dir/apt/cache"
-     -o APT::Architectures=amd64 -o Debug::NoLocking=1)
+     -o APT::Architecture=$arch -o APT::Architectures=$arch -o Debug::NoLocking=1)
 apt-get "${apt[@]}" -q update >/dev/null
 
 # The interpreter, its standard library and headers, the C library it was
@@ -112,17 +135,21 @@ rm -rf "$dir/apt/lists" "$dir/apt/cache"
 # to the programs it starts (a test that starts a Python uses this command
 # again: MARKUP_TEST_PYTHON).
 libs="$dir/root/usr/lib/$triple:$dir/root/lib/$triple"
+# Bytecode is kept in DIR/pycache whatever PYTHONDONTWRITEBYTECODE says:
+# dpkg -x ran no postinst to write the standard library's, and compiling
+# every module again on every start is slow (ten times so under qemu).
 cat > "$dir/python" <<EOF
 #!/bin/sh
-# CPython $version from Debian sid, unpacked in $dir/root.
-PYTHONHOME=$dir/root/usr exec $dir/root/usr/lib/$triple/ld-linux-x86-64.so.2 \\
+# CPython $version for $arch from Debian sid, unpacked in $dir/root.
+PYTHONHOME=$dir/root/usr PYTHONPYCACHEPREFIX=$dir/pycache PYTHONDONTWRITEBYTECODE= \\
+  exec $emulator $dir/root/usr/lib/$triple/$loader \\
   --library-path $libs $dir/root/usr/bin/python$version "\$@"
 EOF
 chmod +x "$dir/python"
 
 # Wheels for this version (all but MarkupSafe's are pure Python).
 wheels=("$venv_python" -m pip install -q --target "$dir/site" --only-binary=:all:
-        --python-version "$version" --implementation cp --platform manylinux2014_x86_64)
+        --python-version "$version" --implementation cp --platform "$platform")
 "${wheels[@]}" "${pins_with_deps[@]}"
 "${wheels[@]}" --no-deps "${pins_without_deps[@]}"
 if ! "${wheels[@]}" --no-deps "$markupsafe_pin" 2>/dev/null; then
@@ -135,6 +162,6 @@ fi
 PYTHONPATH="$dir/site" "$dir/python" -c "
 import sys, ssl, hashlib, sqlite3, uuid, lzma, bz2, zlib, ctypes, pyexpat, decimal
 import jinja2, markupsafe, hypothesis, pytest, html5lib, starlette, httpx2, flask, trio, django
-print('debian-python.sh:', sys.version.split()[0], 'from Debian sid')"
+print('debian-python.sh:', sys.version.split()[0], 'for $arch from Debian sid')"
 echo "$fingerprint" > "$dir/.complete"
 install_bench
