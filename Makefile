@@ -158,6 +158,9 @@ asan: venv
 	$(VENV)/bin/ctest --test-dir $(BUILD)/asan-py --output-on-failure
 	LD_PRELOAD=$$(gcc -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0 PYTHONPATH=$(BUILD)/asan-py/python $(PY) -m pytest -q -p no:cacheprovider
 
+# Every fuzz harness: fuzz/fuzz_<name>.c (the rule fuzz/CMakeLists.txt states).
+FUZZ_HARNESSES = $(sort $(basename $(notdir $(wildcard fuzz/fuzz_*.c))))
+
 ## The C tests and the C example under valgrind (memcheck): any memory
 ## error or leak fails.
 valgrind: cbuild
@@ -167,7 +170,7 @@ valgrind: cbuild
 	  valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect \
 	    "$$t" >/dev/null; \
 	done; \
-	for h in fuzz_escape fuzz_escape_wide fuzz_utf8 fuzz_serialize fuzz_baked fuzz_writer fuzz_program; do \
+	for h in $(FUZZ_HARNESSES); do \
 	  echo "valgrind replay_$$h (seeds)"; \
 	  valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect \
 	    $(BUILD)/c/tests/replay_$$h fuzz/corpus/$$h >/dev/null; \

@@ -28,7 +28,8 @@ done
 shift $((OPTIND - 1))
 harnesses=("$@")
 if [ ${#harnesses[@]} -eq 0 ]; then
-  harnesses=(fuzz_escape fuzz_escape_wide fuzz_utf8 fuzz_serialize fuzz_baked fuzz_writer fuzz_program)
+  # Every harness: fuzz/fuzz_<name>.c (the rule fuzz/CMakeLists.txt states).
+  for source in "$here"/fuzz_*.c; do harnesses+=("$(basename "$source" .c)"); done
 fi
 
 failed=()
