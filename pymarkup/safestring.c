@@ -115,7 +115,9 @@ static PyObject *safestring_adopt(pm_state *st, void *data, Py_ssize_t length, i
    and their terminating zero at *chars, left for the caller to fill. The
    characters follow the object in the same block, laid out as an exact
    str's are (CPython's "compact" form, which every str reader handles by
-   its flags, not its type): one allocation instead of two. */
+   its flags, not its type): one allocation instead of two. Callers start
+   *chars at NULL: GCC's -Wmaybe-uninitialized cannot see that it is set
+   whenever the result is not NULL. */
 static PyObject *safestring_alloc(pm_state *st, Py_ssize_t length, int kind, int ascii,
                                   void **chars) {
     PyTypeObject *type = st->safestring_type;
@@ -315,7 +317,7 @@ static PyObject *safestring_from_str(pm_state *st, PyObject *s) {
     if (PyType_IS_GC(st->safestring_type)) return safestring_from_str_portable(st, s);
     int kind = PyUnicode_KIND(s);
     Py_ssize_t length = PyUnicode_GET_LENGTH(s);
-    void *chars;
+    void *chars = NULL;
     PyObject *r = safestring_alloc(st, length, kind, PyUnicode_IS_ASCII(s), &chars);
     if (r != NULL) memcpy(chars, PyUnicode_DATA(s), (size_t)(length + 1) * (size_t)kind);
     return r;
@@ -327,7 +329,7 @@ static PyObject *safestring_from_str(pm_state *st, PyObject *s) {
 PyObject *pm_safestring_from_ascii(pm_state *st, const char *s, Py_ssize_t n) {
 #ifdef PM_DIRECT_SAFESTRING
     if (!PyType_IS_GC(st->safestring_type)) {
-        void *chars;
+        void *chars = NULL;
         PyObject *r = safestring_alloc(st, n, PyUnicode_1BYTE_KIND, 1, &chars);
         if (r == NULL) return NULL;
         memcpy(chars, s, (size_t)n);
@@ -419,7 +421,7 @@ static PyObject *escaped_str(pm_state *st, bool safe, size_t size, Py_UCS4 maxch
         int kind = maxchar < 0x100     ? PyUnicode_1BYTE_KIND
                    : maxchar < 0x10000 ? PyUnicode_2BYTE_KIND
                                        : PyUnicode_4BYTE_KIND;
-        void *chars;
+        void *chars = NULL;
         PyObject *r = safestring_alloc(st, (Py_ssize_t)size, kind, maxchar < 0x80, &chars);
         if (r != NULL) memset((char *)chars + size * (size_t)kind, 0, (size_t)kind);
         return r;
