@@ -20,6 +20,7 @@
 #include "structmember.h"
 
 #include "dict_fields.h"
+#include "loop_iter.h"
 
 /* ------------------------------------------------------------------------ */
 /* Stand-ins                                                                  */
@@ -514,13 +515,6 @@ static int program_on_placeholder(pm_render_ctx *ctx, PyObject *placeholder, con
     return -1;
 }
 
-/* Iteration over a list or tuple reads it by index (no iterator object);
-   anything else goes through the iterator protocol. */
-typedef struct pm_iter {
-    PyObject *obj;
-    Py_ssize_t next; /* -1: obj is an iterator */
-} pm_iter;
-
 static void *d_retain(void *ctx, void *value) {
     (void)ctx;
     return Py_NewRef((PyObject *)value);
@@ -788,86 +782,35 @@ static markup_status d_truth(void *ctx, void *value, bool *out) {
 
 static markup_status d_iter_begin(void *ctx, void *iterable, void **iter) {
     (void)ctx;
-    PyObject *obj = iterable;
-    pm_iter *it = PyMem_Malloc(sizeof *it);
-    if (!it) {
-        PyErr_NoMemory();
-        return MARKUP_ERR_NOMEM;
-    }
-    if (PyList_CheckExact(obj) || PyTuple_CheckExact(obj)) {
-        it->obj = Py_NewRef(obj);
-        it->next = 0;
-    } else {
-        /* Iterating runs the iterable's code, which may call this
-           function again. */
-        it->obj = pm_stack_check("in a @baked function") < 0 ? NULL : PyObject_GetIter(obj);
-        it->next = -1;
-        if (!it->obj) {
-            PyMem_Free(it);
-            return MARKUP_ERR_SLOT_VALUE;
-        }
-    }
-    *iter = it;
+    pm_loop_iter *j = pm_loop_iter_new(iterable);
+    if (!j) return MARKUP_ERR_SLOT_VALUE;
+    *iter = j;
     return MARKUP_OK;
 }
 
 static markup_status d_iter_next(void *ctx, void *iter, void **item, bool *done) {
     (void)ctx;
-    pm_iter *it = iter;
-    PyObject *v;
-    if (it->next >= 0) {
-        int list = PyList_CheckExact(it->obj);
-        /* The size is read each time: the list may change under the loop. */
-        Py_ssize_t n = list ? PyList_GET_SIZE(it->obj) : PyTuple_GET_SIZE(it->obj);
-        if (it->next >= n) {
-            *done = true;
-            return MARKUP_OK;
-        }
-#ifdef Py_GIL_DISABLED
-        /* A strong reference read under the list's own lock (the same as
-           the read below where a GIL keeps the list still). */
-        if (list) {
-            v = PyList_GetItemRef(it->obj, it->next++);
-            if (!v) return MARKUP_ERR_SLOT_VALUE;
-            *item = v;
-            return MARKUP_OK;
-        }
-#endif
-        v = list ? PyList_GET_ITEM(it->obj, it->next) : PyTuple_GET_ITEM(it->obj, it->next);
-        it->next++;
-        *item = Py_NewRef(v);
-        return MARKUP_OK;
-    }
-    v = PyIter_Next(it->obj);
-    if (!v) {
-        if (PyErr_Occurred()) return MARKUP_ERR_SLOT_VALUE;
-        *done = true;
-        return MARKUP_OK;
-    }
+    PyObject *v = NULL;
+    int r = pm_loop_iter_next(iter, &v);
+    if (r < 0) return MARKUP_ERR_SLOT_VALUE;
     *item = v;
+    *done = r == 0;
     return MARKUP_OK;
 }
 
 static void d_iter_end(void *ctx, void *iter) {
     (void)ctx;
-    pm_iter *it = iter;
-    Py_DECREF(it->obj);
-    PyMem_Free(it);
+    pm_loop_iter_free(iter);
 }
 
-/* loop.index, loop.index0, loop.first, loop.last (markup/_template.py). */
+/* The fields of looped()'s loop (markup/_template.py); previtem and
+   nextitem are None where the loop has none. */
 static markup_status d_loop_value(void *ctx, uint32_t what, const markup_loop_state *loop,
                                   void **out) {
     (void)ctx;
     PyObject *v;
-    switch (what) {
-    case MARKUP_LOOP_INDEX: v = PyLong_FromSize_t(loop->index + 1); break;
-    case MARKUP_LOOP_INDEX0: v = PyLong_FromSize_t(loop->index); break;
-    case MARKUP_LOOP_FIRST: v = Py_NewRef(loop->index == 0 ? Py_True : Py_False); break;
-    default: v = Py_NewRef(loop->last ? Py_True : Py_False); break; /* MARKUP_LOOP_LAST */
-    }
-    if (!v) return MARKUP_ERR_NOMEM;
-    *out = v;
+    if (pm_loop_field(loop, what, &v) < 0) return MARKUP_ERR_SLOT_VALUE;
+    *out = v ? v : Py_NewRef(Py_None);
     return MARKUP_OK;
 }
 
@@ -1699,7 +1642,7 @@ static int check_applies(pm_baked *self) {
     for (size_t pc = 0; pc < n; pc++) {
         uint32_t a = 0, b = 0;
         markup_op op = markup_program_op(self->prog, pc, &a, &b);
-        if (op == MARKUP_OP_LOOP_INFO && b > MARKUP_LOOP_LAST) {
+        if (op == MARKUP_OP_LOOP_INFO && b > MARKUP_LOOP_NEXTITEM) {
             PyErr_Format(PyExc_ValueError,
                          "_compile: instruction %zu asks for a loop field that does not exist", pc);
             return -1;

@@ -18,6 +18,7 @@
  * business), so errors here need only be raised, not worded as Jinja2's.
  */
 #include "dict_fields.h"
+#include "loop_iter.h"
 
 /* The operations of APPLY (`a` indexes the program's table of them). The
    numbers are exported to the compiler as markup._core._jinja_ops. */
@@ -60,20 +61,6 @@ typedef enum jinja_binary {
 /* The first six are Py_LT ... Py_GE. */
 typedef enum jinja_compare { JC_IN = 6, JC_NOT_IN, JC_COUNT } jinja_compare;
 
-/* LOOP_INFO's `b`: the fields of Jinja2's `loop`. */
-typedef enum jinja_loop_field {
-    JL_INDEX = 0,
-    JL_INDEX0,
-    JL_FIRST,
-    JL_LAST,
-    JL_LENGTH,
-    JL_REVINDEX,
-    JL_REVINDEX0,
-    JL_PREVITEM,
-    JL_NEXTITEM,
-    JL_COUNT
-} jinja_loop_field;
-
 typedef struct jinja_op {
     int kind;
     int which;         /* BINARY, COMPARE: the operator; UNPACK: the name's place */
@@ -108,15 +95,6 @@ typedef struct jinja_call {
     PyObject *globals; /* the render's globals: a tuple of mappings */
     int ascii;         /* everything written so far is ASCII */
 } jinja_call;
-
-/* One loop's iterator, with what Jinja2's LoopContext keeps beyond it. */
-typedef struct jinja_iter {
-    PyObject *iterable;
-    PyObject *it;
-    size_t pulled;       /* items handed to the run */
-    Py_ssize_t length;   /* -1 until asked for */
-    PyObject *recent[3]; /* the last items pulled: item pulled-1-k at k */
-} jinja_iter;
 
 /* ------------------------------------------------------------------------ */
 /* Values                                                                     */
@@ -307,67 +285,25 @@ static markup_status d_truth(void *ctx, void *value, bool *out) {
 
 static markup_status d_iter_begin(void *ctx, void *iterable, void **iter) {
     (void)ctx;
-    PyObject *it = PyObject_GetIter((PyObject *)iterable);
-    if (!it) return MARKUP_ERR_SLOT_VALUE;
-    jinja_iter *j = PyMem_Calloc(1, sizeof *j);
-    if (!j) {
-        Py_DECREF(it);
-        PyErr_NoMemory();
-        return MARKUP_ERR_SLOT_VALUE;
-    }
-    j->iterable = Py_NewRef((PyObject *)iterable);
-    j->it = it;
-    j->length = -1;
+    pm_loop_iter *j = pm_loop_iter_new(iterable);
+    if (!j) return MARKUP_ERR_SLOT_VALUE;
     *iter = j;
     return MARKUP_OK;
 }
 
 static markup_status d_iter_next(void *ctx, void *iter, void **item, bool *done) {
     (void)ctx;
-    jinja_iter *j = iter;
-    PyObject *v = PyIter_Next(j->it);
-    if (!v) {
-        if (PyErr_Occurred()) return MARKUP_ERR_SLOT_VALUE;
-        *done = true;
-        return MARKUP_OK;
-    }
-    Py_XDECREF(j->recent[2]);
-    j->recent[2] = j->recent[1];
-    j->recent[1] = j->recent[0];
-    j->recent[0] = Py_NewRef(v);
-    j->pulled++;
+    PyObject *v = NULL;
+    int r = pm_loop_iter_next(iter, &v);
+    if (r < 0) return MARKUP_ERR_SLOT_VALUE;
     *item = v;
-    *done = false;
+    *done = r == 0;
     return MARKUP_OK;
 }
 
 static void d_iter_end(void *ctx, void *iter) {
     (void)ctx;
-    jinja_iter *j = iter;
-    Py_DECREF(j->iterable);
-    Py_DECREF(j->it);
-    for (int k = 0; k < 3; k++) Py_XDECREF(j->recent[k]);
-    PyMem_Free(j);
-}
-
-/* LoopContext.length: len() of the iterable, else the items left counted
-   (and kept for the loop) plus those pulled. */
-static Py_ssize_t loop_length(jinja_iter *j) {
-    if (j->length >= 0) return j->length;
-    Py_ssize_t n = PyObject_Size(j->iterable);
-    if (n < 0) {
-        if (!PyErr_ExceptionMatches(PyExc_TypeError)) return -1;
-        PyErr_Clear();
-        PyObject *rest = PySequence_List(j->it);
-        if (!rest) return -1;
-        PyObject *it = PyObject_GetIter(rest);
-        n = PyList_GET_SIZE(rest) + (Py_ssize_t)j->pulled;
-        Py_DECREF(rest);
-        if (!it) return -1;
-        Py_SETREF(j->it, it);
-    }
-    j->length = n;
-    return n;
+    pm_loop_iter_free(iter);
 }
 
 static PyObject *no_item(jinja_call *c, const char *hint) {
@@ -378,43 +314,15 @@ static PyObject *no_item(jinja_call *c, const char *hint) {
     return v;
 }
 
+/* The fields of Jinja2's `loop`; a previtem or nextitem the loop does not
+   have is undefined, with Jinja2's hint. */
 static markup_status d_loop_value(void *ctx, uint32_t what, const markup_loop_state *loop,
                                   void **out) {
-    jinja_call *c = ctx;
-    jinja_iter *j = loop->iter;
-    PyObject *v = NULL;
-    Py_ssize_t index0 = (Py_ssize_t)loop->index, length;
-    switch ((jinja_loop_field)what) {
-    case JL_INDEX: v = PyLong_FromSsize_t(index0 + 1); break;
-    case JL_INDEX0: v = PyLong_FromSsize_t(index0); break;
-    case JL_FIRST: v = Py_NewRef(index0 == 0 ? Py_True : Py_False); break;
-    case JL_LAST: v = Py_NewRef(loop->last ? Py_True : Py_False); break;
-    case JL_LENGTH:
-    case JL_REVINDEX:
-    case JL_REVINDEX0:
-        length = loop_length(j);
-        if (length < 0) break;
-        v = PyLong_FromSsize_t(what == JL_LENGTH     ? length
-                               : what == JL_REVINDEX ? length - index0
-                                                     : length - index0 - 1);
-        break;
-    case JL_PREVITEM: {
-        if (index0 == 0) {
-            v = no_item(c, "there is no previous item");
-            break;
-        }
-        /* The item before this one was pulled (pulled - index0) + 1 ago:
-           one ago without a lookahead, two ago with one. */
-        size_t back = j->pulled - (size_t)index0;
-        v = back < 3 && j->recent[back] ? Py_NewRef(j->recent[back]) : NULL;
-        if (!v) PyErr_SetString(PyExc_SystemError, "_JinjaProgram: previtem out of reach");
-        break;
-    }
-    case JL_NEXTITEM:
-        v = loop->next ? Py_NewRef((PyObject *)loop->next) : no_item(c, "there is no next item");
-        break;
-    default: PyErr_SetString(PyExc_SystemError, "_JinjaProgram: unknown loop field");
-    }
+    PyObject *v;
+    if (pm_loop_field(loop, what, &v) < 0) return MARKUP_ERR_SLOT_VALUE;
+    if (!v)
+        v = no_item((jinja_call *)ctx, what == MARKUP_LOOP_PREVITEM ? "there is no previous item"
+                                                                    : "there is no next item");
     if (!v) return MARKUP_ERR_SLOT_VALUE;
     *out = v;
     return MARKUP_OK;
@@ -784,7 +692,7 @@ static int build(pm_jinja *self, PyObject *code) {
                          pc);
             goto fail;
         }
-        if (opcode == MARKUP_OP_LOOP_INFO && bb >= JL_COUNT) {
+        if (opcode == MARKUP_OP_LOOP_INFO && bb > MARKUP_LOOP_NEXTITEM) {
             PyErr_Format(PyExc_ValueError, "_JinjaProgram: instruction %zd: no such loop field",
                          pc);
             goto fail;
@@ -940,15 +848,6 @@ int pm_jinja_init(PyObject *module, pm_state *st) {
         {"POW", JB_POW},
         {"IN", JC_IN},
         {"NOT_IN", JC_NOT_IN},
-        {"INDEX", JL_INDEX},
-        {"INDEX0", JL_INDEX0},
-        {"FIRST", JL_FIRST},
-        {"LAST", JL_LAST},
-        {"LENGTH", JL_LENGTH},
-        {"REVINDEX", JL_REVINDEX},
-        {"REVINDEX0", JL_REVINDEX0},
-        {"PREVITEM", JL_PREVITEM},
-        {"NEXTITEM", JL_NEXTITEM},
         {"LOOP_ELSE", MARKUP_LOOP_ELSE},
         {"ITEM", J_ITEM},
         {"STORE", J_STORE},

@@ -771,12 +771,19 @@ typedef enum markup_compare_op {
 } markup_compare_op;
 
 /* What LOOP_INFO's `b` asks data->loop_value for: the fields of Jinja2's
-   `loop`, from the markup_loop_state it is given. */
+   `loop`, from the markup_loop_state it is given and what the caller keeps
+   about its iterator. */
 typedef enum markup_loop_field {
     MARKUP_LOOP_INDEX = 0, /* index + 1 */
     MARKUP_LOOP_INDEX0,    /* index */
     MARKUP_LOOP_FIRST,     /* index == 0 */
-    MARKUP_LOOP_LAST       /* last: its LOOP needs MARKUP_LOOP_LOOKAHEAD */
+    MARKUP_LOOP_LAST,      /* last: its LOOP needs MARKUP_LOOP_LOOKAHEAD */
+    MARKUP_LOOP_LENGTH,    /* the number of items (of an iterable without a
+                              length: the rest read ahead, as Jinja2 does) */
+    MARKUP_LOOP_REVINDEX,  /* length - index */
+    MARKUP_LOOP_REVINDEX0, /* length - index - 1 */
+    MARKUP_LOOP_PREVITEM,  /* the item before, if any */
+    MARKUP_LOOP_NEXTITEM   /* `next`, if any: needs MARKUP_LOOP_LOOKAHEAD */
 } markup_loop_field;
 
 #ifdef __cplusplus

@@ -29,7 +29,18 @@ from ._core import (
 from ._baked import baked
 from ._pretty import pretty
 from ._stream import aiter_render
-from ._template import LoopState, _find_stand, _per_call, contains, looped, per_call, when
+from ._template import (
+    LoopState,
+    _find_stand,
+    _per_call,
+    all_of,
+    any_of,
+    contains,
+    looped,
+    not_,
+    per_call,
+    when,
+)
 
 __all__ = [
     "MAX_DEPTH",
@@ -40,6 +51,8 @@ __all__ = [
     "SafeString",
     "Tag",
     "aiter_render",
+    "all_of",
+    "any_of",
     "aria",
     "baked",
     "classes",
@@ -49,6 +62,7 @@ __all__ = [
     "h",
     "iter_render",
     "looped",
+    "not_",
     "per_call",
     "pretty",
     "render",

@@ -77,6 +77,11 @@ LOOP_INDEX: int
 LOOP_INDEX0: int
 LOOP_FIRST: int
 LOOP_LAST: int
+LOOP_LENGTH: int
+LOOP_REVINDEX: int
+LOOP_REVINDEX0: int
+LOOP_PREVITEM: int
+LOOP_NEXTITEM: int
 
 class _HasHTML(Protocol):
     def __html__(self) -> str: ...

@@ -60,6 +60,11 @@ from ._core import (
     LOOP_INDEX,
     LOOP_INDEX0,
     LOOP_LAST,
+    LOOP_LENGTH,
+    LOOP_NEXTITEM,
+    LOOP_PREVITEM,
+    LOOP_REVINDEX,
+    LOOP_REVINDEX0,
     LOOP_LOOKAHEAD,
     OP_APPLY,
     OP_CYCLE,
@@ -80,6 +85,9 @@ __all__ = [
     "looped",
     "per_call",
     "when",
+    "any_of",
+    "all_of",
+    "not_",
     "trace",
     "compile_program",
 ]
@@ -110,7 +118,14 @@ _LOOP_FIELDS = {
     "index0": LOOP_INDEX0,
     "first": LOOP_FIRST,
     "last": LOOP_LAST,
+    "length": LOOP_LENGTH,
+    "revindex": LOOP_REVINDEX,
+    "revindex0": LOOP_REVINDEX0,
+    "previtem": LOOP_PREVITEM,
+    "nextitem": LOOP_NEXTITEM,
 }
+# The fields its LOOP reads one item ahead for.
+_LOOKAHEAD_FIELDS = ("last", "nextitem")
 
 _UNPACK_SEQUENCE = dis.opmap["UNPACK_SEQUENCE"]
 _UNPACK_EX = dis.opmap["UNPACK_EX"]
@@ -132,7 +147,11 @@ def _sessions() -> Dict[str, "_Session"]:
     return active
 
 
-_HINT_WHEN = "write when(cond, then, otherwise) instead: the test then runs per call"
+_HINT_WHEN = (
+    "write when(cond, then, otherwise) instead: the test then runs per call; for and, or "
+    "and not write all_of(a, b), any_of(a, b) and not_(a), which also give the value "
+    "(any_of(x, 'default'))"
+)
 
 
 # --------------------------------------------------------------------------
@@ -480,14 +499,9 @@ class _LoopVar(Stand):
             return lambda *values: _Cycle(self, values)
         if name in _LOOP_FIELDS:
             return _LoopInfo(self, name)
-        if name == "length":
-            self._refuse(
-                "has its length read",
-                "loop.length needs the whole iterable first; compute it in the " "caller",
-            )
         raise TypeError(
-            f"@baked {self._m_session.func_name}(): loop has no '{name}'; it has index, "
-            f"index0, first, last and cycle(...)"
+            f"@baked {self._m_session.func_name}(): loop has no '{name}'; it has "
+            f"{', '.join(_LOOP_FIELDS)} and cycle(...)"
         )
 
     def _m_path(self) -> str:
@@ -539,6 +553,45 @@ class _When(Stand):
 
     def _m_args(self):
         return (self._m_cond, self._m_then, self._m_otherwise)
+
+
+class _Logic(_When):
+    """any_of(...), all_of(...) or not_(x) over stand-ins, rendered as the
+    when() it is: any_of(a, b) is when(a, a, b), all_of(a, b) when(a, b, a),
+    not_(a) when(a, False, True). As a test, _decide takes it apart."""
+
+    __slots__ = ("_m_how", "_m_operands")
+
+    @staticmethod
+    def make(how: str, operands: Tuple[Any, ...]) -> Any:
+        if not operands:
+            raise TypeError(f"{how}() needs at least one value")
+        first = _condition(operands[0], how)
+        if how == "not_":
+            if not isinstance(first, Stand):
+                return not first
+            then, otherwise = False, True
+        elif len(operands) == 1:
+            return operands[0]
+        else:
+            rest = _Logic.make(how, operands[1:])
+            if not isinstance(first, Stand):  # a constant decides at once
+                if how == "any_of":
+                    return operands[0] if first else rest
+                return rest if first else operands[0]
+            then, otherwise = (operands[0], rest) if how == "any_of" else (rest, operands[0])
+        # The test of the first operand taken apart when it is itself one
+        # of these: the outermost when() of that is this value's.
+        decided = _decide(first, then, otherwise)
+        value = _When.__new__(_Logic, decided._m_cond, decided._m_then, decided._m_otherwise)
+        value._m_how, value._m_operands = how, tuple(operands)
+        return value
+
+    def _m_path(self) -> str:
+        shown = ", ".join(
+            x._m_path() if isinstance(x, Stand) else repr(x) for x in self._m_operands
+        )
+        return f"{self._m_how}({shown})"
 
 
 class _Call(Stand):
@@ -719,29 +772,78 @@ def _path_of(value: Any) -> str:
 # --------------------------------------------------------------------------
 
 
-def when(cond: Any, then: Any, otherwise: Any = None) -> Any:
-    """``then`` if ``cond`` is true, else ``otherwise``: Jinja2's
-    ``{% if %}``. In plain code it decides at once; in a ``@baked`` builder,
-    where ``cond`` depends on the parameters, it decides per call."""
+def _condition(cond: Any, helper: str) -> Any:
+    """`cond` as a test: a stand-in (a text made from one becomes one), or
+    a constant that decides at once. A bool while baking is refused: it is
+    the frozen answer of a test no stand-in could see."""
     if isinstance(cond, Stand):
-        return _When(cond, then, otherwise)
+        return cond
     if isinstance(cond, str) and _MARK in cond:  # when(str(x), ...), when(f"{x}", ...)
         session = _text_session(cond)
         if session is not None:
-            return _When(_Text(session, cond), then, otherwise)
+            return _Text(session, cond)
     if isinstance(cond, bool) and _sessions():
-        # A bool here is the frozen answer of a test no stand-in could see:
         # `x is None`, or == on a text made from a stand-in.
         name = next(iter(_sessions().values())).func_name
         raise TypeError(
-            f"@baked {name}(): when() got the constant {cond}. A test such as `x is None` or "
-            f"`str(x) == 'a'` runs once, when baking, and its answer would be frozen into "
+            f"@baked {name}(): {helper}() got the constant {cond}. A test such as `x is None` "
+            f"or `str(x) == 'a'` runs once, when baking, and its answer would be frozen into "
             f"the template; compare the value itself (`x == None`, `x == 'a'`), which is "
             f"tested per call, or decide outside the template. A True or False given to a "
             f"component called here looks the same: leave the flag at the component's "
             f"default, or pass it on from a parameter of the page"
         )
+    return cond
+
+
+def _decide(cond: Any, then: Any, otherwise: Any) -> Any:
+    """when(cond, then, otherwise) on a tested `cond`: any_of(), all_of()
+    and not_() in it are taken apart into nested tests, so that each
+    operand is tested only where Python's `or`, `and` and `not` reach it."""
+    if isinstance(cond, _Logic):
+        how, operands = cond._m_how, cond._m_operands
+        if how == "not_":
+            return _decide(_condition(operands[0], how), otherwise, then)
+        first = _condition(operands[0], how)
+        rest = operands[1:]
+        if not rest:
+            return _decide(first, then, otherwise)
+        more = _Logic.make(how, rest)
+        if how == "all_of":
+            return _decide(first, _decide(_condition(more, how), then, otherwise), otherwise)
+        return _decide(first, then, _decide(_condition(more, how), then, otherwise))
+    if isinstance(cond, Stand):
+        return _When(cond, then, otherwise)
     return then if cond else otherwise
+
+
+def when(cond: Any, then: Any, otherwise: Any = None) -> Any:
+    """``then`` if ``cond`` is true, else ``otherwise``: Jinja2's
+    ``{% if %}``. In plain code it decides at once; in a ``@baked`` builder,
+    where ``cond`` depends on the parameters, it decides per call. Combine
+    tests with ``any_of``, ``all_of`` and ``not_``."""
+    return _decide(_condition(cond, "when"), then, otherwise)
+
+
+def any_of(*values: Any) -> Any:
+    """Python's ``a or b or ...``: the first true value, else the last one;
+    Jinja2's ``or``. In a ``@baked`` builder it is tested per call, and a
+    value after a true one is not read (``any_of(user.nick, user.name)``)."""
+    return _Logic.make("any_of", values)
+
+
+def all_of(*values: Any) -> Any:
+    """Python's ``a and b and ...``: the first false value, else the last
+    one; Jinja2's ``and``. In a ``@baked`` builder it is tested per call,
+    and a value after a false one is not read (``when(all_of(user,
+    user.is_admin), ...)`` with ``user`` None)."""
+    return _Logic.make("all_of", values)
+
+
+def not_(value: Any) -> Any:
+    """Python's ``not value``, tested per call in a ``@baked`` builder:
+    ``when(not_(posts), h.P("No posts"))``, ``h.Div(hidden=not_(shown))``."""
+    return _Logic.make("not_", (value,))
 
 
 def contains(container: Any, item: Any) -> Any:
@@ -754,13 +856,14 @@ def contains(container: Any, item: Any) -> Any:
 
 class LoopState:
     """Jinja2's ``loop``: ``index`` (from 1), ``index0``, ``first``,
-    ``last`` and ``cycle(*values)``."""
+    ``last``, ``length``, ``revindex``, ``revindex0``, ``previtem`` and
+    ``nextitem`` (None where there is none) and ``cycle(*values)``."""
 
-    __slots__ = ("index0", "length")
+    __slots__ = ("index0", "_items")
 
-    def __init__(self, index0: int, length: int) -> None:
+    def __init__(self, index0: int, items: List[Any]) -> None:
         self.index0 = index0
-        self.length = length
+        self._items = items
 
     @property
     def index(self) -> int:
@@ -772,7 +875,27 @@ class LoopState:
 
     @property
     def last(self) -> bool:
-        return self.index0 == self.length - 1
+        return self.index0 == len(self._items) - 1
+
+    @property
+    def length(self) -> int:
+        return len(self._items)
+
+    @property
+    def revindex(self) -> int:
+        return len(self._items) - self.index0
+
+    @property
+    def revindex0(self) -> int:
+        return len(self._items) - self.index0 - 1
+
+    @property
+    def previtem(self) -> Any:
+        return self._items[self.index0 - 1] if self.index0 else None
+
+    @property
+    def nextitem(self) -> Any:
+        return self._items[self.index0 + 1] if self.index0 + 1 < len(self._items) else None
 
     def cycle(self, *values: Any) -> Any:
         if not values:
@@ -781,7 +904,8 @@ class LoopState:
 
 
 def looped(iterable: Any) -> Iterator[Tuple[Any, Any]]:
-    """Pairs ``(item, loop)`` for Jinja2's ``loop.*``:
+    """Pairs ``(item, loop)`` for Jinja2's ``loop.*`` (index, index0, first,
+    last, length, revindex, revindex0, previtem, nextitem, cycle):
     ``[h.Tr({"class": loop.cycle("odd", "even")}, loop.index, o.name) for o, loop in
     looped(orders)]``."""
     if isinstance(iterable, Stand):
@@ -790,7 +914,7 @@ def looped(iterable: Any) -> Iterator[Tuple[Any, Any]]:
             ((_Item(loop, 0), _LoopVar(loop, 0)), (_Item(loop, 1), _LoopVar(loop, 1)))
         )
     items = list(iterable)
-    return iter([(item, LoopState(i, len(items))) for i, item in enumerate(items)])
+    return iter([(item, LoopState(i, items)) for i, item in enumerate(items)])
 
 
 class _Marker(str):
@@ -1230,8 +1354,8 @@ class _Compiler:
                 value, spec, conv = part
                 if isinstance(value, _When):
                     raise TypeError(
-                        f"@baked {self.session.func_name}(): when(...) is formatted into a "
-                        f"text; make it a child of its own next to the text instead"
+                        f"@baked {self.session.func_name}(): {value._m_path()} is formatted "
+                        f"into a text; make it a child of its own next to the text instead"
                     )
                 self.expr(value)
                 self.pb.emit(OP_APPLY, self.op((APPLY_FORMAT, (spec, conv), self.path(value))), 1)
@@ -1334,7 +1458,7 @@ class _Compiler:
                 f"when baking; cut the data in the caller"
             )
         lookahead = any(
-            node._m_what == "last"
+            node._m_what in _LOOKAHEAD_FIELDS
             for node in _walk_stands(self.session, body)
             if isinstance(node, _LoopInfo) and node._m_var._m_loop is loop
         )

@@ -144,16 +144,30 @@ def test_each_loop_field_is_the_one_named():
     def rows(items):
         return h.Ul(
             [
-                h.Li(x, loop.index, loop.index0, when(loop.first, "F"), when(loop.last, "L"))
+                h.Li(
+                    x,
+                    loop.index,
+                    loop.index0,
+                    when(loop.first, "F"),
+                    when(loop.last, "L"),
+                    loop.length,
+                    loop.revindex,
+                    loop.revindex0,
+                    "<",
+                    loop.previtem,
+                    ">",
+                    loop.nextitem,
+                )
                 for x, loop in looped(items)
             ]
         )
 
     fn = baked(rows)
-    want = "<ul><li>a10F</li><li>b21</li><li>c32L</li></ul>"
+    want = "<ul><li>a10F332&lt;&gt;b</li><li>b21321&lt;a&gt;c</li>" "<li>c32L310&lt;b&gt;</li></ul>"
     assert render(rows(["a", "b", "c"])) == want
     assert fn(["a", "b", "c"]) == want
-    assert fn(iter("abc")) == want  # loop.last looks ahead in an iterator
+    # loop.last and nextitem look ahead in an iterator, length reads it all.
+    assert fn(iter("abc")) == want
 
 
 @pytest.mark.parametrize(
@@ -172,7 +186,7 @@ def test_an_operator_past_the_table_is_refused_when_compiled(monkeypatch, table,
 
 
 def test_a_loop_field_past_the_table_is_refused_when_compiled(monkeypatch):
-    fields = dict(_template._LOOP_FIELDS, index=_core.LOOP_LAST + 1)
+    fields = dict(_template._LOOP_FIELDS, index=max(_template._LOOP_FIELDS.values()) + 1)
     monkeypatch.setattr(_template, "_LOOP_FIELDS", fields)
     with pytest.raises(ValueError, match="loop field that does not exist"):
         baked(lambda xs: h.Ul([h.Li(loop.index) for _x, loop in looped(xs)]))

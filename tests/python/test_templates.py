@@ -25,6 +25,8 @@ from markup import (
     SafeString,
     Tag,
     _core,
+    all_of,
+    any_of,
     aria,
     baked,
     classes,
@@ -33,6 +35,7 @@ from markup import (
     escape,
     h,
     looped,
+    not_,
     per_call,
     render,
     styles,
@@ -474,6 +477,73 @@ def test_loop_state():
         "</tr>{% endfor %}</table>"
     )
     assert fn(["a", "<b>", "c"]) == tpl.render(rows=["a", "<b>", "c"])
+
+
+def _loop_fields_row(rows):
+    return h.Ul(
+        [
+            h.Li(
+                {"title": loop.revindex},
+                r,
+                "|",
+                loop.length,
+                "|",
+                loop.revindex0,
+                "|",
+                loop.previtem,
+                "|",
+                loop.nextitem,
+                when(loop.last, "|last"),
+            )
+            for r, loop in looped(rows)
+        ]
+    )
+
+
+_LOOP_FIELDS_JINJA = JINJA.from_string(
+    '<ul>{% for r in rows %}<li title="{{ loop.revindex }}">{{ r }}|{{ loop.length }}'
+    "|{{ loop.revindex0 }}|{{ loop.previtem }}|{{ loop.nextitem }}"
+    "{% if loop.last %}|last{% endif %}</li>{% endfor %}</ul>"
+)
+
+
+@given(
+    st.lists(st.text(alphabet="ab<&", max_size=3), max_size=6),
+    st.sampled_from(["list", "tuple", "iterator", "generator", "dict keys"]),
+)
+@settings(max_examples=150, deadline=None)
+def test_loop_length_revindex_previtem_nextitem_as_jinja2(items, kind):
+    # Jinja2 renders a missing previtem or nextitem (undefined) as nothing,
+    # markup's None too; an iterable without a length is read ahead for
+    # loop.length, in both.
+    make = {
+        "list": list,
+        "tuple": tuple,
+        "iterator": iter,
+        "generator": lambda xs: (x for x in xs),
+        "dict keys": lambda xs: dict.fromkeys(xs).keys(),
+    }[kind]
+    if kind == "dict keys":
+        items = list(dict.fromkeys(items))
+    fn = baked(_loop_fields_row)
+    want = _LOOP_FIELDS_JINJA.render(rows=make(items))
+    assert fn(make(items)) == want
+    assert render(_loop_fields_row(make(items))) == want
+
+
+def test_loop_length_asked_mid_loop_reads_the_rest_once():
+    pulled = []
+
+    def gen():
+        for x in "abcd":
+            pulled.append(x)
+            yield x
+
+    fn = baked(
+        lambda xs: h.P([h.I(x, when(loop.index0 == 2, loop.length)) for x, loop in looped(xs)])
+    )
+    assert fn(gen()) == "<p><i>a</i><i>b</i><i>c4</i><i>d</i></p>"
+    assert pulled == ["a", "b", "c", "d"]
 
 
 @pytest.mark.parametrize(
@@ -943,6 +1013,140 @@ def test_a_test_frozen_before_when_sees_it_is_refused(builder):
 def test_comparing_with_none_is_tested_per_call():
     same_as_plain(lambda note: h.P(when(note == None, "-", note)), None)  # noqa: E711
     same_as_plain(lambda note: h.P(when(note != None, note, "-")), "<n>")  # noqa: E711
+
+
+# A test over the parameters a, b, c: a name, or (how, operands).
+_TESTS = st.recursive(
+    st.sampled_from("abc"),
+    lambda inner: st.one_of(
+        st.tuples(st.just("not_"), st.tuples(inner)),
+        st.tuples(
+            st.sampled_from(["any_of", "all_of"]),
+            st.lists(inner, min_size=2, max_size=3).map(tuple),
+        ),
+    ),
+    max_leaves=6,
+)
+_LOGIC = {"any_of": any_of, "all_of": all_of, "not_": not_}
+_JINJA_LOGIC = {"any_of": " or ", "all_of": " and "}
+
+
+def _as_helpers(test, params):
+    if isinstance(test, str):
+        return params[test]
+    how, operands = test
+    return _LOGIC[how](*(_as_helpers(x, params) for x in operands))
+
+
+def _as_jinja(test):
+    if isinstance(test, str):
+        return test
+    how, operands = test
+    if how == "not_":
+        return f"(not {_as_jinja(operands[0])})"
+    return "(" + _JINJA_LOGIC[how].join(_as_jinja(x) for x in operands) + ")"
+
+
+@given(
+    _TESTS,
+    st.lists(st.sampled_from([0, 1, "", "x", None, [], ["y"]]), min_size=3, max_size=3),
+)
+@settings(max_examples=150, deadline=None)
+def test_any_of_all_of_not_test_as_jinja2s_or_and_not(test, values):
+    def page(a, b, c):
+        cond = _as_helpers(test, {"a": a, "b": b, "c": c})
+        return h.P(
+            [when(x, "1", "0") for x in (a, b, c)],
+            when(cond, "T", "F"),
+            h.Input(hidden=not_(cond)),
+        )
+
+    expr = _as_jinja(test)
+    tpl = JINJA.from_string(
+        "<p>{% for x in (a, b, c) %}{% if x %}1{% else %}0{% endif %}{% endfor %}"
+        "{% if " + expr + " %}T{% else %}F{% endif %}"
+        "<input{% if not " + expr + " %} hidden{% endif %}></p>"
+    )
+    want = tpl.render(dict(zip("abc", values)))
+    assert baked(page)(*values) == want
+    assert render(page(*values)) == want
+
+
+_BUILDERS = {
+    2: lambda helper: lambda a, b: h.B(helper(a, b)),
+    3: lambda helper: lambda a, b, c: h.B(helper(a, b, c)),
+}
+
+
+@pytest.mark.parametrize(
+    "values, want",
+    [
+        (("", "x"), "x"),
+        (("n", "x"), "n"),
+        ((None, "", "last"), "last"),
+        (("a", "b", "c"), "a"),
+    ],
+)
+def test_any_of_is_the_first_true_value_else_the_last(values, want):
+    fn = baked(_BUILDERS[len(values)](any_of))
+    assert fn(*values) == f"<b>{want}</b>" == render(h.B(any_of(*values)))
+    tpl = JINJA.from_string("<b>{{ " + " or ".join(f"v{i}" for i in range(len(values))) + " }}</b>")
+    assert fn(*values) == tpl.render({f"v{i}": v for i, v in enumerate(values)})
+
+
+@pytest.mark.parametrize(
+    "values, want",
+    [(("a", ""), ""), (("a", "b"), "b"), (("", "b"), ""), (("a", "b", "c"), "c")],
+)
+def test_all_of_is_the_first_false_value_else_the_last(values, want):
+    fn = baked(_BUILDERS[len(values)](all_of))
+    assert fn(*values) == f"<b>{want}</b>" == render(h.B(all_of(*values)))
+
+
+def test_all_of_and_any_of_read_no_operand_past_the_one_that_decides():
+    calls = []
+
+    def shout(x):
+        calls.append(x)
+        return x.upper()
+
+    def page(user, nick):
+        return h.P(
+            when(all_of(user, user["admin"]), "admin", "guest"),
+            h.I(any_of(nick, per_call(shout, user["name"]))),
+            h.B(any_of(all_of(user, user["nick"]), "anon")),
+        )
+
+    fn = baked(page)
+    # user None: user["admin"] would raise; the nick decides any_of.
+    assert fn(None, "kim") == "<p>guest<i>kim</i><b>anon</b></p>"
+    assert calls == []
+    user = {"admin": True, "name": "ann", "nick": "a"}
+    assert fn(user, "") == "<p>admin<i>ANN</i><b>a</b></p>"
+    assert calls == ["ann"]
+
+
+def test_logic_helpers_outside_templates_are_pythons_operators():
+    assert any_of(0, "", "x", "y") == "x" and any_of(0, "") == ""
+    assert all_of(1, "a", []) == [] and all_of(1, "a") == "a"
+    assert not_("") is True and not_([0]) is False
+    with pytest.raises(TypeError, match="needs at least one value"):
+        any_of()
+
+
+def test_a_frozen_test_inside_a_logic_helper_is_refused():
+    with pytest.raises(TypeError, match=r"all_of\(\) got the constant (True|False)"):
+        baked(lambda x, y: h.P(when(all_of(x is None, y), "-")))
+
+
+def test_a_logic_helper_formatted_into_a_text_is_refused_by_its_name():
+    with pytest.raises(TypeError, match=r"any_of\(nick, 'x'\) is formatted into a text"):
+        baked(lambda nick: h.P(f"Hi {any_of(nick, 'x')}"))
+
+
+def test_a_bare_and_names_the_logic_helpers():
+    with pytest.raises(TypeError, match=r"all_of\(a, b\), any_of\(a, b\) and not_\(a\)"):
+        baked(lambda x, y: h.P(when(x and y, "-")))
 
 
 def test_when_with_a_constant_outside_templates_still_decides_at_once():

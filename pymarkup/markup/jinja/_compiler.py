@@ -80,15 +80,15 @@ _UNARY = {nodes.Not: _J["NOT"], nodes.Neg: _J["NEG"], nodes.Pos: _J["POS"]}
 _COMPARE = {"lt": 0, "lteq": 1, "eq": 2, "ne": 3, "gt": 4, "gteq": 5}
 _COMPARE.update({"in": _J["IN"], "notin": _J["NOT_IN"]})
 _LOOP_FIELDS = {
-    "index": _J["INDEX"],
-    "index0": _J["INDEX0"],
-    "first": _J["FIRST"],
-    "last": _J["LAST"],
-    "length": _J["LENGTH"],
-    "revindex": _J["REVINDEX"],
-    "revindex0": _J["REVINDEX0"],
-    "previtem": _J["PREVITEM"],
-    "nextitem": _J["NEXTITEM"],
+    "index": _core.LOOP_INDEX,
+    "index0": _core.LOOP_INDEX0,
+    "first": _core.LOOP_FIRST,
+    "last": _core.LOOP_LAST,
+    "length": _core.LOOP_LENGTH,
+    "revindex": _core.LOOP_REVINDEX,
+    "revindex0": _core.LOOP_REVINDEX0,
+    "previtem": _core.LOOP_PREVITEM,
+    "nextitem": _core.LOOP_NEXTITEM,
 }
 # loop fields that are constants in a loop that is not recursive
 _LOOP_CONSTANTS = {"depth": 1, "depth0": 0}
