@@ -31,13 +31,6 @@ static inline int is_raw_kind(uint8_t kind) {
 
 #define PM_VEC_INLINE 16
 
-/* What to do instead of a per-call value in <script>/<style> text (the
-   tracer in _template.py gives the same advice for formatted text). */
-#define PM_RAW_PER_CALL_ADVICE                                                                     \
-    "which is raw (not escaped) and checked when the element is built, so it cannot change per "   \
-    "call: build the element per call (with tojson(...) for data) and pass it in as a "            \
-    "parameter, or put json.dumps(...) in a data- attribute, where it is escaped as text"
-
 typedef struct pm_vec {
     PyObject **items;
     Py_ssize_t len;

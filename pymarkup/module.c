@@ -177,6 +177,8 @@ static int module_exec(PyObject *module) {
             return -1;
     }
     if (PyModule_AddStringConstant(module, "libmarkup_version", markup_version()) < 0) return -1;
+    if (PyModule_AddStringConstant(module, "_RAW_PER_CALL_ADVICE", PM_RAW_PER_CALL_ADVICE) < 0)
+        return -1;
     return 0;
 }
 

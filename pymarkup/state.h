@@ -304,6 +304,15 @@ static inline int pm_str_has_own_str(PyObject *s) {
    an exception. */
 int pm_is_text_object(pm_state *st, PyObject *o);
 
+/* What to do instead of a per-call value in <script>/<style> text: said
+   by element.c for a stand-in met there and by the tracer in _template.py
+   for formatted text (as _core._RAW_PER_CALL_ADVICE). */
+#define PM_RAW_PER_CALL_ADVICE                                                                     \
+    "which is raw (not escaped) and checked when the element is built, so it cannot change per "   \
+    "call: build the whole element per call, as a child: per_call(lambda d: "                      \
+    "h.Script('const data = ', tojson(d), ';'), data), or pass it in as a parameter; or put "      \
+    "json.dumps(...) in a data- attribute, where it is escaped as text"
+
 /* The text str() gives an exact int or float, written into
    out[PM_NUMBER_MAX] without creating a str object. Returns its length, 0
    when the number needs the generic path (a big int), or -1 with an

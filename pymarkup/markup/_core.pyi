@@ -24,6 +24,7 @@ from typing_extensions import Self, disjoint_base
 
 MAX_DEPTH: int
 libmarkup_version: str
+_RAW_PER_CALL_ADVICE: str
 
 # The template instruction set of libmarkup's binding.h (MARKUP_ dropped),
 # for markup._template.

@@ -1416,11 +1416,7 @@ class _Compiler:
                 if isinstance(item, Stand) or (isinstance(item, str) and _MARK in item):
                     raise TypeError(
                         f"@baked {self.session.func_name}(): {_describe(item)} is in the text "
-                        f"of a <script> or <style>, which is raw (not escaped) and checked "
-                        f"when the element is built, so it cannot change per call: build the "
-                        f"element per call (with tojson(...) for data) and pass it in as a "
-                        f"parameter, or put json.dumps(...) in a data- attribute, where it is "
-                        f"escaped as text"
+                        f"of a <script> or <style>, {_core._RAW_PER_CALL_ADVICE}"
                     )
         for kind, a, b in self.plan(items):
             if kind == "item":

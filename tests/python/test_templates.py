@@ -39,6 +39,7 @@ from markup import (
     per_call,
     render,
     styles,
+    tojson,
     when,
 )
 
@@ -1142,6 +1143,21 @@ def test_a_frozen_test_inside_a_logic_helper_is_refused():
 def test_a_logic_helper_formatted_into_a_text_is_refused_by_its_name():
     with pytest.raises(TypeError, match=r"any_of\(nick, 'x'\) is formatted into a text"):
         baked(lambda nick: h.P(f"Hi {any_of(nick, 'x')}"))
+
+
+def test_a_value_in_script_text_is_refused_and_the_suggested_way_works():
+    # A stand-in (element.c) and a formatted text (the tracer): one advice.
+    with pytest.raises(TypeError, match=r"of <script>, .*per_call\(lambda d: h\.Script"):
+        baked(lambda data: h.Div(h.Script("const data = ", data, ";")))
+    with pytest.raises(TypeError, match=r"<script> or <style>, .*per_call\(lambda d: h\.Script"):
+        baked(lambda data: h.Div(h.Script(f"const data = {data};")))
+    # What the advice says: the whole element built per call.
+    fn = baked(
+        lambda data: h.Div(per_call(lambda d: h.Script("const data = ", tojson(d), ";"), data))
+    )
+    hostile = {"a": "</script><b>x"}
+    assert fn(hostile) == render(h.Div(h.Script("const data = ", tojson(hostile), ";")))
+    assert "</script><b>" not in fn(hostile)
 
 
 def test_a_bare_and_names_the_logic_helpers():
