@@ -1398,30 +1398,36 @@ static int is_node(pm_state *st, PyObject *o) {
            (st->safestring_type && PyObject_TypeCheck(o, st->safestring_type));
 }
 
-static int reject_bool(PyObject *func_name, PyObject *elem_tag, PyObject *attr, PyObject *value) {
+/* A True or False in the tree. `frozen` (None when nothing was) says what
+   in the traced code could have made it from a per-call value (a test
+   such as `x is None`, whose answer would be frozen into the template). */
+static int reject_bool(PyObject *func_name, PyObject *elem_tag, PyObject *attr, PyObject *value,
+                       PyObject *frozen) {
     const char *what = value == Py_True ? "True" : "False";
     if (attr)
         PyErr_Format(PyExc_TypeError,
-                     "@baked %U(): attribute '%U' of <%U> is the constant %s. A test on a "
-                     "parameter such as `x is None` runs once, when baking, and its answer "
-                     "would be frozen into the template, so a bool is not allowed in a baked "
-                     "tree. Make the attribute value a parameter and pass True or False per "
-                     "call (for an attribute that is always there, write it as '')",
-                     func_name, attr, elem_tag, what);
+                     "@baked %U(): attribute '%U' of <%U> is the constant %s, and %U could "
+                     "have made it from a parameter: such a test runs once, when baking, and "
+                     "its answer would be frozen into the template. Test the value itself with "
+                     "when(...) (when(x == None, ...)), or pass the flag in as a parameter; a "
+                     "literal True or False is fine in a builder that makes no such test",
+                     func_name, attr, elem_tag, what, frozen);
     else
         PyErr_Format(PyExc_TypeError,
-                     "@baked %U(): a child of <%U> is the constant %s. A test on a parameter "
-                     "such as `x is None` runs once, when baking, and its answer would be "
-                     "frozen into the template; make that child a parameter and pass the "
-                     "element or None per call",
+                     "@baked %U(): a child of <%U> is the constant %s: a bool child renders "
+                     "nothing useful (render() refuses it too), and a test on a parameter such "
+                     "as `x is None` runs once, when baking; make that child a parameter and "
+                     "pass the element or None per call, or choose it with when(...)",
                      func_name, elem_tag, what);
     return -1;
 }
 
-/* Checks what the walker cannot see: bool constants (the trace of a test
-   like `x is None` that no placeholder method could intercept) and slots
-   inside <script>/<style>, whose text is raw and checked only when built. */
-static int check_tree(pm_state *st, PyObject *func_name, PyObject *node, int depth) {
+/* Checks what the walker cannot see: bool constants (children always;
+   attribute values where `frozen` says a test in the traced code could
+   have made them, not a stand-in method) and slots inside
+   <script>/<style>, whose text is raw and checked only when built. */
+static int check_tree(pm_state *st, PyObject *func_name, PyObject *node, int depth,
+                      PyObject *frozen) {
     if (!is_element(st, node)) return 0;
     if (depth > MARKUP_MAX_DEPTH) {
         PyErr_Format(PyExc_ValueError, "@baked %U(): the tree is nested deeper than %d elements",
@@ -1431,14 +1437,15 @@ static int check_tree(pm_state *st, PyObject *func_name, PyObject *node, int dep
     pm_element *el = (pm_element *)node;
     for (Py_ssize_t i = 0; i < 2 * el->nattrs; i += 2) {
         PyObject *value = el->items[i + 1];
-        if (PyBool_Check(value)) return reject_bool(func_name, el->tag, el->items[i], value);
+        if (PyBool_Check(value) && frozen != Py_None)
+            return reject_bool(func_name, el->tag, el->items[i], value, frozen);
     }
     int raw = el->kind == MARKUP_TAG_SCRIPT || el->kind == MARKUP_TAG_STYLE;
     PyObject *const *children = pm_element_children(el);
     Py_ssize_t n = pm_element_nchildren(el);
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *child = children[i];
-        if (PyBool_Check(child)) return reject_bool(func_name, el->tag, NULL, child);
+        if (PyBool_Check(child)) return reject_bool(func_name, el->tag, NULL, child, frozen);
         if (raw && pm_is_placeholder(st, child)) {
             PyErr_Format(PyExc_TypeError,
                          "@baked %U(): parameter '%U' is a child of <%U>, whose text is raw "
@@ -1448,14 +1455,14 @@ static int check_tree(pm_state *st, PyObject *func_name, PyObject *node, int dep
                          func_name, ((pm_placeholder *)child)->name, el->tag, el->tag);
             return -1;
         }
-        if (check_tree(st, func_name, child, depth + 1) < 0) return -1;
+        if (check_tree(st, func_name, child, depth + 1, frozen) < 0) return -1;
     }
     return 0;
 }
 
 /* The builder must return an element, a SafeString, or a list or tuple of
    them. */
-static int check_result(pm_state *st, PyObject *func_name, PyObject *result) {
+static int check_result(pm_state *st, PyObject *func_name, PyObject *result, PyObject *frozen) {
     int ok = is_node(st, result);
     if (!ok && (PyList_CheckExact(result) || PyTuple_CheckExact(result))) {
         ok = 1;
@@ -1483,11 +1490,12 @@ static int check_result(pm_state *st, PyObject *func_name, PyObject *result) {
                                                    : Py_TYPE(result)->tp_name);
         return -1;
     }
-    if (is_element(st, result)) return check_tree(st, func_name, result, 0);
+    if (is_element(st, result)) return check_tree(st, func_name, result, 0, frozen);
     if (PyList_CheckExact(result) || PyTuple_CheckExact(result)) {
         Py_ssize_t n = PySequence_Fast_GET_SIZE(result);
         for (Py_ssize_t i = 0; i < n; i++)
-            if (check_tree(st, func_name, PySequence_Fast_GET_ITEM(result, i), 0) < 0) return -1;
+            if (check_tree(st, func_name, PySequence_Fast_GET_ITEM(result, i), 0, frozen) < 0)
+                return -1;
     }
     return 0;
 }
@@ -1680,23 +1688,31 @@ static int check_applies(pm_baked *self) {
 
 PyDoc_STRVAR(compile_doc,
              "_compile(builder, params, npositional, defaults, qualname, tree, placeholders,\n"
-             "         program, ops, paths)\n--\n\n"
+             "         program, ops, paths, frozen)\n--\n\n"
              "Make a baked function (used by markup.baked).\n\n"
              "`params` is a tuple of parameter names; the first `npositional` may be\n"
              "passed positionally, the rest are keyword-only. `defaults` maps names\n"
              "to default values. `tree` is what the builder returned when called with\n"
              "`placeholders`. With `program` None the tree becomes static HTML and\n"
              "slots; else `program` is the finished _ProgramBuilder, `ops` its\n"
-             "operations and `paths` what its instructions compute, for errors.");
+             "operations and `paths` what its instructions compute, for errors.\n"
+             "`frozen` is None, or what in the traced code could have made a bool\n"
+             "of a per-call value: then a True or False attribute value is refused.");
 
 static PyObject *baked_compile(PyObject *module, PyObject *args) {
     pm_state *st = pm_state_from_module(module);
     PyObject *builder, *params, *defaults, *qualname, *tree, *placeholders, *program, *ops, *paths;
+    PyObject *frozen;
     Py_ssize_t npositional;
-    if (!PyArg_ParseTuple(args, "OO!nO!UOO!OO!O!:_compile", &builder, &PyTuple_Type, &params,
+    if (!PyArg_ParseTuple(args, "OO!nO!UOO!OO!O!O:_compile", &builder, &PyTuple_Type, &params,
                           &npositional, &PyDict_Type, &defaults, &qualname, &tree, &PyTuple_Type,
-                          &placeholders, &program, &PyTuple_Type, &ops, &PyDict_Type, &paths))
+                          &placeholders, &program, &PyTuple_Type, &ops, &PyDict_Type, &paths,
+                          &frozen))
         return NULL;
+    if (frozen != Py_None && !PyUnicode_Check(frozen)) {
+        PyErr_SetString(PyExc_TypeError, "_compile: frozen must be a str or None");
+        return NULL;
+    }
     {
         Py_ssize_t pos = 0;
         PyObject *key, *value;
@@ -1762,7 +1778,7 @@ static PyObject *baked_compile(PyObject *module, PyObject *args) {
             goto fail;
         }
     }
-    if (check_result(st, qualname, tree) < 0) goto fail;
+    if (check_result(st, qualname, tree, frozen) < 0) goto fail;
     if (program == Py_None) {
         if (flatten(st, self, tree, placeholders) < 0) goto fail;
     } else {

@@ -241,7 +241,7 @@ def _baked_renderers(h, render, baked):
 
     @baked
     def admin_page(
-        title, site, user_name, nav, users, csrf_token, required, form_name, form_email, options,
+        title, site, user_name, nav, users, csrf_token, form_name, form_email, options,
         notify, make_admin, admin_disabled, locked, footer,
     ):  # fmt: skip
         return h.HtmlDocument(
@@ -278,7 +278,7 @@ def _baked_renderers(h, render, baked):
                                 {
                                     "id": "name",
                                     "name": "name",
-                                    "required": required,
+                                    "required": True,
                                     "type": "text",
                                     "value": form_name,
                                 }
@@ -288,7 +288,7 @@ def _baked_renderers(h, render, baked):
                                 {
                                     "id": "email",
                                     "name": "email",
-                                    "required": required,
+                                    "required": True,
                                     "type": "email",
                                     "value": form_email,
                                 }
@@ -344,7 +344,6 @@ def _baked_renderers(h, render, baked):
                     for u in d["users"]
                 ],
                 d["csrf_token"],
-                True,  # required: a bool constant is refused in a baked tree, so it is a parameter
                 d["form_name"],
                 d["form_email"],
                 [
@@ -394,7 +393,7 @@ def _one_call_renderers(h, render, baked, when):
         )
 
     @baked
-    def admin_page(d, required):
+    def admin_page(d):
         return h.HtmlDocument(
             {"lang": "en"},
             h.Head(
@@ -465,7 +464,7 @@ def _one_call_renderers(h, render, baked, when):
                                 {
                                     "id": "name",
                                     "name": "name",
-                                    "required": required,
+                                    "required": True,
                                     "type": "text",
                                     "value": d["form_name"],
                                 }
@@ -475,7 +474,7 @@ def _one_call_renderers(h, render, baked, when):
                                 {
                                     "id": "email",
                                     "name": "email",
-                                    "required": required,
+                                    "required": True,
                                     "type": "email",
                                     "value": d["form_email"],
                                 }
@@ -519,12 +518,7 @@ def _one_call_renderers(h, render, baked, when):
             ),
         )
 
-    def render_admin(d):
-        # `required` is always set: a constant True is refused in a baked
-        # tree (it may be the frozen answer of a test like `x is None`).
-        return admin_page(d, True)
-
-    return products_page, render_admin
+    return products_page, admin_page
 
 
 def one_call_contender() -> Contender:

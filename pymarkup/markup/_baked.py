@@ -97,6 +97,7 @@ def baked(func):
         program,
         ops,
         paths,
+        session.frozen_bools(),
     )
     functools.update_wrapper(compiled, func)
     return compiled

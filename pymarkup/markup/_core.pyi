@@ -475,6 +475,7 @@ def _compile(
     program: Optional[_ProgramBuilder],
     ops: Tuple[Any, ...],
     paths: Dict[int, str],
+    frozen: Optional[str],
 ) -> Callable[..., SafeString]: ...
 def _dict_entries_direct() -> bool: ...
 

@@ -783,16 +783,9 @@ def _condition(cond: Any, helper: str) -> Any:
         if session is not None:
             return _Text(session, cond)
     if isinstance(cond, bool) and _sessions():
-        # `x is None`, or == on a text made from a stand-in.
-        name = next(iter(_sessions().values())).func_name
-        raise TypeError(
-            f"@baked {name}(): {helper}() got the constant {cond}. A test such as `x is None` "
-            f"or `str(x) == 'a'` runs once, when baking, and its answer would be frozen into "
-            f"the template; compare the value itself (`x == None`, `x == 'a'`), which is "
-            f"tested per call, or decide outside the template. A True or False given to a "
-            f"component called here looks the same: leave the flag at the component's "
-            f"default, or pass it on from a parameter of the page"
-        )
+        # Written as True or False, or the answer of a test such as `x is
+        # None`: trace() tells them apart when the builder has run.
+        next(iter(_sessions().values())).constant_tests.append((helper, cond))
     return cond
 
 
@@ -985,6 +978,20 @@ class _Session:
         self.loops: List[_Loop] = []
         self.derived = False
         self.inlining = 0  # inlined @baked components being traced now
+        self.watch: Optional[_BoolWatch] = None  # set by trace()
+        self.constant_tests: List[Tuple[str, bool]] = []  # (helper, the bool)
+
+    def frozen_bools(self) -> Optional[str]:
+        """None when nothing the traced code ran could have made a bool of a
+        per-call value, so that a True or False in the tree was written as
+        one; else what could have (for the refusal)."""
+        if self.watch is None:
+            return "a profiler or debugger running while the builder was traced"
+        found = self.watch.found()
+        if not found:
+            return None
+        more = f" and {len(found) - 3} more" if len(found) > 3 else ""
+        return ", ".join(found[:3]) + more
 
     def marker(self, value: Stand, spec: str, conv: str) -> str:
         if _MARK in spec:
@@ -1575,6 +1582,63 @@ def _walk_stands(session: _Session, node: Any):
             yield from _walk_stands(session, child)
 
 
+# What can make a bool of a per-call value where no stand-in method sees it:
+# identity, containment and `not` (on a text made from a stand-in, or a
+# value computed from one), and the built-ins that answer about an object
+# (isinstance(x, ...), hasattr(x, ...)) or give a number to compare (len()).
+# While a builder is traced, the user code that runs (not markup's own) is
+# read for these operations and its calls of C functions watched; a True or
+# False written in the tree is taken as written only where none ran.
+_BOOL_OPCODES = {
+    dis.opmap[name]: text
+    for name, text in (("IS_OP", "`is`"), ("CONTAINS_OP", "`in`"), ("UNARY_NOT", "`not`"))
+    if name in dis.opmap
+}
+_BOOL_CALLS = frozenset([isinstance, issubclass, hasattr, callable, bool, any, all, len, id, type])
+_OWN_CODE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+class _BoolWatch:
+    """The sys.setprofile hook while a builder is traced: the code objects
+    of the user functions that ran, and the calls of C functions that can
+    answer with a bool."""
+
+    def __init__(self) -> None:
+        self.codes: Dict[Any, None] = {}
+        self.calls: List[str] = []
+
+    def __call__(self, frame: Any, event: str, arg: Any) -> None:
+        code = frame.f_code
+        if code.co_filename.startswith(_OWN_CODE):
+            return
+        if event == "call":
+            self.codes[code] = None
+        elif event == "c_call":
+            owner = getattr(arg, "__self__", None)
+            if (
+                arg in _BOOL_CALLS
+                or getattr(arg, "__module__", None) in ("operator", "_operator")
+                or (isinstance(owner, str) and _MARK in owner)
+            ):
+                where = f"{code.co_name}() at line {frame.f_lineno}"
+                self.calls.append(f"{getattr(arg, '__name__', 'a call')}() in {where}")
+
+    def found(self) -> List[str]:
+        found = list(self.calls)
+        for code in self.codes:
+            line = code.co_firstlineno
+            for ins in dis.get_instructions(code):
+                start = getattr(ins, "line_number", None) or ins.starts_line
+                if start and start is not True:
+                    line = start
+                if ins.opcode in _BOOL_OPCODES:
+                    found.append(f"{_BOOL_OPCODES[ins.opcode]} in {code.co_name}() at line {line}")
+                elif ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") and ins.argval == "type":
+                    # type(x) == C: calling a class is no C-function call.
+                    found.append(f"type() in {code.co_name}() at line {line}")
+        return found
+
+
 def trace(func: Any, name: str, params: List[str]) -> Tuple[_Session, List[Stand], Any]:
     """Runs the builder with a stand-in per parameter."""
     session = _Session(name)
@@ -1582,14 +1646,35 @@ def trace(func: Any, name: str, params: List[str]) -> Tuple[_Session, List[Stand
     _sessions()[session.nonce] = session
     # A generator over a stand-in must run while the builder is traced.
     eager = _core._eager_children(True)
+    # Watched unless something else profiles this thread (a nested trace
+    # shares the watch of the one around it).
+    outer = sys.getprofile()
+    session.watch = outer if isinstance(outer, _BoolWatch) else None
+    if outer is None:
+        session.watch = _BoolWatch()
+        sys.setprofile(session.watch)
     try:
         tree = func(**dict(zip(params, stands)))
     except TypeError as exc:
         _name_stand_in_misuse(name, exc)
         raise
     finally:
+        if outer is None:
+            sys.setprofile(None)
         _core._eager_children(eager)
         del _sessions()[session.nonce]
+    if session.constant_tests and outer is None:
+        frozen = session.frozen_bools()
+        if frozen is not None:
+            helper, cond = session.constant_tests[0]
+            raise TypeError(
+                f"@baked {name}(): {helper}() got the constant {cond}, and {frozen} could have "
+                f"made it from a parameter: such a test runs once, when baking, and its answer "
+                f"would be frozen into the template. Compare the value itself (`x == None`, "
+                f"`x == 'a'`), which is tested per call, or decide outside the template; a "
+                f"True or False written as such (a component's flag) is fine in a builder that "
+                f"makes no such test"
+            )
     return session, stands, tree
 
 

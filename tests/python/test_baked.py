@@ -578,9 +578,69 @@ def test_is_none_test_is_caught_as_unused_or_bool():
         baked(flag)
 
 
-def test_constant_bool_attribute_is_rejected_with_advice():
-    with pytest.raises(TypeError, match=r"constant False.*pass True or False"):
-        baked(lambda v: h.Input(value=v, checked=False))
+def test_a_literal_bool_attribute_renders_as_render_writes_it():
+    def form(v):
+        return h.Form(h.Input(value=v, required=True), h.Input(type="checkbox", checked=False))
+
+    assert baked(form)("a<b") == render(form("a<b"))
+    assert baked(form)("x") == '<form><input value="x" required><input type="checkbox"></form>'
+
+    # Components with literal flags, called by a page, as Jinja2 users write.
+    def field(name, required=False):
+        return h.Input(name=name, required=required)
+
+    page = baked(lambda n: h.Form(field(n, required=True), field("b")))
+    assert page("a") == '<form><input name="a" required><input name="b"></form>'
+
+
+def _flag_of(helper):
+    return lambda v: h.Input(value=v, disabled=helper(v))
+
+
+@pytest.mark.parametrize(
+    "builder, made_by",
+    [
+        (_flag_of(lambda v: v is None), r"`is` in <lambda>\(\)"),
+        (_flag_of(lambda v: v is not None), r"`is` in <lambda>\(\)"),
+        (_flag_of(lambda v: isinstance(v, str)), r"isinstance\(\) in <lambda>\(\)"),
+        (_flag_of(lambda v: hasattr(v, "x")), r"hasattr\(\) in"),
+        (_flag_of(lambda v: len(str(v)) > 3), r"len\(\) in"),
+        (_flag_of(lambda v: "a" in str(v)), r"`in` in"),
+        (_flag_of(lambda v: callable(v)), r"callable\(\) in"),
+        (_flag_of(lambda v: type(v) == str), r"type\(\) in"),  # noqa: E721
+    ],
+    ids=["is", "is not", "isinstance", "hasattr", "len", "in", "callable", "type"],
+)
+def test_a_bool_a_test_on_a_parameter_could_have_made_is_refused(builder, made_by):
+    with pytest.raises(TypeError, match=r"attribute 'disabled' of <input> is the constant") as e:
+        baked(builder)
+    assert re.search(made_by, str(e.value)), str(e.value)
+
+
+def test_a_test_anywhere_in_the_traced_code_refuses_literal_bools_too():
+    # Sound rather than clever: the `is` in the component might have made
+    # the True, so the literal one is refused with it, saying where.
+    def icon(name, small=None):
+        return h.I(name, hidden=small is None)
+
+    with pytest.raises(TypeError, match=r"`is` in icon\(\) at line \d+"):
+        baked(lambda n: h.P(icon(n), h.Input(required=True)))
+
+
+def test_literal_bools_under_a_profiler_are_refused_with_the_reason():
+    sys.setprofile(lambda *a: None)
+    try:
+        with pytest.raises(TypeError, match="a profiler or debugger running"):
+            baked(lambda v: h.Input(value=v, required=True))
+    finally:
+        sys.setprofile(None)
+    assert sys.getprofile() is None
+    assert baked(lambda v: h.Input(value=v, required=True))("x") == '<input value="x" required>'
+
+
+def test_a_bool_child_is_still_refused():
+    with pytest.raises(TypeError, match=r"a bool child \(True\)"):
+        baked(lambda v: h.P(v, True))
 
 
 def test_var_args_kwargs_and_positional_only():

@@ -153,7 +153,7 @@ def test_an_inlined_component_takes_its_own_bool_defaults():
     # A bool default of a baked component inlined into another is a
     # constant of the component, not the frozen answer of a test: when() in
     # the component tests it, as it does when the component is called on
-    # its own. A bool the caller gives may be such an answer (`o.note is
+    # its own. A bool the caller computes may be such an answer (`o.note is
     # None` is False while baking, whatever the data): still refused.
     def card(o, show_note=False, wide=True):
         return h.Div(
@@ -181,13 +181,15 @@ def test_an_inlined_component_takes_its_own_bool_defaults():
         )
         assert page(orders, note) == want
     assert 'class="wide" hidden' in want
-    for frozen in (
-        lambda orders: h.Main([baked_card(o, o["note"] is None) for o in orders]),
+    with pytest.raises(TypeError, match=r"when\(\) got the constant False, and `is` in"):
+        baked(lambda orders: h.Main([baked_card(o, o["note"] is None) for o in orders]))
+    # A flag written as True or False, where no test could have made it,
+    # is the constant it looks like.
+    for literal in (
         lambda orders: h.Main([baked_card(o, show_note=True) for o in orders]),
         lambda orders: h.Main(baked_card(orders[0], wide=False)),
     ):
-        with pytest.raises(TypeError, match="component's default"):
-            baked(frozen)
+        assert baked(literal)(orders) == render(literal(orders))
     # a loop whose items give different values is still refused
     with pytest.raises(TypeError, match="differ"):
         baked(lambda xs: h.Ul([baked_card(x, show_note=i) for i, x in enumerate(xs)]))
