@@ -112,6 +112,9 @@ typedef struct pm_op {
     int dict_item;     /* ATTR/ITEM: on an exact dict, the field is the
                           item (for ATTR: dict itself has no attribute of
                           that name, `{}.items` being the method) */
+    PyObject *missing; /* ATTR/ITEM: what a field that is not there gives
+                          (markup's MISSING, as Jinja2's undefined), also
+                          read of it; NULL: the failed lookup raises */
 } pm_op;
 
 typedef struct pm_baked {
@@ -680,8 +683,21 @@ static PM_NOINLINE markup_status apply_general(const pm_op *o, PyObject *const *
     PyObject *v = NULL;
     switch (o->kind) {
     case MARKUP_APPLY_CONST: v = Py_NewRef(o->payload); break;
-    case MARKUP_APPLY_ATTR: v = field_attr(a[0], o->payload); break;
-    case MARKUP_APPLY_ITEM: v = field_item(a[0], o->payload); break;
+    case MARKUP_APPLY_ATTR:
+    case MARKUP_APPLY_ITEM:
+        if (o->missing && a[0] == o->missing) {
+            v = Py_NewRef(o->missing); /* a field of a field not there */
+            break;
+        }
+        v = o->kind == MARKUP_APPLY_ATTR ? field_attr(a[0], o->payload)
+                                         : field_item(a[0], o->payload);
+        /* Jinja2's undefined: the lookups whose failure it forgives. */
+        if (!v && o->missing &&
+            (PyErr_ExceptionMatches(PyExc_AttributeError) || is_lookup_error())) {
+            PyErr_Clear();
+            v = Py_NewRef(o->missing);
+        }
+        break;
     case MARKUP_APPLY_BINARY: v = binary(o->which, a[0], a[1]); break;
     case MARKUP_APPLY_COMPARE:
         if (o->which == MARKUP_COMPARE_CONTAINS) {
@@ -1186,6 +1202,7 @@ static int baked_traverse(PyObject *op, visitproc visit, void *arg) {
         Py_VISIT(self->ops[i].payload);
         Py_VISIT(self->ops[i].path);
         Py_VISIT(self->ops[i].kwnames);
+        Py_VISIT(self->ops[i].missing);
     }
     return 0;
 }
@@ -1201,6 +1218,7 @@ static int baked_clear(PyObject *op) {
         Py_CLEAR(self->ops[i].payload);
         Py_CLEAR(self->ops[i].path);
         Py_CLEAR(self->ops[i].kwnames);
+        Py_CLEAR(self->ops[i].missing);
     }
     return 0;
 }
@@ -1580,7 +1598,8 @@ done:
 }
 
 /* Reads the APPLY operations markup/_template.py wrote: tuples of (kind,
-   payload, path). */
+   payload, path), and for a field read that forgives a field not there,
+   what that gives. */
 static int read_ops(pm_baked *self, PyObject *ops) {
     Py_ssize_t n = PyTuple_GET_SIZE(ops);
     self->ops = PyMem_Calloc((size_t)(n ? n : 1), sizeof *self->ops);
@@ -1591,10 +1610,11 @@ static int read_ops(pm_baked *self, PyObject *ops) {
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *entry = PyTuple_GET_ITEM(ops, i);
         int kind;
-        PyObject *payload, *path;
+        PyObject *payload, *path, *missing = NULL;
         if (!PyTuple_Check(entry) ||
-            !PyArg_ParseTuple(entry, "iOU:_compile", &kind, &payload, &path))
+            !PyArg_ParseTuple(entry, "iOU|O:_compile", &kind, &payload, &path, &missing))
             goto bad;
+        if (missing && kind != MARKUP_APPLY_ATTR && kind != MARKUP_APPLY_ITEM) goto bad;
         if (!PyUnicode_CheckExact(path)) goto bad; /* formatted into messages */
         pm_op *o = &self->ops[i];
         o->kind = kind;
@@ -1634,6 +1654,7 @@ static int read_ops(pm_baked *self, PyObject *ops) {
                         !PyObject_HasAttr((PyObject *)&PyDict_Type, payload));
         o->payload = Py_NewRef(payload);
         o->path = Py_NewRef(path);
+        o->missing = Py_XNewRef(missing);
         self->nops = i + 1;
     }
     return 0;

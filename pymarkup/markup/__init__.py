@@ -30,12 +30,15 @@ from ._baked import baked
 from ._pretty import pretty
 from ._stream import aiter_render
 from ._template import (
+    MISSING,
     LoopState,
+    Missing,
     _find_stand,
     _per_call,
     all_of,
     any_of,
     contains,
+    default,
     looped,
     not_,
     per_call,
@@ -44,6 +47,8 @@ from ._template import (
 
 __all__ = [
     "MAX_DEPTH",
+    "MISSING",
+    "Missing",
     "Comment",
     "Element",
     "Lazy",
@@ -58,6 +63,7 @@ __all__ = [
     "classes",
     "contains",
     "data",
+    "default",
     "escape",
     "h",
     "iter_render",

@@ -21,7 +21,7 @@ _VAR_POSITIONAL = inspect.Parameter.VAR_POSITIONAL
 _VAR_KEYWORD = inspect.Parameter.VAR_KEYWORD
 
 
-def baked(func):
+def baked(func=None, *, missing="error"):
     """Compile ``func``, a function that builds a tree with ``h.*``, into a
     baked function: same signature, returns a ``SafeString``.
 
@@ -29,18 +29,30 @@ def baked(func):
     be done per call is recorded and done again on every call: fields
     (``row.name``, ``row["name"]``), arithmetic (``x + 1``), comparisons
     (``x == 1``), f-strings and ``str.format``, method calls, and loops
-    (``[h.Li(x) for x in items]``). A test is written ``when(cond, then,
-    otherwise)``; ``contains(items, x)`` and ``per_call(len, x)`` stand for
-    ``in`` and ``len()``.
+    (``[h.Li(x) for x in items]``, with Jinja2's ``loop`` through
+    ``looped(items)``). A test is written ``when(cond, then, otherwise)``;
+    ``all_of``, ``any_of`` and ``not_`` stand for ``and``, ``or`` and
+    ``not``, ``contains(items, x)`` for ``in``, ``per_call(len, x)`` for
+    ``len()``, and ``default(x.y, "none")`` for Jinja2's ``default``.
 
     What needs the value at once is a ``TypeError`` raised here: a truth
     test (``if``, ``and``, ``or``, ``not``), ``len()``, ``int()``,
     ``float()``, ``round()``, ``in``, hashing, copying, a text made from a
     parameter cut or changed (``f"{x}".upper()``), and a parameter in the
     text of ``<script>`` or ``<style>``. Unused parameters, ``*args``,
-    ``**kwargs``, positional-only parameters and a ``True`` or ``False`` in
-    the returned tree are refused too.
+    ``**kwargs`` and positional-only parameters are refused too, and a
+    ``True`` or ``False`` in the tree where the builder also made a test
+    (``is``, ``isinstance()`` ...) whose frozen answer it could be.
+
+    ``missing="empty"`` (as ``@baked(missing="empty")``) is Jinja2's
+    leniency: a field that is not there (a missing key or attribute, or any
+    field of ``None``) gives ``MISSING``, which renders as nothing; by
+    default such a field raises, naming it.
     """
+    if missing not in ("error", "empty"):
+        raise ValueError(f"@baked: missing must be 'error' or 'empty', not {missing!r}")
+    if func is None:
+        return functools.partial(baked, missing=missing)
     if not callable(func):
         raise TypeError(f"@baked expects a function, got {type(func).__name__}")
     # The name in error messages, as the interpreter itself writes it in
@@ -85,7 +97,7 @@ def baked(func):
     if needs_program(session) and isinstance(
         tree, (list, tuple, _core.Element, _core.Comment, _core.SafeString)
     ):
-        program, ops, paths = compile_program(session, params, tree)
+        program, ops, paths = compile_program(session, params, tree, missing == "empty")
     compiled = _compile(
         inliner(func, defaults),
         tuple(params),

@@ -85,6 +85,9 @@ __all__ = [
     "looped",
     "per_call",
     "when",
+    "default",
+    "MISSING",
+    "Missing",
     "any_of",
     "all_of",
     "not_",
@@ -432,6 +435,24 @@ class _Binary(Stand):
 
 class _Compare(_Binary):
     __slots__ = ()
+
+
+class _Default(Stand):
+    """default(value, fallback): the fields read in `value` are compiled to
+    give MISSING where they are not there."""
+
+    __slots__ = ("_m_value", "_m_fallback", "_m_boolean")
+
+    def __new__(cls, value: Stand, fallback: Any, boolean: bool) -> "_Default":
+        self = Stand.__new__(cls, value._m_session, "")
+        self._m_value, self._m_fallback, self._m_boolean = value, fallback, bool(boolean)
+        return self
+
+    def _m_path(self) -> str:
+        return f"default({self._m_value._m_path()}, ...)"
+
+    def _m_args(self):
+        return (self._m_value, self._m_fallback)
 
 
 class _Contains(Stand):
@@ -839,6 +860,67 @@ def not_(value: Any) -> Any:
     return _Logic.make("not_", (value,))
 
 
+class Missing:
+    """``MISSING``: what a field that is not there gives in a ``@baked``
+    template that forgives it (``default(x.y, ...)``, or
+    ``@baked(missing="empty")``), as Jinja2's undefined: it renders as
+    nothing (an attribute as ``""``), is false, iterates as empty, and a
+    field of it is ``MISSING`` too."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "markup.MISSING"
+
+    def __str__(self) -> str:
+        return ""
+
+    def __html__(self) -> str:
+        return ""
+
+    def __format__(self, spec: str) -> str:
+        return format("", spec)
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __len__(self) -> int:
+        return 0
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(())
+
+    def __reduce__(self) -> str:
+        return "MISSING"
+
+
+MISSING = Missing()
+
+
+def _default_missing(value: Any, fallback: Any) -> Any:
+    return fallback if value is MISSING else value
+
+
+def _default_false(value: Any, fallback: Any) -> Any:
+    return fallback if value is MISSING or not value else value
+
+
+def default(value: Any, fallback: Any = "", boolean: bool = False) -> Any:
+    """Jinja2's ``default`` filter: ``fallback`` where ``value`` is a field
+    that is not there (``MISSING``), or, with ``boolean=True``, any false
+    value. In a ``@baked`` builder the fields read in ``value`` forgive a
+    missing key or attribute and a ``None`` on the way
+    (``default(user["nick"], "anon")`` with ``user`` None); outside one,
+    Python has read them already, so only ``MISSING`` and ``boolean`` act."""
+    if isinstance(value, Stand):
+        return _Default(value, fallback, boolean)
+    if isinstance(value, str) and _MARK in value:
+        session = _text_session(value)
+        if session is not None:
+            return _Default(_Text(session, value), fallback, boolean)
+    return (_default_false if boolean else _default_missing)(value, fallback)
+
+
 def contains(container: Any, item: Any) -> Any:
     """``item in container``, usable in a ``@baked`` builder (Python turns
     ``in`` into a bool at once, so a template cannot trace it)."""
@@ -1207,8 +1289,11 @@ class _Compiler:
     and calls back here for stand-ins (on_stand_in) and for every sequence
     of children (on_children), which is where loops are found."""
 
-    def __init__(self, session: _Session, nparams: int) -> None:
+    def __init__(self, session: _Session, nparams: int, lenient: bool = False) -> None:
         self.session = session
+        # Field reads give MISSING where the field is not there: in the
+        # whole template (missing="empty"), or inside a default(...).
+        self.lenient = lenient
         self.pb = _core._ProgramBuilder(nparams, self)
         self.ops: List[Tuple[Any, ...]] = []
         self.op_index: Dict[Any, int] = {}
@@ -1314,7 +1399,19 @@ class _Compiler:
             self.expr(value._m_base)
             # Unpacking fails for the item as a whole (its count), not a name.
             shown = value._m_base if value._m_how == APPLY_UNPACK else value
-            emit(OP_APPLY, self.op((value._m_how, value._m_key, self.path(shown))), 1)
+            entry: Tuple[Any, ...] = (value._m_how, value._m_key, self.path(shown))
+            if self.lenient and value._m_how != APPLY_UNPACK:
+                entry += (MISSING,)
+            emit(OP_APPLY, self.op(entry), 1)
+        elif isinstance(value, _Default):
+            lenient, self.lenient = self.lenient, True
+            try:
+                self.expr(value._m_value)
+            finally:
+                self.lenient = lenient
+            self.expr(value._m_fallback)
+            pick = _default_false if value._m_boolean else _default_missing
+            emit(OP_APPLY, self.op((APPLY_CALL, (pick, ()), self.path(value))), 2)
         elif isinstance(value, _Compare):
             self.expr(value._m_a)
             self.expr(value._m_b)
@@ -1768,12 +1865,13 @@ def needs_program(session: _Session) -> bool:
 
 
 def compile_program(
-    session: _Session, params: List[str], tree: Any
+    session: _Session, params: List[str], tree: Any, lenient: bool = False
 ) -> Tuple[Any, Tuple[Any, ...], Dict[int, str]]:
     """Compiles a traced tree: the finished _ProgramBuilder, its operations
-    and what each statement computes (for errors)."""
+    and what each statement computes (for errors). `lenient`: every field
+    read gives MISSING where the field is not there."""
     _refuse_frozen_text(session, tree, {})
-    compiler = _Compiler(session, len(params))
+    compiler = _Compiler(session, len(params), lenient)
     compiler.on_children(tuple(tree) if isinstance(tree, (list, tuple)) else (tree,), 0, 0)
     compiler.pb.flush()
     for loop in session.loops:
