@@ -22,6 +22,7 @@ the compiler splits text at the markers.
 from __future__ import annotations
 
 import dis
+import gc
 import os
 import re
 import sys
@@ -1745,10 +1746,14 @@ def trace(func: Any, name: str, params: List[str]) -> Tuple[_Session, List[Stand
     eager = _core._eager_children(True)
     # Watched unless something else profiles this thread (a nested trace
     # shares the watch of the one around it).
+    # The collector is held meanwhile: a finalizer it ran (a generator of
+    # other code closed) would be watched as the builder's code.
     outer = sys.getprofile()
     session.watch = outer if isinstance(outer, _BoolWatch) else None
+    collecting = outer is None and gc.isenabled()
     if outer is None:
         session.watch = _BoolWatch()
+        gc.disable()
         sys.setprofile(session.watch)
     try:
         tree = func(**dict(zip(params, stands)))
@@ -1758,6 +1763,8 @@ def trace(func: Any, name: str, params: List[str]) -> Tuple[_Session, List[Stand
     finally:
         if outer is None:
             sys.setprofile(None)
+            if collecting:
+                gc.enable()
         _core._eager_children(eager)
         del _sessions()[session.nonce]
     if session.constant_tests and outer is None:

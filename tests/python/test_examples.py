@@ -299,3 +299,60 @@ def test_django_example():
         timeout=120 * conftest.TIME_SCALE,
     )
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-3000:]
+
+
+# --- A blog written as a Jinja2 user thinks ----------------------------------
+
+
+def dom(html):
+    """The page's tree as nested tuples: tags, attributes and texts with
+    the template's indentation and line breaks read as single spaces."""
+
+    def words(text):
+        return " ".join((text or "").split())
+
+    def node(el):
+        children = []
+        if words(el.text):
+            children.append(words(el.text))
+        for child in el:
+            children.append(node(child))
+            if words(child.tail):
+                children.append(words(child.tail))
+        return (el.tag, sorted(el.attrib.items()), children)
+
+    return node(parse(html))
+
+
+BLOG_DATA = [
+    ("admin, three posts", lambda b: (b.SITE, {"is_admin": True}, b.POSTS, 1)),
+    ("no user, no posts", lambda b: ({"name": "Empty", "footer": "f & g"}, None, [], 2)),
+    ("a user who is not admin", lambda b: (b.SITE, {"is_admin": False}, b.POSTS[1:], 3)),
+    ("a user without the field", lambda b: ({"name": "<x>", "footer": ""}, {}, b.POSTS[:1], 1)),
+]
+
+
+@pytest.mark.parametrize("make", [m for _, m in BLOG_DATA], ids=[i for i, _ in BLOG_DATA])
+def test_blog_page_has_the_dom_of_its_jinja2_template(make):
+    import jinja2
+
+    blog = load_example("blog")
+    site, user, posts, page = make(blog)
+    want = jinja2.Environment(autoescape=True).from_string(blog.TEMPLATE)
+    want = want.render(site=site, user=user, posts=posts, page=page)
+    got = blog.front_page(site, user, posts, page)
+    assert dom(got) == dom(want)
+    # The same template through markup.jinja: the same bytes, natively.
+    import markup.jinja
+
+    fast = markup.jinja.Environment(autoescape=True).from_string(blog.TEMPLATE)
+    assert fast.markup_native, fast.markup_reason
+    assert fast.render(site=site, user=user, posts=posts, page=page) == want
+
+
+def test_blog_page_escapes_what_its_data_holds():
+    blog = load_example("blog")
+    doc = parse(blog.front_page(blog.SITE, None, blog.POSTS, 1))
+    assert texts(doc, "h2")[0] == "Brewing <green> tea"
+    assert "Code <C>" in texts(doc, "a")
+    assert [el.get("required") for el in doc.iter("input")] == [""]
