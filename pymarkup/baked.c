@@ -646,6 +646,33 @@ static PyObject *binary(int which, PyObject *a, PyObject *b) {
 }
 
 static PyObject *concat(PyObject *const *parts, uint32_t n) {
+    /* Exact str parts (an f-string's static text and formatted values) are
+       copied into one new str, with no tuple built to join them. */
+    Py_ssize_t len = 0;
+    Py_UCS4 maxchar = 0;
+    uint32_t i = 0;
+    for (; i < n && PyUnicode_CheckExact(parts[i]); i++) {
+        len += PyUnicode_GET_LENGTH(parts[i]);
+        Py_UCS4 m = PyUnicode_MAX_CHAR_VALUE(parts[i]);
+        if (m > maxchar) maxchar = m;
+    }
+    if (i == n) {
+        PyObject *joined = PyUnicode_New(len, maxchar);
+        if (!joined) return NULL;
+        Py_ssize_t at = 0;
+        for (i = 0; i < n; i++) {
+            Py_ssize_t k = PyUnicode_GET_LENGTH(parts[i]);
+            if (maxchar < 128) {
+                memcpy(PyUnicode_1BYTE_DATA(joined) + at, PyUnicode_1BYTE_DATA(parts[i]),
+                       (size_t)k);
+            } else if (PyUnicode_CopyCharacters(joined, at, parts[i], 0, k) < 0) {
+                Py_DECREF(joined);
+                return NULL;
+            }
+            at += k;
+        }
+        return joined;
+    }
     PyObject *tuple = PyTuple_New(n);
     if (!tuple) return NULL;
     for (uint32_t i = 0; i < n; i++) PyTuple_SET_ITEM(tuple, i, Py_NewRef(parts[i]));

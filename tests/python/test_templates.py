@@ -1556,3 +1556,13 @@ def test_a_call_that_changes_the_data_being_rendered_cannot_crash():
     fn2 = baked(lambda d: h.P(d["k"], per_call(clear, d), d["k"]))
     with pytest.raises(KeyError, match="k"):
         fn2({"k": "v"})
+
+
+@given(st.lists(st.text(max_size=4), min_size=2, max_size=2), st.sampled_from(["", "é", "Ā", "😀"]))
+@settings(max_examples=150, deadline=None)
+def test_an_f_string_joins_parts_of_every_width(values, static):
+    # The join copies the parts into one str of the widest part's kind.
+    def page(a, b):
+        return h.P({"title": f"{a}{static}{b}!"}, f"<{a}|{b}{static}>")
+
+    assert baked(page)(*values) == render(page(*values))
