@@ -634,6 +634,37 @@ static PyObject *field_item(PyObject *obj, PyObject *key) {
     return NULL;
 }
 
+/* A field read as Jinja2 reads it where a field that is not there is its
+   undefined (`missing`): for `x.name` the attribute, on AttributeError the
+   item, on AttributeError, TypeError or LookupError from that `missing`;
+   for `x[key]` the item, on those errors (for a str key) the attribute,
+   on AttributeError `missing`. Other errors, and errors of a step whose
+   failure Jinja2 does not forgive, propagate. */
+static int forgiven_by_item(void) {
+    return PyErr_ExceptionMatches(PyExc_AttributeError) || is_lookup_error();
+}
+
+static PyObject *field_or_missing(int attr_first, PyObject *obj, PyObject *key, PyObject *missing) {
+    PyObject *v;
+    if (attr_first) {
+        v = PyObject_GetAttr(obj, key);
+        if (v || !PyErr_ExceptionMatches(PyExc_AttributeError)) return v;
+        PyErr_Clear();
+        v = PyObject_GetItem(obj, key);
+        if (v || !forgiven_by_item()) return v;
+    } else {
+        v = PyObject_GetItem(obj, key);
+        if (v || !forgiven_by_item()) return v;
+        if (PyUnicode_Check(key)) {
+            PyErr_Clear();
+            v = PyObject_GetAttr(obj, key);
+            if (v || !PyErr_ExceptionMatches(PyExc_AttributeError)) return v;
+        }
+    }
+    PyErr_Clear();
+    return Py_NewRef(missing);
+}
+
 static PyObject *binary(int which, PyObject *a, PyObject *b) {
     switch (which) {
     case MARKUP_BINARY_ADD: return PyNumber_Add(a, b);
@@ -652,6 +683,10 @@ static PyObject *concat(PyObject *const *parts, uint32_t n) {
     Py_UCS4 maxchar = 0;
     uint32_t i = 0;
     for (; i < n && PyUnicode_CheckExact(parts[i]); i++) {
+#if PY_VERSION_HEX < 0x030C0000
+        if (PyUnicode_READY(parts[i]) < 0) return NULL; /* a legacy str from C code */
+#endif
+        if (PyUnicode_GET_LENGTH(parts[i]) > PY_SSIZE_T_MAX - len) break; /* the join says so */
         len += PyUnicode_GET_LENGTH(parts[i]);
         Py_UCS4 m = PyUnicode_MAX_CHAR_VALUE(parts[i]);
         if (m > maxchar) maxchar = m;
@@ -716,14 +751,11 @@ static PM_NOINLINE markup_status apply_general(const pm_op *o, PyObject *const *
             v = Py_NewRef(o->missing); /* a field of a field not there */
             break;
         }
-        v = o->kind == MARKUP_APPLY_ATTR ? field_attr(a[0], o->payload)
-                                         : field_item(a[0], o->payload);
-        /* Jinja2's undefined: the lookups whose failure it forgives. */
-        if (!v && o->missing &&
-            (PyErr_ExceptionMatches(PyExc_AttributeError) || is_lookup_error())) {
-            PyErr_Clear();
-            v = Py_NewRef(o->missing);
-        }
+        if (o->missing)
+            v = field_or_missing(o->kind == MARKUP_APPLY_ATTR, a[0], o->payload, o->missing);
+        else
+            v = o->kind == MARKUP_APPLY_ATTR ? field_attr(a[0], o->payload)
+                                             : field_item(a[0], o->payload);
         break;
     case MARKUP_APPLY_BINARY: v = binary(o->which, a[0], a[1]); break;
     case MARKUP_APPLY_COMPARE:

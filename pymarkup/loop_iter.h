@@ -40,8 +40,12 @@ static inline int pm_loop_iter_next(pm_loop_iter *j, PyObject **item) {
         /* A strong reference read under the list's own lock (where a GIL
            keeps the list still, the read below is the same). */
         if (list) {
-            v = PyList_GetItemRef(seq, j->next++);
-            if (!v) return -1;
+            v = PyList_GetItemRef(seq, j->next);
+            if (!v) { /* shrunk since its size was read: the end */
+                if (!PyErr_ExceptionMatches(PyExc_IndexError)) return -1;
+                PyErr_Clear();
+                return 0;
+            }
         } else
 #endif
             v = Py_NewRef(list ? PyList_GET_ITEM(seq, j->next) : PyTuple_GET_ITEM(seq, j->next));

@@ -258,6 +258,7 @@ class Stand(_core.StandIn):
     # -- what would freeze a per-call value ------------------------------
 
     def _refuse(self, what: str, hint: str):
+        _note_refusal(self._m_session, f"{self._m_describe()} {what}")
         raise TypeError(
             f"@baked {self._m_session.func_name}(): {self._m_describe()} {what}. The builder "
             f"runs once, when it is decorated, so this would be decided once for every call; "
@@ -804,9 +805,10 @@ def _condition(cond: Any, helper: str) -> Any:
         session = _text_session(cond)
         if session is not None:
             return _Text(session, cond)
-    if isinstance(cond, bool) and _sessions():
-        # Written as True or False, or the answer of a test such as `x is
-        # None`: trace() tells them apart when the builder has run.
+    if _sessions():
+        # Written as a constant, or the answer of a test such as `x is None`
+        # (or of `len(f"{x}")`): trace() tells them apart when the builder
+        # has run.
         next(iter(_sessions().values())).constant_tests.append((helper, cond))
     return cond
 
@@ -1011,6 +1013,7 @@ class _Marker(str):
 
     def _refuse(self, what: str) -> Any:
         session, value, _ = self._m
+        _note_refusal(session, f"the text of {value._m_describe()} {what}")
         raise TypeError(
             f"@baked {session.func_name}(): the text of {value._m_describe()} {what}. The "
             f"builder runs once, when it is decorated, so this would be done to the text of "
@@ -1062,14 +1065,14 @@ class _Session:
         self.derived = False
         self.inlining = 0  # inlined @baked components being traced now
         self.watch: Optional[_BoolWatch] = None  # set by trace()
-        self.constant_tests: List[Tuple[str, bool]] = []  # (helper, the bool)
+        self.constant_tests: List[Tuple[str, Any]] = []  # (helper, the constant)
 
     def frozen_bools(self) -> Optional[str]:
         """None when nothing the traced code ran could have made a bool of a
         per-call value, so that a True or False in the tree was written as
         one; else what could have (for the refusal)."""
         if self.watch is None:
-            return "a profiler or debugger running while the builder was traced"
+            return "another profiler (sys.setprofile) running while the builder was traced"
         found = self.watch.found()
         if not found:
             return None
@@ -1689,11 +1692,42 @@ def _walk_stands(session: _Session, node: Any):
 # False written in the tree is taken as written only where none ran.
 _BOOL_OPCODES = {
     dis.opmap[name]: text
-    for name, text in (("IS_OP", "`is`"), ("CONTAINS_OP", "`in`"), ("UNARY_NOT", "`not`"))
+    for name, text in (
+        ("IS_OP", "`is`"),
+        ("CONTAINS_OP", "`in`"),
+        ("UNARY_NOT", "`not`"),
+        ("MATCH_CLASS", "`match`"),
+        ("MATCH_MAPPING", "`match`"),
+        ("MATCH_SEQUENCE", "`match`"),
+        ("MATCH_KEYS", "`match`"),
+    )
     if name in dis.opmap
 }
-_BOOL_CALLS = frozenset([isinstance, issubclass, hasattr, callable, bool, any, all, len, id, type])
+# `if x is None:` jumps on None without IS_OP (3.11 and newer).
+_BOOL_OPCODES.update(
+    {
+        code: "`is None`"
+        for name, code in dis.opmap.items()
+        if name.endswith(("IF_NONE", "IF_NOT_NONE"))
+    }
+)
+_BOOL_CALLS = frozenset([isinstance, issubclass, hasattr, callable, any, all, len, id])
+# Classes, whose calls no C-function event reports: read by name.
+_BOOL_NAMES = frozenset(["type", "bool"])
+# A text formatted from a value, compared at once (f"u-{x}" == "u-a"): the
+# comparison sees a plain str.
+_FORMATTING = frozenset(
+    ["BUILD_STRING", "FORMAT_VALUE", "FORMAT_SIMPLE", "FORMAT_WITH_SPEC", "CONVERT_VALUE"]
+)
 _OWN_CODE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _note_refusal(session: Any, what: str) -> None:
+    # A refusal the builder catches (try: int(x) except TypeError: ...)
+    # leaves the answer of its except branch frozen.
+    watch = getattr(session, "watch", None)
+    if watch is not None:
+        watch.calls.append(f"a refused use ({what}) that the builder may have caught")
 
 
 class _BoolWatch:
@@ -1725,16 +1759,42 @@ class _BoolWatch:
         found = list(self.calls)
         for code in self.codes:
             line = code.co_firstlineno
+            formatted_at = -100
             for ins in dis.get_instructions(code):
                 start = getattr(ins, "line_number", None) or ins.starts_line
                 if start and start is not True:
                     line = start
+                where = f"in {code.co_name}() at line {line}"
                 if ins.opcode in _BOOL_OPCODES:
-                    found.append(f"{_BOOL_OPCODES[ins.opcode]} in {code.co_name}() at line {line}")
-                elif ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") and ins.argval == "type":
-                    # type(x) == C: calling a class is no C-function call.
-                    found.append(f"type() in {code.co_name}() at line {line}")
+                    found.append(f"{_BOOL_OPCODES[ins.opcode]} {where}")
+                elif ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") and ins.argval in _BOOL_NAMES:
+                    found.append(f"{ins.argval}() {where}")
+                elif ins.opname in _FORMATTING:
+                    formatted_at = ins.offset
+                elif ins.opname == "COMPARE_OP" and 0 <= ins.offset - formatted_at <= 16:
+                    found.append(f"a comparison of a formatted text {where}")
         return found
+
+
+_collector_lock = threading.Lock()
+_collector_holds = 0  # traces running now that hold the collector
+_collector_was_on = False
+
+
+def _hold_collector(hold: bool) -> None:
+    """gc.disable() for the first of the traces running at once (in any
+    thread), gc.enable() after the last, if it was on before the first."""
+    global _collector_holds, _collector_was_on
+    with _collector_lock:
+        if hold:
+            if _collector_holds == 0:
+                _collector_was_on = gc.isenabled()
+                gc.disable()
+            _collector_holds += 1
+        else:
+            _collector_holds -= 1
+            if _collector_holds == 0 and _collector_was_on:
+                gc.enable()
 
 
 def trace(func: Any, name: str, params: List[str]) -> Tuple[_Session, List[Stand], Any]:
@@ -1750,34 +1810,35 @@ def trace(func: Any, name: str, params: List[str]) -> Tuple[_Session, List[Stand
     # other code closed) would be watched as the builder's code.
     outer = sys.getprofile()
     session.watch = outer if isinstance(outer, _BoolWatch) else None
-    collecting = outer is None and gc.isenabled()
-    if outer is None:
-        session.watch = _BoolWatch()
-        gc.disable()
-        sys.setprofile(session.watch)
+    watching = outer is None
     try:
+        if watching:
+            session.watch = _BoolWatch()
+            _hold_collector(True)
+            sys.setprofile(session.watch)
         tree = func(**dict(zip(params, stands)))
     except TypeError as exc:
         _name_stand_in_misuse(name, exc)
         raise
     finally:
-        if outer is None:
+        if watching:
             sys.setprofile(None)
-            if collecting:
-                gc.enable()
+            _hold_collector(False)
         _core._eager_children(eager)
         del _sessions()[session.nonce]
-    if session.constant_tests and outer is None:
+    # The outermost trace decides (a nested one shares its watch and its
+    # constant tests).
+    if session.constant_tests and not isinstance(outer, _BoolWatch):
         frozen = session.frozen_bools()
         if frozen is not None:
             helper, cond = session.constant_tests[0]
             raise TypeError(
-                f"@baked {name}(): {helper}() got the constant {cond}, and {frozen} could have "
-                f"made it from a parameter: such a test runs once, when baking, and its answer "
-                f"would be frozen into the template. Compare the value itself (`x == None`, "
-                f"`x == 'a'`), which is tested per call, or decide outside the template; a "
-                f"True or False written as such (a component's flag) is fine in a builder that "
-                f"makes no such test"
+                f"@baked {name}(): {helper}() got the constant {cond!r}, and {frozen} could "
+                f"have made it from a parameter: such a test runs once, when baking, and its "
+                f"answer would be frozen into the template. Compare the value itself (`x == "
+                f"None`, `x == 'a'`), which is tested per call, or decide outside the "
+                f"template; a constant written as such (a component's flag) is fine in a "
+                f"builder that makes no such test"
             )
     return session, stands, tree
 

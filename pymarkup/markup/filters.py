@@ -199,11 +199,18 @@ def join(value: Iterable[Any], d: str = "", attribute: Optional[Union[str, int]]
 
 
 def _field(item: Any, attribute: Union[str, int]) -> Any:
-    # Jinja2's attribute rule, and its dotted paths ("author.name").
-    for part in attribute.split(".") if isinstance(attribute, str) else [attribute]:
+    # Jinja2's item rule along a dotted path ("author.name", "tags.0"): the
+    # item, else (for a name) the attribute, else "" (its undefined).
+    parts = attribute.split(".") if isinstance(attribute, str) else [attribute]
+    for part in parts:
         key: Any = int(part) if isinstance(part, str) and part.isdigit() else part
         try:
             item = item[key]
-        except (TypeError, LookupError):
-            item = getattr(item, str(key))
+        except (AttributeError, TypeError, LookupError):
+            try:
+                if not isinstance(key, str):
+                    raise AttributeError(key) from None
+                item = getattr(item, key)
+            except AttributeError:
+                return ""
     return item

@@ -617,6 +617,68 @@ def test_a_bool_a_test_on_a_parameter_could_have_made_is_refused(builder, made_b
     assert re.search(made_by, str(e.value)), str(e.value)
 
 
+def _if_none(v):
+    if v is None:  # a jump on None, without IS_OP, on 3.11 and newer
+        flag = True
+    else:
+        flag = False
+    return h.Input(value=v, disabled=flag)
+
+
+def _caught(v):
+    try:
+        int(v)
+        numeric = True
+    except TypeError:
+        numeric = False
+    return h.Input(value=v, disabled=numeric)
+
+
+@pytest.mark.parametrize(
+    "builder, made_by",
+    [
+        (_if_none, r"`is( None)?` in _if_none\(\)"),
+        (_flag_of(lambda v: bool(f"u{v}")), r"bool\(\) in"),
+        (_flag_of(lambda v: f"u-{v}" == "u-admin"), r"comparison of a formatted text"),
+        (_caught, r"refused use"),
+    ],
+    ids=["if is None", "bool()", "formatted ==", "caught refusal"],
+)
+def test_less_obvious_tests_on_a_parameter_are_seen_too(builder, made_by):
+    with pytest.raises(TypeError, match=r"is the constant") as e:
+        baked(builder)
+    assert re.search(made_by, str(e.value)), str(e.value)
+
+
+def test_a_constant_condition_under_another_profiler_is_refused():
+    sys.setprofile(lambda *a: None)
+    try:
+        with pytest.raises(TypeError, match=r"when\(\) got the constant .*another profiler"):
+            baked(lambda v: h.P(v, when(v is None, "anon", "user")))
+    finally:
+        sys.setprofile(None)
+
+
+def test_a_constant_condition_of_any_type_is_checked():
+    # len() of a formatted text is an int, frozen as surely as a bool.
+    with pytest.raises(TypeError, match=r"when\(\) got the constant -?\d+, and len\(\)"):
+        baked(lambda v: h.P(v, when(len(f"{v}") - 20, "long")))
+
+
+def test_tracing_gives_the_collector_back():
+    import gc
+
+    assert gc.isenabled()
+    baked(lambda v: h.P(v))
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        baked(lambda v: h.P(v))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
 def test_a_test_anywhere_in_the_traced_code_refuses_literal_bools_too():
     # Sound rather than clever: the `is` in the component might have made
     # the True, so the literal one is refused with it, saying where.
@@ -630,7 +692,7 @@ def test_a_test_anywhere_in_the_traced_code_refuses_literal_bools_too():
 def test_literal_bools_under_a_profiler_are_refused_with_the_reason():
     sys.setprofile(lambda *a: None)
     try:
-        with pytest.raises(TypeError, match="a profiler or debugger running"):
+        with pytest.raises(TypeError, match="another profiler"):
             baked(lambda v: h.Input(value=v, required=True))
     finally:
         sys.setprofile(None)

@@ -98,6 +98,9 @@ def test_join_with_an_attribute_and_length():
     assert plain("join", users, ", ", "name") == jinja("join", users, ", ", attribute="name")
     assert plain("join", users, "-", "team.id") == jinja("join", users, "-", attribute="team.id")
     assert plain("length", users) == jinja("length", users) == "2"
+    # A field not there is Jinja2's undefined: empty.
+    odd = [{"name": "a"}, {"nick": "b"}, None]
+    assert plain("join", odd, ",", "name") == jinja("join", odd, ",", attribute="name") == "a,,"
 
 
 def test_truncate_refuses_an_end_longer_than_the_length():

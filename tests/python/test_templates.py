@@ -1229,6 +1229,19 @@ def test_missing_empty_forgives_only_what_jinja2_forgives():
 
     with pytest.raises(RuntimeError, match="db down"):
         _lenient_row(Broken())
+
+    # A TypeError from the attribute's own code is not forgiven (Jinja2
+    # forgives it only from the item read that follows an AttributeError).
+    class Typed:
+        @property
+        def url(self):
+            raise TypeError("bug")
+
+    with pytest.raises(TypeError, match="bug"):
+        _lenient_row(Typed())
+    tpl = _CHAINABLE.from_string("{{ u.url }}")
+    with pytest.raises(TypeError, match="bug"):
+        tpl.render(u=Typed())
     # And the default mode names the field that is not there.
     strict = baked(lambda u: h.P(u["a"]))
     with pytest.raises(KeyError):
