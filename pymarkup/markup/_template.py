@@ -1772,29 +1772,34 @@ class _BoolWatch:
                 elif ins.opname in _FORMATTING:
                     formatted_at = ins.offset
                 elif ins.opname == "COMPARE_OP" and 0 <= ins.offset - formatted_at <= 16:
+                    # within a few instructions of the formatting (bytes of code)
                     found.append(f"a comparison of a formatted text {where}")
         return found
 
 
-_collector_lock = threading.Lock()
-_collector_holds = 0  # traces running now that hold the collector
-_collector_was_on = False
-
-
-def _hold_collector(hold: bool) -> None:
+class _CollectorHold:
     """gc.disable() for the first of the traces running at once (in any
     thread), gc.enable() after the last, if it was on before the first."""
-    global _collector_holds, _collector_was_on
-    with _collector_lock:
-        if hold:
-            if _collector_holds == 0:
-                _collector_was_on = gc.isenabled()
-                gc.disable()
-            _collector_holds += 1
-        else:
-            _collector_holds -= 1
-            if _collector_holds == 0 and _collector_was_on:
-                gc.enable()
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.holds = 0
+        self.was_on = False
+
+    def __call__(self, hold: bool) -> None:
+        with self.lock:
+            if hold:
+                if not self.holds:
+                    self.was_on = gc.isenabled()
+                    gc.disable()
+                self.holds += 1
+            else:
+                self.holds -= 1
+                if not self.holds and self.was_on:
+                    gc.enable()
+
+
+_hold_collector = _CollectorHold()
 
 
 def trace(func: Any, name: str, params: List[str]) -> Tuple[_Session, List[Stand], Any]:
