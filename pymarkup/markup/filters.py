@@ -10,7 +10,7 @@ those filters before marking a text safe.
 """
 
 import re
-from typing import Any, Callable, Iterable, Mapping, Optional, Tuple, TypeVar, Union, cast
+from typing import Any, Callable, Iterable, List, Mapping, Optional, Tuple, TypeVar, Union, cast
 from urllib.parse import quote
 
 from ._template import _per_call
@@ -201,7 +201,11 @@ def join(value: Iterable[Any], d: str = "", attribute: Optional[Union[str, int]]
 def _field(item: Any, attribute: Union[str, int]) -> Any:
     # Jinja2's item rule along a dotted path ("author.name", "tags.0"): the
     # item, else (for a name) the attribute, else "" (its undefined).
-    parts = attribute.split(".") if isinstance(attribute, str) else [attribute]
+    parts: List[Union[str, int]] = []
+    if isinstance(attribute, str):
+        parts.extend(attribute.split("."))
+    else:
+        parts.append(attribute)
     for part in parts:
         key: Any = int(part) if isinstance(part, str) and part.isdigit() else part
         try:
