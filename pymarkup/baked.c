@@ -710,7 +710,7 @@ static PyObject *concat(PyObject *const *parts, uint32_t n) {
     }
     PyObject *tuple = PyTuple_New(n);
     if (!tuple) return NULL;
-    for (uint32_t i = 0; i < n; i++) PyTuple_SET_ITEM(tuple, i, Py_NewRef(parts[i]));
+    for (i = 0; i < n; i++) PyTuple_SET_ITEM(tuple, i, Py_NewRef(parts[i]));
     PyObject *empty = PyUnicode_New(0, 0);
     PyObject *joined = empty ? PyUnicode_Join(empty, tuple) : NULL;
     Py_XDECREF(empty);
