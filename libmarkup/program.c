@@ -131,7 +131,10 @@ markup_status markup_program_add_slot(markup_program_builder *b, const markup_pr
     if (!b || !slot || !index || (!slot->name && slot->name_len)) return MARKUP_ERR_INVALID_ARG;
     if (slot->newline_at && (slot->kind != MARKUP_SLOT_CHILD || slot->newline_at > b->statics.len))
         return MARKUP_ERR_INVALID_ARG;
-    if (slot->kind != MARKUP_SLOT_CHILD && slot->kind != MARKUP_SLOT_ATTR)
+    if (slot->kind != MARKUP_SLOT_CHILD && slot->kind != MARKUP_SLOT_ATTR &&
+        slot->kind != MARKUP_SLOT_TEXT)
+        return MARKUP_ERR_INVALID_ARG;
+    if (slot->kind == MARKUP_SLOT_TEXT && (slot->name_len || slot->depth))
         return MARKUP_ERR_INVALID_ARG;
     if (b->nslots >= UINT32_MAX) return MARKUP_ERR_TOO_LARGE;
     if (b->nslots == b->slots_cap) {

@@ -105,7 +105,8 @@ typedef struct pm_op {
     PyObject *payload; /* CONST: the value; ATTR/ITEM: the key; FORMAT: the
                           spec; DICT: the keys (tuple); CALL: the function */
     PyObject *kwnames; /* CALL: the keyword names (tuple), or NULL */
-    Py_ssize_t count;  /* UNPACK: how many names (`which` is this one) */
+    Py_ssize_t count;  /* UNPACK: how many names (`which` is this one);
+                          FORMAT: a pm_format_use */
     PyObject *path;    /* a str.format template over the loop indices */
     Py_ssize_t at;     /* ATTR/ITEM: where the key was last found in a
                           dict (a position for PyDict_Next), or -1 */
@@ -767,12 +768,19 @@ static PM_NOINLINE markup_status apply_general(const pm_op *o, PyObject *const *
         }
         break;
     case MARKUP_APPLY_FORMAT: {
+        if (o->count == PM_FORMAT_WRITTEN && !o->which && !PyUnicode_GET_LENGTH(o->payload) &&
+            (PyUnicode_CheckExact(a[0]) || PyLong_CheckExact(a[0]) || PyFloat_CheckExact(a[0]))) {
+            v = Py_NewRef(a[0]);
+            break;
+        }
         /* str() or repr() first (f"{x!r:>8}"), then the spec. */
         PyObject *text = o->which == 's'   ? PyObject_Str(a[0])
                          : o->which == 'r' ? PyObject_Repr(a[0])
                                            : Py_NewRef(a[0]);
         v = text ? PyObject_Format(text, o->payload) : NULL;
         Py_XDECREF(text);
+        if (v && o->count == PM_FORMAT_JOINED && !PyUnicode_CheckExact(v))
+            Py_SETREF(v, PyUnicode_FromObject(v));
         break;
     }
     case MARKUP_APPLY_CONCAT: v = concat(a, nargs); break;
@@ -895,7 +903,7 @@ static markup_status d_loop_value(void *ctx, uint32_t what, const markup_loop_st
 
 static inline markup_status write_plain(program_call *c, const markup_program_slot *slot,
                                         PyObject *v, markup_buf *out) {
-    if (!slot->plain && slot->kind != MARKUP_SLOT_ATTR) return PLAIN_NOT_MINE;
+    if (!slot->plain && slot->kind == MARKUP_SLOT_CHILD) return PLAIN_NOT_MINE;
     markup_status st;
     if (PyUnicode_CheckExact(v)) {
         Py_ssize_t n;
@@ -957,12 +965,28 @@ static PM_NOINLINE markup_status write_rendered(program_call *c, const markup_pr
     return MARKUP_OK;
 }
 
+/* A field of a formatted string that is not a str or a number: its text
+   as the f-string holds it, format(value, ""), escaped. */
+static PM_NOINLINE markup_status write_formatted(program_call *c, PyObject *v, markup_buf *out) {
+    PyObject *text = PyObject_Format(v, NULL);
+    if (!text) return MARKUP_ERR_SLOT_VALUE;
+    Py_ssize_t n;
+    const char *s = pm_utf8(text, &n, NULL, "render()");
+    markup_status st = s ? markup_escape(out, s, (size_t)n) : MARKUP_ERR_SLOT_VALUE;
+    if (s && c->ascii && !pm_is_ascii(s, n)) c->ascii = 0;
+    if (st != MARKUP_OK && st != MARKUP_ERR_SLOT_VALUE) pm_raise_status(st, "render()");
+    Py_DECREF(text);
+    return st;
+}
+
 /* A value written where its slot stands, as the plain tree would write it
-   there. */
+   there (or, in a TEXT slot, as a formatted string holds it). */
 static markup_status d_write(void *ctx, const markup_program_slot *slot, void *value,
                              markup_buf *out) {
     markup_status st = write_plain(ctx, slot, value, out);
-    return st != PLAIN_NOT_MINE ? st : write_rendered(ctx, slot, value, out);
+    if (st != PLAIN_NOT_MINE) return st;
+    return slot->kind == MARKUP_SLOT_TEXT ? write_formatted(ctx, value, out)
+                                          : write_rendered(ctx, slot, value, out);
 }
 
 /* A field written where it stands: a str or a number read in place is
@@ -1684,7 +1708,12 @@ static int read_ops(pm_baked *self, PyObject *ops) {
                 goto bad;
         } else if (kind == MARKUP_APPLY_FORMAT) {
             PyObject *spec, *conv;
-            if (!PyTuple_Check(payload) || !PyArg_ParseTuple(payload, "UU", &spec, &conv)) goto bad;
+            int use = PM_FORMAT_VALUE;
+            if (!PyTuple_Check(payload) ||
+                !PyArg_ParseTuple(payload, "UU|i", &spec, &conv, &use) || use < PM_FORMAT_VALUE ||
+                use > PM_FORMAT_WRITTEN)
+                goto bad;
+            o->count = use;
             o->which = PyUnicode_GET_LENGTH(conv) ? (int)PyUnicode_READ_CHAR(conv, 0) : 0;
             if (o->which != 0 && o->which != 's' && o->which != 'r') goto bad;
             payload = spec;

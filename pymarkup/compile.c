@@ -243,6 +243,66 @@ static PyObject *pb_attr_slot(PyObject *op, PyObject *arg) {
     return add_slot(pb, &slot);
 }
 
+/* A formatted string's fields are TEXT slots in the static HTML its
+   literal parts make: as a child where text is only escaped, or between
+   the quotes of an attribute value (attr_open, attr_text, attr_close). */
+static PyObject *pb_text_here(PyObject *op, PyObject *Py_UNUSED(x)) {
+    pm_program_builder *pb = (pm_program_builder *)op;
+    if (pb_usable(pb) < 0) return NULL;
+    markup_error err = MARKUP_ERROR_INIT;
+    markup_status status = markup_writer_check_child_slot(&pb->w, &err);
+    if (status != MARKUP_OK) return slot_refused(status, &err), NULL;
+    return PyBool_FromLong(markup_context_is_plain(markup_writer_context(&pb->w)));
+}
+
+static PyObject *pb_text_slot(PyObject *op, PyObject *Py_UNUSED(x)) {
+    pm_program_builder *pb = (pm_program_builder *)op;
+    if (pb_usable(pb) < 0) return NULL;
+    markup_program_slot slot = {MARKUP_SLOT_TEXT, markup_writer_context(&pb->w), 0, NULL, 0, false,
+                                0};
+    return add_slot(pb, &slot);
+}
+
+static PyObject *pb_attr_open(PyObject *op, PyObject *arg) {
+    pm_program_builder *pb = (pm_program_builder *)op;
+    if (pb_usable(pb) < 0) return NULL;
+    Py_ssize_t n;
+    const char *name = PyUnicode_Check(arg) ? PyUnicode_AsUTF8AndSize(arg, &n) : NULL;
+    if (!name) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "attr_open: name must be a str");
+        return NULL;
+    }
+    markup_error err = MARKUP_ERROR_INIT;
+    markup_status status = markup_writer_check_attr_slot(&pb->w, name, (size_t)n, &err);
+    if (status != MARKUP_OK) return slot_refused(status, &err), NULL;
+    /* The writer has the start tag open and writes attributes as they
+       come: this one's name and opening quote follow what it wrote. */
+    if (raise_status(markup_buf_putc(&pb->buf, ' ')) < 0 ||
+        raise_status(markup_buf_append(&pb->buf, name, (size_t)n)) < 0 ||
+        raise_status(markup_buf_append(&pb->buf, "=\"", 2)) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *pb_attr_text(PyObject *op, PyObject *arg) {
+    pm_program_builder *pb = (pm_program_builder *)op;
+    if (pb_usable(pb) < 0) return NULL;
+    Py_ssize_t n;
+    const char *s = PyUnicode_Check(arg) ? pm_utf8(arg, &n, NULL, "@baked") : NULL;
+    if (!s) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "attr_text: text must be a str");
+        return NULL;
+    }
+    if (raise_status(markup_escape(&pb->buf, s, (size_t)n)) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *pb_attr_close(PyObject *op, PyObject *Py_UNUSED(x)) {
+    pm_program_builder *pb = (pm_program_builder *)op;
+    if (pb_usable(pb) < 0 || raise_status(markup_buf_putc(&pb->buf, '"')) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyObject *pb_emit(PyObject *op, PyObject *args) {
     pm_program_builder *pb = (pm_program_builder *)op;
     int code;
@@ -305,6 +365,12 @@ static PyMethodDef pb_methods[] = {
     {"content", pb_content, METH_NOARGS, "End the open start tag: children follow."},
     {"child_slot", pb_child_slot, METH_O, "child_slot(depth) -> slot for a child value here."},
     {"attr_slot", pb_attr_slot, METH_O, "attr_slot(name) -> slot for attribute `name` here."},
+    {"text_here", pb_text_here, METH_NOARGS,
+     "text_here() -> whether a formatted text's fields may be TEXT slots here."},
+    {"text_slot", pb_text_slot, METH_NOARGS, "text_slot() -> slot for a field of a text here."},
+    {"attr_open", pb_attr_open, METH_O, "attr_open(name): start attribute `name`'s value."},
+    {"attr_text", pb_attr_text, METH_O, "attr_text(text): static text of the open value."},
+    {"attr_close", pb_attr_close, METH_NOARGS, "attr_close(): end the open value."},
     {"emit", pb_emit, METH_VARARGS, "emit(op, a, b) -> the instruction's position."},
     {"here", pb_here, METH_NOARGS, "The next instruction's position (a jump target)."},
     {"patch", pb_patch, METH_VARARGS, "patch(at, a): set the target of a jump."},

@@ -139,6 +139,10 @@ static const struct {
     PM_CONST(LOOP_REVINDEX0),
     PM_CONST(LOOP_PREVITEM),
     PM_CONST(LOOP_NEXTITEM),
+    /* pm_format_use (state.h) */
+    {"FORMAT_VALUE", PM_FORMAT_VALUE},
+    {"FORMAT_JOINED", PM_FORMAT_JOINED},
+    {"FORMAT_WRITTEN", PM_FORMAT_WRITTEN},
 };
 #undef PM_CONST
 

@@ -304,6 +304,16 @@ static inline int pm_str_has_own_str(PyObject *s) {
    an exception. */
 int pm_is_text_object(pm_state *st, PyObject *o);
 
+/* Where a FORMAT's result goes, which decides what it may be. */
+typedef enum pm_format_use {
+    PM_FORMAT_VALUE = 0, /* used as a value: exactly what format() gives */
+    PM_FORMAT_JOINED,    /* one field of a longer formatted string: an exact
+                            str, as Python's join of the parts makes it */
+    PM_FORMAT_WRITTEN    /* the whole formatted string, written at once: an
+                            int, float or str with no spec nor conversion
+                            stays itself, which writes the same text */
+} pm_format_use;
+
 /* What to do instead of a per-call value in <script>/<style> text: said
    by element.c for a stand-in met there and by the tracer in _template.py
    for formatted text (as _core._RAW_PER_CALL_ADVICE). */

@@ -568,7 +568,11 @@ typedef struct markup_program_builder markup_program_builder;
    as it is, after markup_context_check_child_html; an ATTR slot's value is the whole value of attribute
    `name`, written with the name or omitted as the caller decides, a
    trusted one checked at `context` (markup_writer_start_tag_context where
-   the slot stands; markup_context_check_attr_html). */
+   the slot stands; markup_context_check_attr_html). A TEXT slot's value is
+   text inside static HTML the caller wrote around it, in a child position
+   where text is only escaped (markup_context_is_plain) or between the
+   quotes of an attribute value: a field of a formatted string, written
+   escaped, with no name, depth or newline point. */
 typedef struct markup_program_slot {
     markup_slot_kind kind;
     markup_context context;
@@ -661,7 +665,8 @@ MARKUP_API markup_status markup_program_add_static(markup_program_builder *b, co
 MARKUP_API markup_status markup_program_add_static_newline(markup_program_builder *b,
                                                            size_t content_at);
 
-/* Adds a slot (its name is copied) and gives its number for WRITE. */
+/* Adds a slot (its name is copied) and gives its number for WRITE. A
+   TEXT slot with a name, a depth or a newline point is INVALID_ARG. */
 MARKUP_API markup_status markup_program_add_slot(markup_program_builder *b,
                                                  const markup_program_slot *slot, uint32_t *index);
 

@@ -827,7 +827,14 @@ MARKUP_API markup_status markup_node_render(const markup_node *node, markup_buf 
 typedef struct markup_baked markup_baked;
 typedef struct markup_baked_builder markup_baked_builder;
 
-typedef enum markup_slot_kind { MARKUP_SLOT_CHILD = 0, MARKUP_SLOT_ATTR } markup_slot_kind;
+/* MARKUP_SLOT_TEXT is for template programs only (binding.h's
+   markup_program_slot): a builder here never makes one, and
+   markup_baked_write_value refuses it. */
+typedef enum markup_slot_kind {
+    MARKUP_SLOT_CHILD = 0,
+    MARKUP_SLOT_ATTR,
+    MARKUP_SLOT_TEXT
+} markup_slot_kind;
 
 typedef enum markup_value_kind {
     MARKUP_VALUE_TEXT = 0, /* escaped                                   */

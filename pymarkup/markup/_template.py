@@ -57,6 +57,9 @@ from ._core import (
     COMPARE_LE,
     COMPARE_LT,
     COMPARE_NE,
+    FORMAT_JOINED,
+    FORMAT_VALUE,
+    FORMAT_WRITTEN,
     LOOP_FIRST,
     LOOP_INDEX,
     LOOP_INDEX0,
@@ -1453,22 +1456,64 @@ class _Compiler:
         else:  # pragma: no cover - every Stand kind is listed above
             raise AssertionError(type(value))
 
-    def text_expr(self, parts: List[Any]) -> None:
-        """Emits code that pushes the text of formatted `parts`."""
+    def text_expr(self, parts: List[Any], written: bool = False) -> None:
+        """Emits code that pushes the text of formatted `parts` (`written`:
+        for a WRITE that takes it at once)."""
+        alone = len(parts) == 1 and not isinstance(parts[0], str)
         for part in parts:
             if isinstance(part, str):
                 self.expr(part)
             else:
-                value, spec, conv = part
-                if isinstance(value, _When):
-                    raise TypeError(
-                        f"@baked {self.session.func_name}(): {value._m_path()} is formatted "
-                        f"into a text; make it a child of its own next to the text instead"
-                    )
-                self.expr(value)
-                self.pb.emit(OP_APPLY, self.op((APPLY_FORMAT, (spec, conv), self.path(value))), 1)
-        if len(parts) != 1 or isinstance(parts[0], str):
+                use = FORMAT_WRITTEN if written and alone else FORMAT_VALUE
+                self.field_expr(part, use)
+        if not alone:
             self.pb.emit(OP_APPLY, self.op((APPLY_CONCAT, len(parts), "")), len(parts))
+
+    def field_expr(self, part: Tuple[Any, str, str], use: int) -> None:
+        """Emits code that pushes one field of a formatted text, formatted
+        for `use` (a FORMAT_*: as a value, as one field of a longer text or
+        as a whole text written at once); a field of a longer text with no
+        spec nor conversion is pushed as it is, for its TEXT slot."""
+        value, spec, conv = part
+        if isinstance(value, _When):
+            raise TypeError(
+                f"@baked {self.session.func_name}(): {value._m_path()} is formatted "
+                f"into a text; make it a child of its own next to the text instead"
+            )
+        self.expr(value)
+        if spec or conv or use != FORMAT_JOINED:
+            payload = (spec, conv, use)
+            self.pb.emit(OP_APPLY, self.op((APPLY_FORMAT, payload, self.path(value))), 1)
+
+    def opens_text(self, parts: List[Any], name: Optional[str]) -> bool:
+        """Whether formatted `parts` are written in place (text_in_place),
+        with the attribute's value opened if so: as an attribute's value, or
+        as a child where text is only escaped; not a text that is one field
+        alone (f"{x}" is whatever x's format gives, a str subclass too)."""
+        if not parts or (len(parts) == 1 and not isinstance(parts[0], str)):
+            return False
+        if name is None:
+            return self.pb.text_here()
+        self.pb.attr_open(name)
+        return True
+
+    def text_in_place(self, parts: List[Any], name: Optional[str], depth: int) -> None:
+        """Writes a formatted text with its literal parts as static HTML and
+        each field as a TEXT slot, formatted where it is written, so that no
+        str is built per call."""
+        pb = self.pb
+        for part in parts:
+            if isinstance(part, str):
+                if name is None:
+                    pb.render(part, depth)
+                else:
+                    pb.attr_text(part)
+            else:
+                slot = pb.text_slot()  # first: the static HTML before it goes out
+                self.field_expr(part, FORMAT_JOINED)
+                self.paths[pb.emit(OP_WRITE, slot, 0)] = self.path(part[0])
+        if name is not None:
+            pb.attr_close()
 
     # -- statements: called by the C walker --------------------------------
 
@@ -1494,7 +1539,11 @@ class _Compiler:
             return
         if isinstance(value, _LoopVar):
             value._refuse("is rendered itself", "render loop.index, loop.first ... instead")
+        parts = self.session.split(value) if isinstance(value, str) else []
         try:
+            if self.opens_text(parts, name):
+                self.text_in_place(parts, name, depth)
+                return
             slot = pb.child_slot(depth) if name is None else pb.attr_slot(name)
         except TypeError as exc:
             raise TypeError(
@@ -1502,7 +1551,7 @@ class _Compiler:
                 f"{exc}"
             ) from None
         if isinstance(value, str):
-            self.text_expr(self.session.split(value))
+            self.text_expr(parts, written=True)
             what = "a formatted text"
         else:
             self.expr(value)
