@@ -252,7 +252,10 @@ static PyObject *pb_text_here(PyObject *op, PyObject *Py_UNUSED(x)) {
     markup_error err = MARKUP_ERROR_INIT;
     markup_status status = markup_writer_check_child_slot(&pb->w, &err);
     if (status != MARKUP_OK) return slot_refused(status, &err), NULL;
-    return PyBool_FromLong(markup_context_is_plain(markup_writer_context(&pb->w)));
+    /* Not where a newline that begins the text would be dropped (first in
+       a pre, listing or textarea): a child slot doubles it there. */
+    return PyBool_FromLong(markup_context_is_plain(markup_writer_context(&pb->w)) &&
+                           markup_writer_newline_start(&pb->w) == 0);
 }
 
 static PyObject *pb_text_slot(PyObject *op, PyObject *Py_UNUSED(x)) {
