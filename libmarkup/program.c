@@ -404,6 +404,12 @@ markup_status markup_program_builder_finish(markup_program_builder *b, markup_pr
     for (size_t pc = 0; pc + 1 < b->ncode; pc++)
         if (code[pc].op == MARKUP_OP_STATIC && code[pc + 1].fused != FUSE_NONE)
             code[pc].fused = FUSE_STATIC_THEN;
+    /* Any other one-argument APPLY whose result a WRITE takes at once (a
+       field formatted, say) is written in one step too. Its argument is on
+       the stack, so no jump lands on it, nor on the WRITE. */
+    for (size_t pc = 0; pc + 1 < b->ncode; pc++)
+        if (code[pc].op == MARKUP_OP_APPLY && code[pc].b == 1 && code[pc + 1].op == MARKUP_OP_WRITE)
+            code[pc].fused = FUSE_APPLY_WRITE;
     for (size_t i = 0; i < b->nslots; i++) {
         slots[i] = b->slots[i];
         slots[i].pub.name = slots[i].pub.name_len ? names + slots[i].name_off : NULL;
@@ -722,6 +728,15 @@ markup_status markup_program_run(const markup_program *prog, const markup_progra
             break;
         }
         case MARKUP_OP_APPLY: {
+            if (in->fused == FUSE_APPLY_WRITE && data->apply_write) {
+                markup_program_slot first;
+                const markup_program_slot *slot =
+                    slot_here(&prog->slots[code[pc + 1].a].pub, static_end, out_end, out, &first);
+                st = data->apply_write(ctx, in->a, r.stack[r.sp - 1], slot, out);
+                release_stack(&r, r.sp - 1);
+                pc += 2;
+                break;
+            }
             unsigned base = r.sp - in->b;
             void *v = NULL;
             st = data->apply(ctx, in->a, &r.stack[base], in->b, &v);

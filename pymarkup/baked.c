@@ -21,6 +21,7 @@
 
 #include "dict_fields.h"
 #include "loop_iter.h"
+#include "number_format.h"
 
 /* ------------------------------------------------------------------------ */
 /* Stand-ins                                                                  */
@@ -99,23 +100,24 @@ _Static_assert(MARKUP_COMPARE_LT == Py_LT && MARKUP_COMPARE_LE == Py_LE &&
    them as tuples (kind, payload, path); the kinds and operators are
    binding.h's markup_apply_kind, markup_binary_op and markup_compare_op). */
 typedef struct pm_op {
-    int kind;          /* a markup_apply_kind; below without MARKUP_APPLY_ */
-    int which;         /* BINARY, COMPARE: the operator; FORMAT: 's' or 'r'
+    int kind;              /* a markup_apply_kind; below without MARKUP_APPLY_ */
+    int which;             /* BINARY, COMPARE: the operator; FORMAT: 's' or 'r'
                           for str() or repr() before the spec, or 0 */
-    PyObject *payload; /* CONST: the value; ATTR/ITEM: the key; FORMAT: the
+    PyObject *payload;     /* CONST: the value; ATTR/ITEM: the key; FORMAT: the
                           spec; DICT: the keys (tuple); CALL: the function */
-    PyObject *kwnames; /* CALL: the keyword names (tuple), or NULL */
-    Py_ssize_t count;  /* UNPACK: how many names (`which` is this one);
+    PyObject *kwnames;     /* CALL: the keyword names (tuple), or NULL */
+    Py_ssize_t count;      /* UNPACK: how many names (`which` is this one);
                           FORMAT: a pm_format_use */
-    PyObject *path;    /* a str.format template over the loop indices */
-    Py_ssize_t at;     /* ATTR/ITEM: where the key was last found in a
+    PyObject *path;        /* a str.format template over the loop indices */
+    Py_ssize_t at;         /* ATTR/ITEM: where the key was last found in a
                           dict (a position for PyDict_Next), or -1 */
-    int dict_item;     /* ATTR/ITEM: on an exact dict, the field is the
+    int dict_item;         /* ATTR/ITEM: on an exact dict, the field is the
                           item (for ATTR: dict itself has no attribute of
                           that name, `{}.items` being the method) */
-    PyObject *missing; /* ATTR/ITEM: what a field that is not there gives
+    PyObject *missing;     /* ATTR/ITEM: what a field that is not there gives
                           (markup's MISSING, as Jinja2's undefined), also
                           read of it; NULL: the failed lookup raises */
+    pm_number_spec number; /* FORMAT: the spec, for an int or float */
 } pm_op;
 
 typedef struct pm_baked {
@@ -773,6 +775,15 @@ static PM_NOINLINE markup_status apply_general(const pm_op *o, PyObject *const *
             v = Py_NewRef(a[0]);
             break;
         }
+        if (!o->which && o->number.usable) {
+            char text[PM_NUMBER_TEXT_MAX];
+            Py_ssize_t n = pm_number_format(&o->number, a[0], text);
+            if (n < 0) return MARKUP_ERR_SLOT_VALUE;
+            if (n > 0) {
+                v = PyUnicode_DecodeUTF8(text, n, NULL);
+                break;
+            }
+        }
         /* str() or repr() first (f"{x!r:>8}"), then the spec. */
         PyObject *text = o->which == 's'   ? PyObject_Str(a[0])
                          : o->which == 'r' ? PyObject_Repr(a[0])
@@ -989,13 +1000,40 @@ static markup_status d_write(void *ctx, const markup_program_slot *slot, void *v
                                           : write_rendered(ctx, slot, value, out);
 }
 
+/* A FORMAT written at once, where no writer is needed: a number formatted
+   by its spec straight into the output, or (with no spec) a str or number
+   written as itself. PLAIN_NOT_MINE for anything else. */
+static markup_status write_format(program_call *c, const pm_op *o, PyObject *v,
+                                  const markup_program_slot *slot, markup_buf *out) {
+    if (o->which || (slot->kind == MARKUP_SLOT_CHILD && !slot->plain)) return PLAIN_NOT_MINE;
+    if (!PyUnicode_GET_LENGTH(o->payload))
+        return o->count != PM_FORMAT_VALUE ? write_plain(c, slot, v, out) : PLAIN_NOT_MINE;
+    char text[PM_NUMBER_TEXT_MAX];
+    Py_ssize_t n = pm_number_format(&o->number, v, text);
+    c->failed_after = 0;
+    if (n <= 0) return n < 0 ? MARKUP_ERR_SLOT_VALUE : PLAIN_NOT_MINE;
+    if (c->ascii && !pm_is_ascii(text, n)) c->ascii = 0; /* a fill of its own */
+    markup_status st =
+        slot->kind == MARKUP_SLOT_ATTR
+            ? markup_html_write_attr(out, slot->name, slot->name_len, text, (size_t)n)
+            : markup_escape(out, text, (size_t)n);
+    if (st != MARKUP_OK) pm_raise_status(st, "render()");
+    c->failed_after = st != MARKUP_OK;
+    return st;
+}
+
 /* A field written where it stands: a str or a number read in place is
    written without a reference of its own (writing it runs no Python code
-   that could drop it). */
+   that could drop it), and a formatted number without a str. */
 static markup_status d_apply_write(void *ctx, uint32_t op, void *arg,
                                    const markup_program_slot *slot, markup_buf *out) {
     program_call *c = ctx;
-    PyObject *v = field_in_place(&c->self->ops[op], arg);
+    const pm_op *o = &c->self->ops[op];
+    if (o->kind == MARKUP_APPLY_FORMAT) {
+        markup_status st = write_format(c, o, arg, slot, out);
+        if (st != PLAIN_NOT_MINE) return st;
+    }
+    PyObject *v = field_in_place(o, arg);
     if (v && (PyUnicode_CheckExact(v) || PyLong_CheckExact(v) || PyFloat_CheckExact(v))) {
         markup_status st = write_plain(c, slot, v, out);
         if (st != PLAIN_NOT_MINE) {
@@ -1709,11 +1747,11 @@ static int read_ops(pm_baked *self, PyObject *ops) {
         } else if (kind == MARKUP_APPLY_FORMAT) {
             PyObject *spec, *conv;
             int use = PM_FORMAT_VALUE;
-            if (!PyTuple_Check(payload) ||
-                !PyArg_ParseTuple(payload, "UU|i", &spec, &conv, &use) || use < PM_FORMAT_VALUE ||
-                use > PM_FORMAT_WRITTEN)
+            if (!PyTuple_Check(payload) || !PyArg_ParseTuple(payload, "UU|i", &spec, &conv, &use) ||
+                use < PM_FORMAT_VALUE || use > PM_FORMAT_WRITTEN)
                 goto bad;
             o->count = use;
+            pm_number_spec_parse(spec, &o->number);
             o->which = PyUnicode_GET_LENGTH(conv) ? (int)PyUnicode_READ_CHAR(conv, 0) : 0;
             if (o->which != 0 && o->which != 's' && o->which != 'r') goto bad;
             payload = spec;

@@ -261,8 +261,8 @@ static PyObject *pb_text_here(PyObject *op, PyObject *Py_UNUSED(x)) {
 static PyObject *pb_text_slot(PyObject *op, PyObject *Py_UNUSED(x)) {
     pm_program_builder *pb = (pm_program_builder *)op;
     if (pb_usable(pb) < 0) return NULL;
-    markup_program_slot slot = {MARKUP_SLOT_TEXT, markup_writer_context(&pb->w), 0, NULL, 0, false,
-                                0};
+    markup_program_slot slot = {
+        MARKUP_SLOT_TEXT, markup_writer_context(&pb->w), 0, NULL, 0, false, 0};
     return add_slot(pb, &slot);
 }
 

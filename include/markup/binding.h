@@ -623,9 +623,10 @@ typedef struct markup_program_data {
     markup_status (*write)(void *ctx, const markup_program_slot *slot, void *value,
                            markup_buf *out);
     /* Optional (NULL: apply, write and release, one after the other): an
-       APPLY of `op` to the one value `arg` (a PARAM or ITEM just before)
-       whose result a WRITE takes at once, written into `slot` in one step. The caller may then write
-       the result without owning it (a field read in place). A failure is
+       APPLY of `op` to one value `arg` (borrowed: a PARAM or ITEM just
+       before, or the value the stack held) whose result a WRITE takes at
+       once, written into `slot` in one step. The caller may then write the
+       result without owning it (a field read in place). A failure is
        reported at the APPLY. */
     markup_status (*apply_write)(void *ctx, uint32_t op, void *arg, const markup_program_slot *slot,
                                  markup_buf *out);

@@ -604,6 +604,76 @@ static void test_fused_field_steps(void **state) {
     markup_program_free(p);
 }
 
+/* A TEXT slot between the quotes of an attribute value the static HTML
+   opens, filled by an APPLY on a value the stack holds (here a CYCLE's,
+   not a PARAM or ITEM right before): apply_write writes it in one step,
+   borrowing the stack's value. A TEXT slot takes no name, depth or
+   newline point. */
+static void test_text_slot_filled_from_the_stack(void **state) {
+    (void)state;
+    markup_program_builder *b = NULL;
+    assert_int_equal(markup_program_builder_new(NULL, 1, &b), MARKUP_OK);
+    markup_program_slot ts = {MARKUP_SLOT_TEXT, MARKUP_CONTEXT_HTML, 0, NULL, 0, false, 0};
+    markup_program_slot named = ts, deep = ts, newline = ts;
+    named.name = "title";
+    named.name_len = 5;
+    deep.depth = 1;
+    newline.newline_at = 1;
+    uint32_t text = UINT32_MAX;
+    assert_int_equal(markup_program_add_slot(b, &named, &text), MARKUP_ERR_INVALID_ARG);
+    assert_int_equal(markup_program_add_slot(b, &deep, &text), MARKUP_ERR_INVALID_ARG);
+    stat(b, "<p>");
+    assert_int_equal(markup_program_add_slot(b, &newline, &text), MARKUP_ERR_INVALID_ARG);
+    assert_int_equal(markup_program_add_slot(b, &ts, &text), MARKUP_OK);
+    uint32_t loop = 0;
+    emit(b, MARKUP_OP_PARAM, 0, 0);
+    assert_int_equal(markup_program_emit(b, MARKUP_OP_LOOP, 0, 0, &loop), MARKUP_OK);
+    stat(b, "<a title=\"#");
+    emit(b, MARKUP_OP_ITEM, 0, 0);
+    emit(b, MARKUP_OP_CYCLE, 0, 1);
+    emit(b, MARKUP_OP_APPLY, APPLY_CUSTOMER, 1);
+    emit(b, MARKUP_OP_WRITE, text, 0);
+    stat(b, "\"></a>");
+    emit(b, MARKUP_OP_END_LOOP, loop + 1, 0);
+    assert_int_equal(markup_program_patch(b, loop, markup_program_here(b)), MARKUP_OK);
+    stat(b, "</p>");
+    markup_program *p = NULL;
+    markup_error err = MARKUP_ERROR_INIT;
+    assert_int_equal(markup_program_builder_finish(b, &p, &err), MARKUP_OK);
+
+    val list = {.kind = VAL_ORDERS, .orders = orders, .n = 3};
+    void *params[] = {&list};
+    const char *want = "<p><a title=\"#Ann &amp; Bo\"></a><a title=\"#Cy\"></a>"
+                       "<a title=\"#&lt;Di&gt;\"></a></p>";
+    for (int with_fusion = 0; with_fusion < 2; with_fusion++) {
+        markup_buf out;
+        markup_buf_init(&out, NULL);
+        data_ctx c = {0};
+        fused_calls = 0;
+        assert_int_equal(
+            markup_program_run(p, with_fusion ? &fused_ops : &data_ops, &c, params, 1, &out, NULL),
+            MARKUP_OK);
+        assert_int_equal(fused_calls, with_fusion ? 3 : 0);
+        assert_int_equal(out.len, strlen(want));
+        assert_memory_equal(out.data, want, out.len);
+        assert_int_equal(c.live, 0);
+        markup_buf_free(&out);
+    }
+    /* A failure in the fused step is reported at the APPLY. */
+    data_ctx f = {0};
+    f.fail_at_id = 2;
+    markup_program_fault fault;
+    markup_buf out;
+    markup_buf_init(&out, NULL);
+    assert_int_equal(markup_program_run(p, &fused_ops, &f, params, 1, &out, &fault),
+                     MARKUP_ERR_SLOT_VALUE);
+    assert_int_equal(out.len, 0);
+    assert_int_equal(f.live, 0);
+    assert_int_equal(markup_program_op(p, fault.pc, NULL, NULL), MARKUP_OP_APPLY);
+    markup_buf_free(&out);
+    markup_program_free(p);
+}
+
 /* Output that cannot grow: NOMEM, with everything given back. */
 static void test_out_of_memory(void **state) {
     (void)state;
@@ -733,6 +803,7 @@ int main(void) {
         cmocka_unit_test(test_failure_midway),
         cmocka_unit_test(test_failure_after_a_field_read),
         cmocka_unit_test(test_fused_field_steps),
+        cmocka_unit_test(test_text_slot_filled_from_the_stack),
         cmocka_unit_test(test_out_of_memory),
         cmocka_unit_test(test_builder_checks),
         cmocka_unit_test(test_patch_only_jumps),

@@ -171,10 +171,7 @@ def test_a_field_used_twice_and_in_a_loop():
             ]
         )
 
-    data = [
-        {"id": i, "email": f"u{i}&co@x.io", "total": i * 1234.5678}
-        for i in (0, 1, 2, 1000)
-    ]
+    data = [{"id": i, "email": f"u{i}&co@x.io", "total": i * 1234.5678} for i in (0, 1, 2, 1000)]
     fn = same(rows, data)
     assert fn(data).count('<a href="mailto:u') == 4
     assert "1,234,567.80 EUR" in fn(data)
@@ -207,3 +204,86 @@ def test_nan_and_infinities_format_as_python_writes_them():
     fn = baked(lambda x: h.P({"data-v": f"v{x}"}, f"{x}!"))
     for x in (math.nan, math.inf, -math.inf):
         assert fn(x) == f'<p data-v="v{x}">{x}!</p>'
+
+
+# ---------------------------------------------------------------------------
+# Numbers formatted by their spec in C: the same text as Python's format()
+# ---------------------------------------------------------------------------
+
+_SPEC_PAGES = {}
+
+
+def spec_page(spec):
+    """A baked page with `spec` in three places: a field of a longer text, a
+    field of an attribute value, and an f-string that is one field alone."""
+    if spec not in _SPEC_PAGES:
+        code = (
+            f'lambda x: h.P({{"title": f"<{{x:{spec}}}>", "data-v": f"{{x:{spec}}}"}},'
+            f' f"[{{x:{spec}}}]", h.B(f"{{x:{spec}}}"))'
+        )
+        _SPEC_PAGES[spec] = (eval(code, {"h": h}), baked(eval(code, {"h": h})))  # noqa: S307
+    return _SPEC_PAGES[spec]
+
+
+specs = st.builds(
+    lambda fill, align, sign, zero, width, grouping, precision, kind: "".join(
+        [
+            (fill or "") + align if align else "",
+            sign or "",
+            "0" if zero else "",
+            str(width) if width is not None else "",
+            grouping or "",
+            f".{precision}" if precision is not None else "",
+            kind or "",
+        ]
+    ),
+    fill=st.sampled_from([None, "*", "<", "&", "0", "\u2192", " "]),
+    align=st.sampled_from([None, "<", ">", "^", "="]),
+    sign=st.sampled_from([None, "+", "-", " "]),
+    zero=st.booleans(),
+    width=st.one_of(st.none(), st.integers(0, 40)),
+    grouping=st.sampled_from([None, ",", "_"]),
+    precision=st.one_of(st.none(), st.integers(0, 12)),
+    kind=st.sampled_from([None, "d", "f", "F", "%", "e", "x"]),
+)
+numbers = st.one_of(
+    st.integers(-(10**20), 10**20),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.floats(-1e6, 1e6),
+    st.booleans(),
+    st.sampled_from([0, -0.0, 0.5, 2.5, 1.005, 1e16, 123456789.125, 2**63, -(2**63)]),
+)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(spec=specs, x=numbers)
+def test_a_number_formats_by_its_spec_as_python_does(spec, x):
+    plain, fn = spec_page(spec)
+    try:
+        want = render(plain(x))
+    except (ValueError, TypeError) as exc:
+        with pytest.raises(type(exc)):
+            fn(x)
+        return
+    assert fn(x) == want, spec
+
+
+@pytest.mark.parametrize(
+    "spec, x, text",
+    [
+        (",", 1234567, "1,234,567"),
+        ("_", -1234567, "-1_234_567"),
+        (",.2f", 1234567.891, "1,234,567.89"),
+        (".1%", 0.1234, "12.3%"),
+        ("+08.2f", -3.14159, "-0003.14"),
+        ("*^9d", 42, "***42****"),
+        ("\u2192>6", 7, "\u2192\u2192\u2192\u2192\u21927"),
+        (".2f", 10**30, "1000000000000000019884624838656.00"),
+        (">8", 2.5, "     2.5"),
+        ("010,", 1234, "00,001,234"),
+    ],
+)
+def test_common_specs_give_pythons_text(spec, x, text):
+    assert format(x, spec) == text  # the expectation is Python's own
+    _, fn = spec_page(spec)
+    assert f"[{text}]" in fn(x)
