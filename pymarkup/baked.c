@@ -1797,7 +1797,7 @@ static int check_applies(pm_baked *self) {
     for (size_t pc = 0; pc < n; pc++) {
         uint32_t a = 0, b = 0;
         markup_op op = markup_program_op(self->prog, pc, &a, &b);
-        if (op == MARKUP_OP_LOOP_INFO && b > MARKUP_LOOP_NEXTITEM) {
+        if (op == MARKUP_OP_LOOP_INFO && b > PM_LOOP_FIELD_LAST) {
             PyErr_Format(PyExc_ValueError,
                          "_compile: instruction %zu asks for a loop field that does not exist", pc);
             return -1;

@@ -1300,20 +1300,24 @@ static PyObject *comment_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
     PyObject *text;
     static char *kwlist[] = {"text", NULL};
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O:Comment", kwlist, &text)) return NULL;
-    if (!PyUnicode_Check(text)) {
-        PyErr_Format(PyExc_TypeError, "Comment() takes a str, got %.100s; use str(value)",
+    /* A number is its text, as it is among an element's children. */
+    int number = PyLong_CheckExact(text) || PyFloat_CheckExact(text);
+    if (!PyUnicode_Check(text) && !number) {
+        PyErr_Format(PyExc_TypeError,
+                     "Comment() takes a str, int or float, got %.100s; use str(value)",
                      Py_TYPE(text)->tp_name);
         return NULL;
     }
+    PyObject *plain = number ? PyObject_Str(text) : PyUnicode_FromObject(text); /* a plain str */
+    if (plain == NULL) return NULL;
     Py_ssize_t n;
-    if (pm_utf8(text, &n, NULL, "Comment()") == NULL) return NULL;
-    pm_comment *self = (pm_comment *)type->tp_alloc(type, 0);
-    if (self == NULL) return NULL;
-    self->text = PyUnicode_FromObject(text); /* a plain str */
-    if (self->text == NULL) {
-        Py_DECREF(self);
+    pm_comment *self = NULL;
+    if (pm_utf8(plain, &n, NULL, "Comment()") != NULL) self = (pm_comment *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        Py_DECREF(plain);
         return NULL;
     }
+    self->text = plain;
     return (PyObject *)self;
 }
 

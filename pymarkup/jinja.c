@@ -692,7 +692,7 @@ static int build(pm_jinja *self, PyObject *code) {
                          pc);
             goto fail;
         }
-        if (opcode == MARKUP_OP_LOOP_INFO && bb > MARKUP_LOOP_NEXTITEM) {
+        if (opcode == MARKUP_OP_LOOP_INFO && bb > PM_LOOP_FIELD_LAST) {
             PyErr_Format(PyExc_ValueError, "_JinjaProgram: instruction %zd: no such loop field",
                          pc);
             goto fail;

@@ -29,6 +29,7 @@ void pm_loop_iter_free(pm_loop_iter *j) {
     Py_DECREF(j->iterable);
     Py_XDECREF(j->it);
     for (int k = 0; k < 3; k++) Py_XDECREF(j->recent[k]);
+    Py_XDECREF(j->changes);
     PyMem_Free(j);
 }
 
@@ -87,9 +88,46 @@ int pm_loop_field(const markup_loop_state *state, uint32_t what, PyObject **out)
     case MARKUP_LOOP_NEXTITEM:
         *out = state->next ? Py_NewRef((PyObject *)state->next) : NULL;
         return 0;
+    case MARKUP_LOOP_CHANGES:
+        /* A list: empty until loop.changed() is first called, then the
+           values of its last call. */
+        if (!j->changes && !(j->changes = PyList_New(0))) return -1;
+        v = Py_NewRef(j->changes);
+        break;
     default: PyErr_SetString(PyExc_SystemError, "a loop field that does not exist"); return -1;
     }
     if (!v) return -1;
     *out = v;
     return 0;
+}
+
+PyObject *pm_loop_changed(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs < 1 || !PyList_CheckExact(args[0]) || PyList_GET_SIZE(args[0]) > 1) {
+        PyErr_SetString(PyExc_TypeError, "_loop_changed() takes a loop's record and the values");
+        return NULL;
+    }
+    PyObject *record = args[0];
+    PyObject *values = PyTuple_New(nargs - 1);
+    if (!values) return NULL;
+    for (Py_ssize_t i = 1; i < nargs; i++) PyTuple_SET_ITEM(values, i - 1, Py_NewRef(args[i]));
+    int changed = 1;
+    if (PyList_GET_SIZE(record) == 1) {
+        PyObject *last = Py_NewRef(PyList_GET_ITEM(record, 0));
+        changed = PyObject_RichCompareBool(last, values, Py_NE);
+        Py_DECREF(last);
+    }
+    if (changed > 0) {
+        if (PyList_GET_SIZE(record) == 1) {
+            if (PyList_SetItem(record, 0, values) < 0) return NULL; /* takes `values` */
+        } else {
+            int failed = PyList_Append(record, values) < 0;
+            Py_DECREF(values);
+            if (failed) return NULL;
+        }
+        Py_RETURN_TRUE;
+    }
+    Py_DECREF(values);
+    if (changed < 0) return NULL;
+    Py_RETURN_FALSE;
 }

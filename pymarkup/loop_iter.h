@@ -18,6 +18,8 @@ typedef struct pm_loop_iter {
     size_t pulled;       /* items handed to the run */
     Py_ssize_t length;   /* -1 until asked for */
     PyObject *recent[3]; /* the last items pulled, item i at i % 3 */
+    PyObject *changes;   /* loop.changed()'s record (pm_loop_changed), made
+                            when first asked for */
 } pm_loop_iter;
 
 /* A new iterator over `iterable` (iter() on it unless it is an exact list
@@ -59,10 +61,18 @@ static inline int pm_loop_iter_next(pm_loop_iter *j, PyObject **item) {
 
 void pm_loop_iter_free(pm_loop_iter *j);
 
+/* The last markup_loop_field: a LOOP_INFO past it is refused when compiled. */
+#define PM_LOOP_FIELD_LAST MARKUP_LOOP_CHANGES
+
 /* Field `what` (a markup_loop_field) of the loop `state` describes, whose
    iterator is a pm_loop_iter: a new reference in *out, or NULL there for
    a previtem or nextitem the loop does not have (the caller says what
    stands for it). -1 with an exception set. */
 int pm_loop_field(const markup_loop_state *state, uint32_t what, PyObject **out);
+
+/* _core._loop_changed(record, *values): Jinja2's loop.changed(*values),
+   True when `values` differ from those of the last call on this loop's
+   record (MARKUP_LOOP_CHANGES), or on the first call. */
+PyObject *pm_loop_changed(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 
 #endif

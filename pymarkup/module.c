@@ -5,27 +5,45 @@
  * Everything the module owns lives in its state (pm_state), so that each
  * import (and each sub-interpreter) gets a fresh, independent module.
  */
+#include "loop_iter.h"
 #include "state.h"
 
 PyDoc_STRVAR(render_doc,
-             "render(node, /)\n--\n\n"
-             "Render an element (or any child value: str, list, SafeString, ...) as HTML.\n"
+             "render(node, /, *nodes)\n--\n\n"
+             "Render an element (or any child value: str, list, SafeString, ...) as HTML;\n"
+             "several nodes are rendered one after the other.\n"
              "Returns a SafeString (a str that templates do not escape again). Text is\n"
              "escaped exactly as Jinja2 with autoescape does.");
 
-PyDoc_STRVAR(render_bytes_doc, "render_bytes(node, /)\n--\n\n"
+PyDoc_STRVAR(render_bytes_doc, "render_bytes(node, /, *nodes)\n--\n\n"
                                "Render like render() but return UTF-8 bytes, ready to send.");
 
 PyDoc_STRVAR(escape_doc, "escape(s, /)\n--\n\n"
                          "Escape & < > \" ' in str(s) and return a SafeString (markupsafe.escape\n"
                          "semantics: objects with __html__ are trusted and not escaped again).");
 
-static PyObject *render(PyObject *module, PyObject *obj) {
-    return pm_render_as(pm_state_from_module(module), obj, PM_OUTPUT_SAFESTRING);
+/* One node, or several rendered one after the other (as a fragment). */
+static PyObject *render_nodes(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                              pm_output how, const char *name) {
+    if (nargs == 1) return pm_render_as(pm_state_from_module(module), args[0], how);
+    if (nargs == 0) {
+        PyErr_Format(PyExc_TypeError, "%s() takes at least one node", name);
+        return NULL;
+    }
+    PyObject *nodes = PyTuple_New(nargs);
+    if (nodes == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < nargs; i++) PyTuple_SET_ITEM(nodes, i, Py_NewRef(args[i]));
+    PyObject *out = pm_render_as(pm_state_from_module(module), nodes, how);
+    Py_DECREF(nodes);
+    return out;
 }
 
-static PyObject *render_bytes(PyObject *module, PyObject *obj) {
-    return pm_render_as(pm_state_from_module(module), obj, PM_OUTPUT_BYTES);
+static PyObject *render(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    return render_nodes(module, args, nargs, PM_OUTPUT_SAFESTRING, "render");
+}
+
+static PyObject *render_bytes(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    return render_nodes(module, args, nargs, PM_OUTPUT_BYTES, "render_bytes");
 }
 
 PyDoc_STRVAR(set_attr_joiners_doc,
@@ -67,9 +85,11 @@ static PyObject *eager_children(PyObject *module, PyObject *on) {
 
 static PyMethodDef module_methods[] = {
     {"_eager_children", (PyCFunction)eager_children, METH_O, eager_children_doc},
-    {"render", (PyCFunction)render, METH_O, render_doc},
-    {"render_bytes", (PyCFunction)render_bytes, METH_O, render_bytes_doc},
+    {"render", (PyCFunction)(void (*)(void))render, METH_FASTCALL, render_doc},
+    {"render_bytes", (PyCFunction)(void (*)(void))render_bytes, METH_FASTCALL, render_bytes_doc},
     {"escape", (PyCFunction)pm_escape, METH_O, escape_doc},
+    {"_loop_changed", (PyCFunction)(void (*)(void))pm_loop_changed, METH_FASTCALL,
+     "_loop_changed(record, *values, /)\n--\n\nloop.changed(*values) on a loop's record."},
     {"_set_attr_joiners", (PyCFunction)(void (*)(void))set_attr_joiners, METH_FASTCALL,
      set_attr_joiners_doc},
     {NULL, NULL, 0, NULL},
@@ -139,6 +159,7 @@ static const struct {
     PM_CONST(LOOP_REVINDEX0),
     PM_CONST(LOOP_PREVITEM),
     PM_CONST(LOOP_NEXTITEM),
+    PM_CONST(LOOP_CHANGES),
     /* pm_format_use (state.h) */
     {"FORMAT_VALUE", PM_FORMAT_VALUE},
     {"FORMAT_JOINED", PM_FORMAT_JOINED},

@@ -789,7 +789,9 @@ typedef enum markup_loop_field {
     MARKUP_LOOP_REVINDEX,  /* length - index */
     MARKUP_LOOP_REVINDEX0, /* length - index - 1 */
     MARKUP_LOOP_PREVITEM,  /* the item before, if any */
-    MARKUP_LOOP_NEXTITEM   /* `next`, if any: needs MARKUP_LOOP_LOOKAHEAD */
+    MARKUP_LOOP_NEXTITEM,  /* `next`, if any: needs MARKUP_LOOP_LOOKAHEAD */
+    MARKUP_LOOP_CHANGES    /* what loop.changed(...) compares with: a record
+                              the caller keeps for this run of the loop */
 } markup_loop_field;
 
 #ifdef __cplusplus

@@ -169,7 +169,11 @@ def _style_text(*mappings: Mapping[str, Any], **props: Any) -> Optional[str]:
     """The value of styles()'s attribute, or None when nothing is left."""
     parts = []
 
-    def add(key: str, value: Any) -> None:
+    def add(key: Any, value: Any) -> None:
+        if not isinstance(key, str):
+            raise TypeError(
+                f"styles(): a property name must be a str, got {type(key).__name__} {key!r}"
+            )
         if value is None or value is False:
             return
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):

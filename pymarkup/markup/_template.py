@@ -60,6 +60,7 @@ from ._core import (
     FORMAT_JOINED,
     FORMAT_VALUE,
     FORMAT_WRITTEN,
+    LOOP_CHANGES,
     LOOP_FIRST,
     LOOP_INDEX,
     LOOP_INDEX0,
@@ -131,6 +132,8 @@ _LOOP_FIELDS = {
     "previtem": LOOP_PREVITEM,
     "nextitem": LOOP_NEXTITEM,
 }
+# And what LOOP_INFO pushes besides: loop.changed()'s record.
+_LOOP_INFO = {**_LOOP_FIELDS, "changes": LOOP_CHANGES}
 # The fields its LOOP reads one item ahead for.
 _LOOKAHEAD_FIELDS = ("last", "nextitem")
 
@@ -523,11 +526,20 @@ class _LoopVar(Stand):
     def __getattr__(self, name: str) -> Any:
         if name == "cycle":
             return lambda *values: _Cycle(self, values)
+        if name == "changed":
+            # Per call, on the record this run of the loop keeps (C's own).
+            return lambda *values: _Call(
+                self._m_session,
+                _core._loop_changed,
+                (_LoopInfo(self, "changes"), *values),
+                {},
+                "loop.changed(...)",
+            )
         if name in _LOOP_FIELDS:
             return _LoopInfo(self, name)
         raise TypeError(
             f"@baked {self._m_session.func_name}(): loop has no '{name}'; it has "
-            f"{', '.join(_LOOP_FIELDS)} and cycle(...)"
+            f"{', '.join(_LOOP_FIELDS)}, cycle(...) and changed(...)"
         )
 
     def _m_path(self) -> str:
@@ -938,13 +950,15 @@ def contains(container: Any, item: Any) -> Any:
 class LoopState:
     """Jinja2's ``loop``: ``index`` (from 1), ``index0``, ``first``,
     ``last``, ``length``, ``revindex``, ``revindex0``, ``previtem`` and
-    ``nextitem`` (None where there is none) and ``cycle(*values)``."""
+    ``nextitem`` (None where there is none), ``cycle(*values)`` and
+    ``changed(*values)``."""
 
-    __slots__ = ("index0", "_items")
+    __slots__ = ("index0", "_items", "_changes")
 
-    def __init__(self, index0: int, items: List[Any]) -> None:
+    def __init__(self, index0: int, items: List[Any], changes: List[Any]) -> None:
         self.index0 = index0
         self._items = items
+        self._changes = changes  # shared by the loop's states, as Jinja2's one loop
 
     @property
     def index(self) -> int:
@@ -983,10 +997,14 @@ class LoopState:
             raise TypeError("loop.cycle() needs at least one value")
         return values[self.index0 % len(values)]
 
+    def changed(self, *values: Any) -> bool:
+        """True on the first call and when `values` differ from the last call's."""
+        return _core._loop_changed(self._changes, *values)
+
 
 def looped(iterable: Any) -> Iterator[Tuple[Any, Any]]:
     """Pairs ``(item, loop)`` for Jinja2's ``loop.*`` (index, index0, first,
-    last, length, revindex, revindex0, previtem, nextitem, cycle):
+    last, length, revindex, revindex0, previtem, nextitem, cycle, changed):
     ``[h.Tr({"class": loop.cycle("odd", "even")}, loop.index, o.name) for o, loop in
     looped(orders)]``."""
     if isinstance(iterable, Stand):
@@ -994,8 +1012,9 @@ def looped(iterable: Any) -> Iterator[Tuple[Any, Any]]:
         return loop.iterate(
             ((_Item(loop, 0), _LoopVar(loop, 0)), (_Item(loop, 1), _LoopVar(loop, 1)))
         )
-    items = list(iterable)
-    return iter([(item, LoopState(i, items)) for i, item in enumerate(items)])
+    items: List[Any] = list(iterable)
+    changes: List[Any] = []
+    return iter([(item, LoopState(i, items, changes)) for i, item in enumerate(items)])
 
 
 class _Marker(str):
@@ -1433,7 +1452,7 @@ class _Compiler:
             emit(OP_APPLY, self.op((APPLY_COMPARE, COMPARE_CONTAINS, self.path(value))), 2)
         elif isinstance(value, _LoopInfo):
             level = self.level(value._m_var._m_loop, value)
-            emit(OP_LOOP_INFO, level, _LOOP_FIELDS[value._m_what])
+            emit(OP_LOOP_INFO, level, _LOOP_INFO[value._m_what])
         elif isinstance(value, _Cycle):
             level = self.level(value._m_var._m_loop, value)
             for v in value._m_values:

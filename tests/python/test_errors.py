@@ -261,9 +261,9 @@ def test_lone_surrogate_in_comment():
         Comment("\ud800")
 
 
-def test_comment_needs_str():
-    with pytest.raises(TypeError, match=r"Comment\(\) takes a str, got int"):
-        Comment(3)
+def test_comment_needs_str_or_a_number():
+    with pytest.raises(TypeError, match=r"Comment\(\) takes a str, int or float, got list"):
+        Comment(["x"])
 
 
 def test_unknown_h_attribute_suggests_tag():

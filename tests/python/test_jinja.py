@@ -667,6 +667,10 @@ def test_what_a_child_defines_outside_its_blocks(source):
         "{% for g in [1, 2] %}{% for i in items %}{{ loop.changed(i.id > 5, g) }}"
         "{% for j in [1] %}{{ loop.changed(j) }}{% endfor %}{% endfor %}|{% endfor %}",
         "{% for i in items %}{{ loop.changed() }}{{ loop.changed(i.name) }}{% endfor %}",
+        # in a call block's body, `loop` is the loop around the call block
+        "{% macro m() %}{% for x in [1, 1, 2] %}[{{ caller(x) }}]{% endfor %}{% endmacro %}"
+        "{% for i in items %}{% call(x) m() %}{{ loop.changed(x) }}{{ i.id }}{% endcall %}"
+        "{% endfor %}",
     ],
 )
 def test_loop_changed(source):

@@ -96,8 +96,8 @@ def test_types_live_in_markup():
 @pytest.mark.parametrize(
     "fn,params",
     [
-        (markup.render, ["node"]),
-        (markup.render_bytes, ["node"]),
+        (markup.render, ["node", "nodes"]),
+        (markup.render_bytes, ["node", "nodes"]),
         (markup.escape, ["s"]),
     ],
 )

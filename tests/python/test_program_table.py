@@ -74,7 +74,8 @@ def test_the_compilers_tables_cover_each_enum():
     assert sorted([*_template._COMPARE.values(), _core.COMPARE_CONTAINS]) == sorted(
         TABLE["markup_compare_op"].values()
     )
-    assert sorted(_template._LOOP_FIELDS.values()) == sorted(TABLE["markup_loop_field"].values())
+    assert sorted(_template._LOOP_INFO.values()) == sorted(TABLE["markup_loop_field"].values())
+    assert set(_template._LOOP_INFO) - set(_template._LOOP_FIELDS) == {"changes"}
 
 
 def test_the_compiler_writes_no_number_of_its_own():
@@ -186,7 +187,7 @@ def test_an_operator_past_the_table_is_refused_when_compiled(monkeypatch, table,
 
 
 def test_a_loop_field_past_the_table_is_refused_when_compiled(monkeypatch):
-    fields = dict(_template._LOOP_FIELDS, index=max(_template._LOOP_FIELDS.values()) + 1)
-    monkeypatch.setattr(_template, "_LOOP_FIELDS", fields)
+    fields = dict(_template._LOOP_INFO, index=max(_template._LOOP_INFO.values()) + 1)
+    monkeypatch.setattr(_template, "_LOOP_INFO", fields)
     with pytest.raises(ValueError, match="loop field that does not exist"):
         baked(lambda xs: h.Ul([h.Li(loop.index) for _x, loop in looped(xs)]))

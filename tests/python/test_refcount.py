@@ -59,7 +59,7 @@ def cases():
         ("render_bytes unknown", [Opaque()], lambda a: render_bytes([a[0]]), TypeError),
         ("too deep", [None], lambda a: render(_deep(1100)), ValueError),
         ("bad tag name", ["no good"], lambda a: Tag(a[0]), ValueError),
-        ("comment type", [3.5], lambda a: Comment(a[0]), TypeError),
+        ("comment type", [b"x"], lambda a: Comment(a[0]), TypeError),
         ("safe add", [Opaque()], lambda a: SafeString("x") + a[0], TypeError),
         ("escape html raises", [BadHtml()], lambda a: escape(a[0]), RuntimeError),
         # SafeString's str methods: escaping an argument, the str method

@@ -289,6 +289,25 @@ def test_custom_tags():
     assert render(Tag("h7")("x")) == "<h7>x</h7>"
 
 
+def test_comment_of_a_number_is_its_text():
+    assert render(Comment(42)) == "<!--42-->"
+    assert render(Comment(-1.5)) == "<!---1.5-->"
+    for not_text in (True, None, b"x", ["x"]):
+        with pytest.raises(TypeError, match=r"Comment\(\) takes a str, int or float"):
+            Comment(not_text)
+
+
+def test_render_of_several_nodes_renders_each_in_turn():
+    assert render(h.P("a"), h.P("b")) == "<p>a</p><p>b</p>"
+    assert render("x & y", h.Br(), 3) == "x &amp; y<br>3"
+    assert render_bytes(h.P("\u00e9"), "<") == "<p>\u00e9</p>&lt;".encode()
+    assert render(h.P("a"), h.P("b")) == render([h.P("a"), h.P("b")])
+    with pytest.raises(TypeError, match=r"render\(\) takes at least one node"):
+        render()
+    with pytest.raises(TypeError, match=r"render_bytes\(\) takes at least one node"):
+        render_bytes()
+
+
 def test_comment():
     c = Comment("a --> b & <c>")
     assert c.text == "a --> b & <c>"
@@ -404,6 +423,9 @@ class TestHelpers:
         assert render(h.P(styles(color="<red>"))) == '<p style="color: &lt;red&gt;"></p>'
         with pytest.raises(TypeError, match=r"styles\(\): the value of 'color'"):
             styles(color=["red"])
+        for name in (1, None, b"color"):
+            with pytest.raises(TypeError, match=r"styles\(\): a property name must be a str"):
+                styles({name: "red"})
 
     def test_data(self):
         assert data(user_id=3, active=True) == {"data-user-id": 3, "data-active": True}

@@ -536,6 +536,51 @@ def test_loop_length_revindex_previtem_nextitem_as_jinja2(items, kind):
     assert render(_loop_fields_row(make(items))) == want
 
 
+def _changed_rows(rows):
+    return h.Ul(
+        [
+            h.Li(
+                when(loop.changed(r["cat"]), h.B(r["cat"])),
+                r["n"],
+                when(loop.changed(), "!"),
+                h.Ol([h.I(when(inner.changed(c), c)) for c, inner in looped(r["cat"])]),
+            )
+            for r, loop in looped(rows)
+        ]
+    )
+
+
+_CHANGED_JINJA = JINJA.from_string(
+    "<ul>{% for r in rows %}<li>{% if loop.changed(r.cat) %}<b>{{ r.cat }}</b>{% endif %}"
+    "{{ r.n }}{% if loop.changed() %}!{% endif %}<ol>{% for c in r.cat %}<i>"
+    "{% if loop.changed(c) %}{{ c }}{% endif %}</i>{% endfor %}</ol></li>{% endfor %}</ul>"
+)
+
+
+@given(st.lists(st.tuples(st.text(alphabet="ab<", max_size=3), st.integers(0, 3)), max_size=7))
+@settings(max_examples=150, deadline=None)
+def test_loop_changed_as_jinja2(pairs):
+    # Each run of a loop keeps its own last values (the inner loop starts
+    # afresh in every row); changed() with no values is True once a run.
+    rows = [{"cat": cat, "n": n} for cat, n in pairs]
+    want = _CHANGED_JINJA.render(rows=rows)
+    assert baked(_changed_rows)(rows) == want
+    assert render(_changed_rows(rows)) == want
+
+
+def test_loop_changed_compares_by_equality_and_raises_what_eq_raises():
+    class Odd:
+        def __eq__(self, other):
+            raise ValueError("no comparing")
+
+        __hash__ = None
+
+    fn = baked(lambda xs: h.P([when(loop.changed(x), "c", "s") for x, loop in looped(xs)]))
+    assert fn([1, 1.0, True, 2]) == "<p>cssc</p>"  # 1 == 1.0 == True, as in Jinja2
+    with pytest.raises(ValueError, match="no comparing"):
+        fn([Odd(), Odd()])
+
+
 def test_loop_length_asked_mid_loop_reads_the_rest_once():
     pulled = []
 

@@ -33,7 +33,6 @@ from ._nodes import (
 from ._runtime import (
     _await_now,
     _call_awaited,
-    _Changes,
     _calls_with_context,
     _check_namespace,
     _include,
@@ -168,7 +167,6 @@ class _Loop:
         self.locals: Dict[str, int] = {}  # names the body sets -> their places
         self.visible = True
         self.is_loop = True  # False: a block's body, a scope without a loop
-        self.changes_at = -1  # the place of its loop.changed() tracker
         self.is_block = False  # a block's body (where a macro may be defined)
 
 
@@ -1152,12 +1150,6 @@ class Compiler:
             ):
                 raise Unsupported("a filtered loop (for ... if ...) with loop.* or an else")
         loop = _Loop(names)
-        if any(_is_loop_changed(n) for n in _walk_scope(node.body)):
-            # loop.changed() compares with the last call in this run of the
-            # loop: a tracker made as the loop starts, as Jinja2's LoopContext
-            self.apply("CALL", 0, _Changes)
-            loop.changes_at = self.place()
-            self.keep(loop.changes_at)
         self.expr(node.iter)  # in the scope around the loop
         if self.env.is_async:  # Jinja2's auto_aiter: an async iterable's items
             self.apply("CALL", 1, _sync_iterable)
@@ -1446,12 +1438,13 @@ class Compiler:
             return
         if _is_loop_changed(node) and not any("loop" in loop.names for loop in self.loops):
             found = self.innermost_loop()
-            if found is None or found[0].changes_at < 0 or node.kwargs:
+            if found is None or node.kwargs:
                 raise Unsupported("loop.changed() here")
-            self.emit(OP_PARAM, found[0].changes_at)
+            # On the record this run of the loop keeps, as @baked's loops do.
+            self.emit(OP_LOOP_INFO, found[1], _core.LOOP_CHANGES)
             for arg in node.args:
                 self.expr(arg)
-            self.apply("CALL", 1 + len(node.args), _Changes.changed)
+            self.apply("CALL", 1 + len(node.args), _core._loop_changed)
             return
         self.expr(callee)
         self.calls = True

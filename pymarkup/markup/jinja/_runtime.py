@@ -216,22 +216,6 @@ def _verbatim(value: Any) -> Any:
     return Markup(value)
 
 
-class _Changes:
-    """loop.changed(*values) in one run of a loop: True when the values
-    differ from those of the last call (Jinja2's LoopContext.changed)."""
-
-    __slots__ = ("last",)
-
-    def __init__(self) -> None:
-        self.last: Any = _Changes  # nothing yet: unequal to any tuple
-
-    def changed(self, *values: Any) -> bool:
-        if self.last != values:
-            self.last = values
-            return True
-        return False
-
-
 def _text_markup(value: Any) -> Any:
     """{{ x }} in an {% autoescape false %} block of an autoescaped
     template: str(x), written as it is."""
