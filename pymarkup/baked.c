@@ -118,6 +118,9 @@ typedef struct pm_op {
                           (markup's MISSING, as Jinja2's undefined), also
                           read of it; NULL: the failed lookup raises */
     pm_number_spec number; /* FORMAT: the spec, for an int or float */
+    int formatted;         /* ATTR/ITEM: the field is an f-string alone,
+                              f"{x.name}", written at once: a str, int or
+                              float is itself, anything else format()ted */
 } pm_op;
 
 typedef struct pm_baked {
@@ -851,6 +854,12 @@ static PM_NOINLINE markup_status apply_looked_up(program_call *c, pm_op *o, void
     return apply_general(o, (PyObject *const *)args, nargs, out);
 }
 
+/* A value an f-string alone, f"{v}", gives as it is for a WRITE: the
+   same text as its format(v, ""). */
+static inline int written_as_itself(PyObject *v) {
+    return PyUnicode_CheckExact(v) || PyLong_CheckExact(v) || PyFloat_CheckExact(v);
+}
+
 static markup_status d_apply(void *ctx, uint32_t op, void *const *args, uint32_t nargs,
                              void **out) {
     program_call *c = ctx;
@@ -859,11 +868,18 @@ static markup_status d_apply(void *ctx, uint32_t op, void *const *args, uint32_t
        last row, with nothing to save or restore (the rest is out of
        line). */
     PyObject *v = field_in_place(o, args[0]);
-    if (v) {
+    if (v && (!o->formatted || written_as_itself(v))) {
         *out = Py_NewRef(v);
         return MARKUP_OK;
     }
-    return apply_looked_up(c, o, args, nargs, out);
+    markup_status st = apply_looked_up(c, o, args, nargs, out);
+    if (st == MARKUP_OK && o->formatted && !written_as_itself(*out)) {
+        PyObject *text = PyObject_Format(*out, NULL);
+        Py_DECREF((PyObject *)*out);
+        *out = text;
+        if (!text) return MARKUP_ERR_SLOT_VALUE;
+    }
+    return st;
 }
 
 static markup_status d_truth(void *ctx, void *value, bool *out) {
@@ -1732,10 +1748,13 @@ static int read_ops(pm_baked *self, PyObject *ops) {
         PyObject *entry = PyTuple_GET_ITEM(ops, i);
         int kind;
         PyObject *payload, *path, *missing = NULL;
-        if (!PyTuple_Check(entry) ||
-            !PyArg_ParseTuple(entry, "iOU|O:_compile", &kind, &payload, &path, &missing))
+        int formatted = 0;
+        if (!PyTuple_Check(entry) || !PyArg_ParseTuple(entry, "iOU|Op:_compile", &kind, &payload,
+                                                       &path, &missing, &formatted))
             goto bad;
-        if (missing && kind != MARKUP_APPLY_ATTR && kind != MARKUP_APPLY_ITEM) goto bad;
+        if (missing == Py_None) missing = NULL; /* strict, where `formatted` follows */
+        if ((missing || formatted) && kind != MARKUP_APPLY_ATTR && kind != MARKUP_APPLY_ITEM)
+            goto bad;
         if (!PyUnicode_CheckExact(path)) goto bad; /* formatted into messages */
         pm_op *o = &self->ops[i];
         o->kind = kind;
@@ -1781,6 +1800,7 @@ static int read_ops(pm_baked *self, PyObject *ops) {
         o->payload = Py_NewRef(payload);
         o->path = Py_NewRef(path);
         o->missing = Py_XNewRef(missing);
+        o->formatted = formatted;
         self->nops = i + 1;
     }
     return 0;

@@ -1499,10 +1499,24 @@ class _Compiler:
                 f"@baked {self.session.func_name}(): {value._m_path()} is formatted "
                 f"into a text; make it a child of its own next to the text instead"
             )
+        if use == FORMAT_WRITTEN and not (spec or conv) and self.field_formatted(value):
+            return
         self.expr(value)
         if spec or conv or use != FORMAT_JOINED:
             payload = (spec, conv, use)
             self.pb.emit(OP_APPLY, self.op((APPLY_FORMAT, payload, self.path(value))), 1)
+
+    def field_formatted(self, value: Any) -> bool:
+        """f"{x.name}" alone, written at once: the field read that formats
+        what it reads (a str or number stays itself), with no FORMAT of its
+        own, so it is read in place as `x.name` is. False for anything else."""
+        if not isinstance(value, _Field) or value._m_how == APPLY_UNPACK:
+            return False
+        self.expr(value._m_base)
+        missing = MISSING if self.lenient else None
+        entry = (value._m_how, value._m_key, self.path(value), missing, True)
+        self.pb.emit(OP_APPLY, self.op(entry), 1)
+        return True
 
     def opens_text(self, parts: List[Any], name: Optional[str]) -> bool:
         """Whether formatted `parts` are written in place (text_in_place),

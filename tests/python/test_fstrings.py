@@ -287,3 +287,17 @@ def test_common_specs_give_pythons_text(spec, x, text):
     assert format(x, spec) == text  # the expectation is Python's own
     _, fn = spec_page(spec)
     assert f"[{text}]" in fn(x)
+
+
+class Row:
+    def __init__(self, v):
+        self.v = v
+
+
+@pytest.mark.parametrize("value", VALUES, ids=IDS)
+def test_a_field_alone_in_an_fstring_renders_as_python_formats_it(value):
+    # f"{d['v']}" alone reads the field where it lies and formats what is
+    # not a str or number itself: the same text as Python's f-string.
+    same(lambda d: h.P({"title": f"{d['v']}"}, f"{d['v']}", h.B(f"{d['v']}")), {"v": value})
+    same(lambda r: h.Li(f"{r.v}", h.A({"href": f"{r.v}"}, "a")), Row(value))
+    same(lambda rows: h.Ul([h.Li(f"{r['v']}") for r in rows]), [{"v": value}] * 2)
