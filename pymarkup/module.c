@@ -6,6 +6,7 @@
  * import (and each sub-interpreter) gets a fresh, independent module.
  */
 #include "loop_iter.h"
+#include "text_filters.h"
 #include "state.h"
 
 PyDoc_STRVAR(render_doc,
@@ -88,6 +89,11 @@ static PyMethodDef module_methods[] = {
     {"render", (PyCFunction)(void (*)(void))render, METH_FASTCALL, render_doc},
     {"render_bytes", (PyCFunction)(void (*)(void))render_bytes, METH_FASTCALL, render_bytes_doc},
     {"escape", (PyCFunction)pm_escape, METH_O, escape_doc},
+    {"_wordcount", pm_wordcount, METH_O, "_wordcount(s, /)\n--\n\nThe number of words of s."},
+    {"_title_ascii", pm_title_ascii, METH_O,
+     "_title_ascii(s, /)\n--\n\nJinja2's title of an ASCII str, else None."},
+    {"_strip_tags", pm_strip_tags, METH_O,
+     "_strip_tags(s, /)\n--\n\ns without tags, whitespace collapsed."},
     {"_loop_changed", (PyCFunction)(void (*)(void))pm_loop_changed, METH_FASTCALL,
      "_loop_changed(record, *values, /)\n--\n\nloop.changed(*values) on a loop's record."},
     {"_set_attr_joiners", (PyCFunction)(void (*)(void))set_attr_joiners, METH_FASTCALL,

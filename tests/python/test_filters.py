@@ -56,6 +56,29 @@ def test_wordcount_title_center(s):
     assert plain("center", s, 50) == jinja("center", s, 50)
 
 
+# Any text: Unicode letters, digits and numerals (\\w), Unicode and ASCII
+# separator whitespace (\\x1c-\\x1f, U+00A0, U+2003), full case mappings
+# (ß, İ), printable ASCII (the C fast path of title).
+ANY_TEXT = st.one_of(
+    st.text(max_size=40),
+    st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=127), max_size=40),
+    st.text(
+        alphabet=st.sampled_from("aZ_9 \x1c\x1f\u00a0\u2003-([{<ßİ²\u0663\u0301\t"), max_size=30
+    ),
+)
+
+
+@given(ANY_TEXT)
+@settings(max_examples=500, deadline=None)
+def test_wordcount_title_striptags_on_any_text(s):
+    assert plain("wordcount", s) == jinja("wordcount", s)
+    assert plain("title", s) == jinja("title", s)
+    assert plain("striptags", s) == jinja("striptags", s)
+    assert plain("striptags", "<i>" + s + "</i><!--" + s + "-->" + s) == jinja(
+        "striptags", "<i>" + s + "</i><!--" + s + "-->" + s
+    )
+
+
 @given(st.one_of(st.integers(0, 10**30), st.floats(0, 1e28, allow_nan=False)), st.booleans())
 @settings(max_examples=300, deadline=None)
 def test_filesizeformat(size, binary):
