@@ -581,21 +581,22 @@ def targets(results: dict[str, Any]) -> list[str]:
                 lines.append(f"  {page}: {name} vs {against}: {got:.1f}x (target {goal}x: {mark})")
     # f-strings in every row (ids and links), as one call: against Jinja2
     # and against the same page reading the ready-made fields.
-    entries = results.get("admin", {}).get("contenders", {})
-    jinja = entries.get(JINJA, {}).get("median_us")
-    plain = entries.get("markup @baked (one call)", {}).get("median_us")
-    fstrings = entries.get("markup @baked (one call, f-strings)", {}).get("median_us")
-    if jinja and plain and fstrings:
-        got = jinja / fstrings
-        lines.append(
-            f"  admin: markup @baked (one call, f-strings) vs Jinja2: {got:.1f}x"
-            f" (target 25x: {'met' if got >= 25 else 'NOT met'})"
-        )
-        slower = fstrings / plain - 1
-        lines.append(
-            f"  admin: f-strings vs ready-made fields, one call: {slower:+.0%}"
-            f" (target within +20%: {'met' if slower <= 0.2 else 'NOT met'})"
-        )
+    for page in ("products", "admin"):
+        entries = results.get(page, {}).get("contenders", {})
+        jinja = entries.get(JINJA, {}).get("median_us")
+        plain = entries.get("markup @baked (one call)", {}).get("median_us")
+        fstrings = entries.get("markup @baked (one call, f-strings)", {}).get("median_us")
+        if jinja and plain and fstrings:
+            got = jinja / fstrings
+            lines.append(
+                f"  {page}: markup @baked (one call, f-strings) vs Jinja2: {got:.1f}x"
+                f" (target 25x: {'met' if got >= 25 else 'NOT met'})"
+            )
+            slower = fstrings / plain - 1
+            lines.append(
+                f"  {page}: f-strings vs ready-made fields, one call: {slower:+.0%}"
+                f" (target within +20%: {'met' if slower <= 0.2 else 'NOT met'})"
+            )
     # The pages' own Jinja2 templates, loaded through markup.jinja.
     for page, goal in (("products", 15), ("products-escape", 15), ("admin", 12)):
         entries = results.get(page, {}).get("contenders", {})

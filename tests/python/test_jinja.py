@@ -789,3 +789,46 @@ def test_async_awaitable_that_waits_is_rendered_by_jinja2():
     plain, ours = pair("{{ slow() }}", enable_async=True)
     assert ours.markup_native
     assert ours.render(slow=slow) == plain.render(slow=slow) == "done"
+
+
+class _HtmlText:
+    """An object with __html__ and a __str__ of its own: Jinja2's striptags
+    reads the HTML, wordcount and title the str()."""
+
+    def __html__(self):
+        return "<b>html</b> &amp; text"
+
+    def __str__(self):
+        return "str of it_1 <x>"
+
+
+_FILTER_TEXT = st.one_of(
+    st.text(max_size=30),
+    st.text(alphabet=st.sampled_from("aZ_9 \x1f\u00a0-(<>!&;ß\u0663"), max_size=30),
+    st.sampled_from(["<p>Tea &amp; <b>cake</b></p>", "<!-- a -->b<c", "x &lt;y&gt; <", ""]),
+)
+
+
+@given(
+    st.one_of(
+        _FILTER_TEXT,
+        _FILTER_TEXT.map(Markup),
+        st.integers(),
+        st.just(None),
+        st.builds(_HtmlText),
+    )
+)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_builtin_text_filters_run_in_c_with_jinja2s_results(value):
+    # wordcount, title and striptags are Jinja2's own filters: markup.jinja
+    # runs markup's C scan for them, with Jinja2's coercions of the value.
+    source = "{{ v|wordcount }}|{{ v|title }}|{{ v|striptags }}|{{ v|striptags|wordcount }}"
+    same(source, {"v": value}, autoescape=True)
+    same(source, {"v": value}, autoescape=False)
+
+
+def test_an_overridden_filter_is_the_environments_own():
+    plain, ours = pair("{{ v|wordcount }}", None, autoescape=True)
+    ours.environment.filters["wordcount"] = lambda s: "mine"
+    ours = ours.environment.from_string("{{ v|wordcount }}")
+    assert ours.markup_native and ours.render(v="a b") == "mine"

@@ -8,11 +8,14 @@ import inspect
 import threading
 from typing import Any, Callable, Dict, Optional, Tuple
 
+from jinja2 import filters as _jinja_filters
 from jinja2.exceptions import TemplateNotFound, TemplateRuntimeError
 from jinja2.nodes import EvalContext
 from jinja2.runtime import Namespace
 from jinja2.utils import _PassArg
 from markupsafe import Markup
+
+from .. import _core
 
 
 class Render(threading.local):
@@ -206,6 +209,37 @@ internal_code: set = {
     _await_now.__code__,
     _AsyncItems.__next__.__code__,
     _include.__code__,
+}
+
+
+# Jinja2's built-in filters whose scanning markup does in C (text_filters.c,
+# shared with markup.filters), each taking its argument as Jinja2's does.
+
+
+def _wordcount(s: Any) -> int:
+    """Jinja2's wordcount: runs of \\w in soft_str(s)."""
+    return _core._wordcount(s if isinstance(s, str) else str(s))
+
+
+def _title(s: Any) -> str:
+    """Jinja2's title, in C for ASCII text."""
+    text = s if isinstance(s, str) else str(s)
+    title = _core._title_ascii(text)
+    return title if title is not None else _jinja_filters.do_title(text)
+
+
+def _striptags(value: Any) -> str:
+    """Jinja2's striptags: Markup(str(value's HTML)).striptags()."""
+    if hasattr(value, "__html__"):
+        value = value.__html__()
+    text = _core._strip_tags(str(value))
+    return Markup(text).unescape() if "&" in text else text
+
+
+NATIVE_FILTERS = {
+    _jinja_filters.do_wordcount: _wordcount,
+    _jinja_filters.do_title: _title,
+    _jinja_filters.do_striptags: _striptags,
 }
 
 
