@@ -29,6 +29,7 @@ from ._core import (
 from ._baked import baked
 from ._pretty import pretty
 from ._stream import aiter_render
+from ._tstring import html
 from ._template import (
     MISSING,
     LoopState,
@@ -66,6 +67,7 @@ __all__ = [
     "default",
     "escape",
     "h",
+    "html",
     "iter_render",
     "looped",
     "not_",
