@@ -597,6 +597,27 @@ def targets(results: dict[str, Any]) -> list[str]:
                 f"  {page}: f-strings vs ready-made fields, one call: {slower:+.0%}"
                 f" (target within +20%: {'met' if slower <= 0.2 else 'NOT met'})"
             )
+    # t-strings (CPython 3.14): the page under @baked within 2x of the
+    # one-call h.* page; per call, faster than the t-string libraries.
+    for page in ("products", "admin"):
+        entries = results.get(page, {}).get("contenders", {})
+        one_call = entries.get("markup @baked (one call)", {}).get("median_us")
+        baked_t = entries.get("markup html() t-string (@baked)", {}).get("median_us")
+        per_call = entries.get("markup html() t-string (per call)", {}).get("median_us")
+        if one_call and baked_t:
+            got = baked_t / one_call
+            lines.append(
+                f"  {page}: t-string under @baked vs one-call @baked: {got:.2f}x the time"
+                f" (target within 2x: {'met' if got <= 2 else 'NOT met'})"
+            )
+        for peer in ("tdom", "html-tstring"):
+            other = entries.get(peer, {}).get("median_us")
+            if per_call and other:
+                got = other / per_call
+                lines.append(
+                    f"  {page}: markup html() t-string (per call) vs {peer}: {got:.1f}x"
+                    f" (target faster: {'met' if got > 1 else 'NOT met'})"
+                )
     # The pages' own Jinja2 templates, loaded through markup.jinja.
     for page, goal in (("products", 15), ("products-escape", 15), ("admin", 12)):
         entries = results.get(page, {}).get("contenders", {})

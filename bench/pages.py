@@ -226,8 +226,9 @@ def _boolean_attributes(html: str) -> str:
 
 
 def _void_slash(html: str) -> str:
-    """``<meta charset="utf-8"/>`` (XHTML style) to ``<meta charset="utf-8">``."""
-    return html.replace("/>", ">")
+    """``<meta charset="utf-8"/>`` and ``<br />`` (XHTML style) to
+    ``<meta charset="utf-8">`` and ``<br>``."""
+    return re.sub(r" ?/>", ">", html)
 
 
 def _single_quoted_attributes(html: str) -> str:
@@ -239,12 +240,17 @@ def _single_quoted_attributes(html: str) -> str:
 
 
 # Order matters: quotes are decided after the spellings are unified.
+def _doctype_case(html: str) -> str:
+    return re.sub(r"^<!DOCTYPE html>", "<!doctype html>", html, flags=re.IGNORECASE)
+
+
 NORMALIZATIONS = {
     "attr-quotes": _single_quoted_attributes,
     "entities": _entities,
     "quotes": _quotes,
     "bool-attrs": _boolean_attributes,
     "void-slash": _void_slash,
+    "doctype-case": _doctype_case,
 }
 
 NORMALIZATION_DOCS = {
@@ -252,7 +258,8 @@ NORMALIZATION_DOCS = {
     "entities": "&quot; &#x22; &#x27; &apos; &#x2f; rewritten as &#34; &#39; /",
     "quotes": "' and text \" compared unescaped (peer leaves them raw where HTML allows)",
     "bool-attrs": 'checked="checked" / checked="" compared as bare checked',
-    "void-slash": "<br/> compared as <br>",
+    "void-slash": "<br/> and <br /> compared as <br>",
+    "doctype-case": "<!DOCTYPE html> compared as <!doctype html>",
 }
 
 

@@ -85,9 +85,13 @@ install_bench() {
   rm -rf "$dir/bench"
   mkdir -p "$dir/bench"
   local req
+  # A requirement's marker (python_version>='3.14') is for .venv's pip:
+  # here each is installed for this version, which is what it names.
   for req in $(grep -E '^[a-z]' "$root/bench/requirements.txt" | grep -v '^matplotlib'); do
+    req=${req%%;*}
     "$venv_python" -m pip install -q --target "$dir/bench" --only-binary=:all: \
       --python-version "$version" --implementation cp --platform manylinux2014_x86_64 \
+      --platform manylinux_2_28_x86_64 \
       "$req" >/dev/null 2>&1 || echo "debian-python.sh: no wheel of $req for $version"
   done
   cp "$root/bench/requirements.txt" "$dir/bench/.complete"

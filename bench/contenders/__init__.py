@@ -13,7 +13,7 @@ from importlib import metadata
 from typing import Any, Callable
 
 # Modules in the order their contenders appear in the table.
-MODULES = ("markup_lib", "templates", "fstrings", "builders")
+MODULES = ("markup_lib", "tstrings", "templates", "fstrings", "builders")
 
 
 @dataclass(frozen=True)

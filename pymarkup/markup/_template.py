@@ -1839,7 +1839,7 @@ class _BoolWatch:
 
     def found(self) -> List[str]:
         found = list(self.calls)
-        for code in self.codes:
+        for code in list(self.codes):  # a profiler may still record into it
             line = code.co_firstlineno
             formatted_at = -100
             for ins in dis.get_instructions(code):

@@ -13,6 +13,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from . import _core
 from ._baked import baked
+from ._template import _sessions
 
 # The template's source with each interpolation replaced by a mark the
 # tokenizer keeps where it stands: private-use characters around its index.
@@ -25,7 +26,7 @@ _VOID = frozenset(
 
 # Compiled templates by their literal parts; bounded, since a program's
 # literal parts are as many as its t-string literals.
-_COMPILED: Dict[Tuple[str, ...], Tuple[Callable[..., Any], Tuple[Tuple[int, str], ...]]] = {}
+_COMPILED: Dict[Tuple[str, ...], "_Compiled"] = {}
 _COMPILED_MAX = 4096
 
 
@@ -48,11 +49,18 @@ def html(template: Any) -> "_core.SafeString":
     strings = template.strings
     compiled = _COMPILED.get(strings)
     if compiled is None:
-        compiled = _compile(strings)
+        # Reading the literal parts runs the standard library's tokenizer on
+        # the template's own text: no value of a builder being traced is in
+        # it, so @baked's watch for tests on parameters is paused meanwhile.
+        hook = sys.getprofile()
+        sys.setprofile(None)
+        try:
+            compiled = _compile(strings)
+        finally:
+            sys.setprofile(hook)
         if len(_COMPILED) >= _COMPILED_MAX:
             _COMPILED.clear()
         _COMPILED[strings] = compiled
-    fn, joined = compiled
     values = []
     for interpolation in template.interpolations:
         value = interpolation.value
@@ -63,10 +71,16 @@ def html(template: Any) -> "_core.SafeString":
         elif type(value) is list or type(value) is tuple:
             value = _children(value)
         values.append(value)
-    for index, name in joined:
+    if _sessions():
+        # Inside a @baked builder being traced: the elements themselves,
+        # which become part of the builder's program.
+        return _build(compiled.tree, tuple(values))
+    for index, name in compiled.joined:
         if not isinstance(values[index], (str, int, float)):
             values[index] = _joined(name, values[index])
-    return fn(*values)
+    if compiled.fn is None:
+        compiled.bake()
+    return compiled.fn(*values)
 
 
 def _joined(name: str, value: Any) -> Any:
@@ -123,11 +137,39 @@ class TemplateError(ValueError):
     would read something else, or elements that do not nest."""
 
 
-def _compile(
-    strings: Tuple[str, ...],
-) -> Tuple[Callable[..., Any], Tuple[Tuple[int, str], ...]]:
-    """The baked function of a template, and which values are a whole
-    class or style attribute's."""
+class _Compiled:
+    """A t-string's elements, which of its values are a whole class or
+    style value, and (once called outside a trace) its baked function."""
+
+    __slots__ = ("tree", "count", "joined", "fn")
+
+    def __init__(self, tree: "_Node", count: int) -> None:
+        self.tree, self.count = tree, count
+        self.joined = tuple(
+            (parts[0], name)
+            for node in _walk(tree)
+            for name, parts in node.attrs
+            if name in ("class", "style")
+            and parts
+            and len(parts) == 1
+            and isinstance(parts[0], int)
+        )
+        self.fn: Optional[Callable[..., Any]] = None
+
+    def bake(self) -> None:
+        # A builder with one parameter per interpolation, compiled by
+        # @baked; its errors name the value by its place: html() argument
+        # 'value2'.
+        names = ", ".join(f"value{i}" for i in range(self.count))
+        namespace: Dict[str, Any] = {"_build": _build, "_tree": self.tree}
+        comma = "," if self.count else ""
+        code = f"def html({names}):\n    return _build(_tree, ({names}{comma}))"
+        exec(code, namespace)  # noqa: S102 - parameter names are value0, value1, ...
+        self.fn = baked(namespace["html"])
+
+
+def _compile(strings: Tuple[str, ...]) -> _Compiled:
+    """A t-string's literal parts, read and checked."""
     for s in strings:
         if _OPEN in s or _CLOSE in s:
             raise TemplateError(
@@ -136,21 +178,10 @@ def _compile(
             )
     _check_places(strings)
     source = strings[0] + "".join(f"{_OPEN}{i}{_CLOSE}{s}" for i, s in enumerate(strings[1:]))
-    tree = _read(source)
-    count = len(strings) - 1
-    # A builder with one parameter per interpolation, compiled by @baked;
-    # its errors name the value by its place: html() argument 'value2'.
-    names = ", ".join(f"value{i}" for i in range(count))
-    namespace: Dict[str, Any] = {"_build": _build, "_tree": tree}
-    source_code = f"def html({names}):\n    return _build(_tree, ({names}{',' if count else ''}))"
-    exec(source_code, namespace)  # noqa: S102 - parameter names are value0, value1, ...
-    joined = tuple(
-        (parts[0], name)
-        for node in _walk(tree)
-        for name, parts in node.attrs
-        if name in ("class", "style") and parts and len(parts) == 1 and isinstance(parts[0], int)
-    )
-    return baked(namespace["html"]), joined
+    compiled = _Compiled(_read(source), len(strings) - 1)
+    if not _sessions():  # in a trace, the builder's compile checks it
+        compiled.bake()  # the template's own HTML, checked by the writer now
+    return compiled
 
 
 def _walk(node: "_Node") -> Any:

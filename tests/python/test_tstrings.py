@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from markup import Comment, SafeString, h, html, render
+from markup import Comment, SafeString, baked, h, html, render, when
 
 NEW = sys.version_info >= (3, 14)
 needs_314 = pytest.mark.skipif(not NEW, reason="t-strings need CPython 3.14")
@@ -223,6 +223,41 @@ def test_a_template_is_compiled_once():
     for i in range(5):
         assert html(t("<p data-i=", i, ">", i, "</p>")) == f'<p data-i="{i}">{i}</p>'
     assert len(_tstring._COMPILED) == 1
+
+
+@needs_314
+def test_t_strings_in_a_baked_builder_compile_into_its_program():
+    # The t-strings become the builder's elements: loops, when() and
+    # literal bare attributes included, with the bytes of per-call html().
+    def page(title, rows):
+        return html(
+            t(
+                "<h1>",
+                title,
+                "</h1><ul>",
+                [
+                    html(
+                        t(
+                            "<li class=",
+                            when(r["hot"], "hot", "cold"),
+                            " data-id=",
+                            r["id"],
+                            "><input checked>",
+                            r["name"],
+                            "</li>",
+                        )
+                    )
+                    for r in rows
+                ],
+                "</ul>",
+            )
+        )
+
+    rows = [{"hot": i % 2 == 0, "id": i, "name": f"<n{i}>"} for i in range(4)]
+    fn = baked(page)
+    assert fn("T & t", rows) == page("T & t", rows)
+    assert fn("T & t", rows).count("<input checked>") == 4
+    assert fn.slot_count < 10  # one program: the rows are a loop, not 4 copies
 
 
 texts = st.text(max_size=12)
