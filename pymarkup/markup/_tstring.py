@@ -9,15 +9,18 @@ the interpolations' values to that program.
 
 import importlib
 import sys
+from collections.abc import Mapping
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from . import _core
 from ._baked import baked
-from ._template import _sessions
+from ._template import Stand, _sessions
 
 # The template's source with each interpolation replaced by a mark the
 # tokenizer keeps where it stands: private-use characters around its index.
 _OPEN, _CLOSE = "\ue000", "\ue001"
+# The name under which a start tag keeps a mapping spread among its attributes.
+_SPREAD = _OPEN + "spread" + _CLOSE
 
 # Elements without an end tag (the standard's void elements).
 _VOID = frozenset(
@@ -75,6 +78,8 @@ def html(template: Any) -> "_core.SafeString":
         # Inside a @baked builder being traced: the elements themselves,
         # which become part of the builder's program.
         return _build(compiled.tree, tuple(values))
+    if compiled.spreads:
+        return _core.render(_build(compiled.tree, tuple(values)))
     for index, name in compiled.joined:
         if not isinstance(values[index], (str, int, float)):
             values[index] = _joined(name, values[index])
@@ -141,10 +146,13 @@ class _Compiled:
     """A t-string's elements, which of its values are a whole class or
     style value, and (once called outside a trace) its baked function."""
 
-    __slots__ = ("tree", "count", "joined", "fn")
+    __slots__ = ("tree", "count", "joined", "spreads", "fn")
 
     def __init__(self, tree: "_Node", count: int) -> None:
         self.tree, self.count = tree, count
+        # A mapping spread as attributes changes the element's attributes
+        # per call: such a template is built and rendered per call.
+        self.spreads = any(name == _SPREAD for node in _walk(tree) for name, _ in node.attrs)
         self.joined = tuple(
             (parts[0], name)
             for node in _walk(tree)
@@ -179,7 +187,7 @@ def _compile(strings: Tuple[str, ...]) -> _Compiled:
     _check_places(strings)
     source = strings[0] + "".join(f"{_OPEN}{i}{_CLOSE}{s}" for i, s in enumerate(strings[1:]))
     compiled = _Compiled(_read(source), len(strings) - 1)
-    if not _sessions():  # in a trace, the builder's compile checks it
+    if not _sessions() and not compiled.spreads:  # in a trace, the builder's compile checks it
         compiled.bake()  # the template's own HTML, checked by the writer now
     return compiled
 
@@ -189,6 +197,12 @@ def _walk(node: "_Node") -> Any:
         if isinstance(child, _Node):
             yield child
             yield from _walk(child)
+
+
+def _spread_here(before: str, after: str) -> bool:
+    """Whether a value in a start tag stands alone, where a whole attribute
+    would: after whitespace, before whitespace, '>' or '/>'."""
+    return before[-1:].isspace() and (after[:1].isspace() or after[:1] in (">", "/"))
 
 
 def _check_places(strings: Tuple[str, ...]) -> None:
@@ -203,10 +217,11 @@ def _check_places(strings: Tuple[str, ...]) -> None:
         place, tag = scan.at()[:2]
         if place == "tag_name":
             raise _fail("a value stands in a tag name", line)
-        if place == "attr_name":
+        if place == "attr_name" and not _spread_here(literal, strings[i + 1]):
             raise _fail(
-                "a value stands in an attribute name; a mapping of attributes is not "
-                "spread (give each attribute its value: name={value})",
+                "a value stands in an attribute name; a mapping of attributes stands "
+                "alone among them (<a {attrs} href=...>), a value of one after its "
+                "name (name={value})",
                 line,
             )
         if place == "comment":
@@ -276,11 +291,11 @@ def _read(source: str) -> "_Node":
             parsed: List[Tuple[str, Optional[List[Any]]]] = []
             for name, value in attrs:
                 if _OPEN in name:
-                    raise _fail(
-                        f"a value stands in the attribute name {name.split(_OPEN)[0]!r}...; "
-                        f"a mapping of attributes is not spread (give each attribute its value)",
-                        self.line(),
-                    )
+                    spread = _split(name)
+                    if value is not None or len(spread) != 1 or not isinstance(spread[0], int):
+                        raise _fail("a value stands in an attribute name", self.line())
+                    parsed.append((_SPREAD, spread))
+                    continue
                 parsed.append((name, _split(value) if value is not None else None))
             node = _Node(tag, parsed, self.line())
             self.open[-1].children.append(node)
@@ -351,8 +366,31 @@ def _child(child: Any, values: Tuple[Any, ...]) -> Any:
         return values[child]
     if not isinstance(child, _Node):
         return child  # text, a Comment, the doctype
-    attrs = {name: _attr_value(parts, values) for name, parts in child.attrs}
+    attrs: Dict[str, Any] = {}
+    for name, parts in child.attrs:
+        if name == _SPREAD:
+            attrs.update(_spread(values, parts[0]))  # type: ignore[index]
+        else:
+            attrs[name] = _attr_value(parts, values)
     return _core.Tag(child.tag)(attrs, [_child(c, values) for c in child.children])
+
+
+def _spread(values: Tuple[Any, ...], index: int) -> Mapping[str, Any]:
+    """A mapping of attributes spread in a start tag, `<a {attrs}>`: its
+    attributes in its order, where it stands among the others (a later one
+    of the same name wins)."""
+    value = values[index]
+    if isinstance(value, Stand):
+        raise TypeError(
+            f"html(): value {index} is a mapping of attributes spread in a start tag, "
+            f"which @baked fixes when baking; give each attribute its value (name={{value}})"
+        )
+    if not isinstance(value, Mapping):
+        raise TypeError(
+            f"html(): value {index} stands where attributes go (<a {{attrs}}>), so it must "
+            f"be a mapping of attribute names to values, got {type(value).__name__}"
+        )
+    return value
 
 
 def _attr_value(parts: Optional[List[Any]], values: Tuple[Any, ...]) -> Any:

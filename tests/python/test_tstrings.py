@@ -166,7 +166,7 @@ def test_template_text_and_whitespace_are_kept():
         (("<style>a { color: ", "red", " }</style>"), r"in the text of a <style>"),
         (("<", "div", ">x</div>"), r"in a tag name"),
         (("<p ", "onclick", "=x>y</p>"), r"in an attribute name"),
-        (("<p ", {"id": 1}, ">y</p>"), r"mapping of attributes is not spread"),
+        (("<p data-", {"id": 1}, ">y</p>"), r"in an attribute name"),
         (
             (
                 "</",
@@ -207,6 +207,23 @@ def test_an_element_value_is_written_for_where_it_stands():
     out = html(t("<div><svg>", style, "</svg></div>"))
     assert out == "<div><svg><style>a&lt;img src=x onerror=alert(1)&gt;</style></svg></div>"
     assert not any(tag.endswith("img") for tag, _ in elements(parse_dom(out)))
+
+
+@needs_314
+def test_a_mapping_spreads_as_attributes_by_markups_rules():
+    attrs = {"href": "/q?a=1&b=<2>", "class": ["btn", None, "big"], "hidden": True, "id": None}
+    out = html(t('<a title="x" ', attrs, " data-n=", 3, ">go</a>"))
+    assert (
+        out == '<a title="x" href="/q?a=1&amp;b=&lt;2&gt;" class="btn big" hidden data-n="3">go</a>'
+    )
+    # a later attribute of the same name wins, as in a dict
+    assert html(t("<p ", {"id": "a"}, " id=b>x</p>")) == '<p id="b">x</p>'
+    with pytest.raises(TypeError, match=r"must be a mapping of attribute names"):
+        html(t("<p ", ["id"], ">x</p>"))
+    with pytest.raises(ValueError):
+        html(t("<p ", {'"><script>': 1}, ">x</p>"))
+    with pytest.raises(TypeError, match=r"@baked fixes when baking"):
+        baked(lambda a: html(t("<p ", a, ">x</p>")))
 
 
 @needs_314
