@@ -296,6 +296,12 @@ def _read(source: str) -> "_Node":
                         raise _fail("a value stands in an attribute name", self.line())
                     parsed.append((_SPREAD, spread))
                     continue
+                if any(name == seen for seen, _ in parsed):
+                    raise _fail(
+                        f"attribute {name!r} is given twice; give it once (a list joins "
+                        f"classes: class={{['btn', extra]}}; a mapping joins styles)",
+                        self.line(),
+                    )
                 parsed.append((name, _split(value) if value is not None else None))
             node = _Node(tag, parsed, self.line())
             self.open[-1].children.append(node)

@@ -182,6 +182,7 @@ def test_template_text_and_whitespace_are_kept():
         (("<div>\n<span>x",), r"<span> opened on line 2 is not closed"),
         (("x</p>",), r"</p> does not close an open element"),
         (("<![CDATA[x]]>",), r"is not HTML"),
+        (('<p class="a" class=', "b", ">x</p>"), r"attribute 'class' is given twice"),
     ],
 )
 def test_a_value_where_the_parser_reads_something_else_is_refused(parts, message):
