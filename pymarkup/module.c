@@ -197,6 +197,7 @@ static int module_exec(PyObject *module) {
     if (pm_element_init(module, st) < 0) return -1;
     if (pm_compile_init(module, st) < 0) return -1;
     if (pm_baked_init(module, st) < 0) return -1;
+    if (pm_baked_compile_init(module) < 0) return -1;
     if (pm_stream_init(module, st) < 0) return -1;
     if (pm_jinja_init(module, st) < 0) return -1;
     if (pm_scan_init(module, st) < 0) return -1;

@@ -9,7 +9,8 @@
  * The files stand in layers, each calling only the layers before it here:
  * base.c and stack.c (the ground floor; base.c finds the module state
  * through module.c's PyModuleDef, which it reads but does not call),
- * safestring.c, render.c and element.c, compile.c, baked.c, stream.c, and
+ * safestring.c, render.c and element.c, compile.c, @baked's three parts
+ * (baked_data.c, baked.c, baked_compile.c; baked_impl.h), stream.c, and
  * module.c, which wires them together. render.c and element.c share a
  * layer and call each other: render.c takes an element's lazy children
  * through element.c (pm_lazy_kind, pm_lazy_take), and element.c renders
@@ -464,6 +465,8 @@ int pm_compile_init(PyObject *module, pm_state *st);
 /* Provided by baked.c: creates the baked types, sets st->placeholder_type,
    and adds its names to the module. Returns 0 or -1 with an exception. */
 int pm_baked_init(PyObject *module, pm_state *st);
+/* Adds _compile (baked_compile.c), after pm_baked_init made the types. */
+int pm_baked_compile_init(PyObject *module);
 /* Provided by stream.c: creates the iter_render() iterator type, sets
    st->chunks_type, and adds iter_render to the module. */
 int pm_stream_init(PyObject *module, pm_state *st);
