@@ -577,7 +577,17 @@ static PyObject *escape_object(pm_state *st, PyObject *obj) {
 }
 
 PyObject *pm_escape(PyObject *module, PyObject *obj) {
-    return escape_object(pm_state_from_module(module), obj);
+    pm_state *st = pm_state_from_module(module);
+    /* A stand-in's escaped text would be fixed when baking, and formatted
+       into a longer text it would lose the escape. */
+    if (pm_is_placeholder(st, obj)) {
+        PyErr_SetString(PyExc_TypeError,
+                        "escape() of a per-call value in a @baked builder: a value is escaped "
+                        "where it is written; to show its escaped text as text (escaped "
+                        "twice), use per_call(escape, value)");
+        return NULL;
+    }
+    return escape_object(st, obj);
 }
 
 /* `text` (a str that is safe HTML; the reference is stolen, NULL passes

@@ -328,6 +328,12 @@ def _read(source: str) -> "_Node":
 
         def handle_data(self, data: str) -> None:
             parent = self.open[-1]
+            if parent.tag in ("pre", "listing", "textarea") and not parent.children:
+                # The HTML parser drops a newline right after these start
+                # tags; markup's writer would keep a text's first one.
+                # (A CR LF or a lone CR is a newline to it.)
+                data = data[2:] if data.startswith("\r\n") else data
+                data = data[1:] if data.startswith(("\n", "\r")) else data
             if _OPEN in data and parent.tag in (
                 "script",
                 "style",

@@ -1360,6 +1360,15 @@ def test_text_that_would_be_written_as_it_is_is_refused(builder, phrase):
         baked(builder)
 
 
+def test_escape_of_a_per_call_value_is_refused_and_per_call_escape_works():
+    # escape(x) while tracing would escape the marker, and formatted into a
+    # longer text it would lose its escape: per_call(escape, x) is per call.
+    with pytest.raises(TypeError, match=r"escape\(\) of a per-call value"):
+        baked(lambda s: h.P(f"<b>{escape(s)}</b>"))
+    same_as_plain(lambda s: h.P(f"<b>{per_call(escape, s)}</b>"), "<i>")
+    assert baked(lambda s: h.P(f"[{per_call(escape, s)}]"))("<i>") == "<p>[&amp;lt;i&amp;gt;]</p>"
+
+
 # ---------------------------------------------------------------------------
 # Found in review
 # ---------------------------------------------------------------------------

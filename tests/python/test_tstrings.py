@@ -151,6 +151,20 @@ def test_children_of_every_kind():
 
 
 @needs_314
+@pytest.mark.parametrize("tag", ["pre", "textarea", "listing"])
+def test_the_newline_the_parser_drops_after_pre_stays_dropped(tag):
+    # The HTML parser drops a newline right after <pre>, <listing> and
+    # <textarea>; the text it leaves is what markup writes.
+    for source, value in ((f"<{tag}>\nabc</{tag}>", None), (f"<{tag}>\r\nabc</{tag}>", None)):
+        out = html(Template(source))
+        assert parse_dom(out) == parse_dom(source)
+    out = html(t(f"<{tag}>\n", "z", f"</{tag}>"))
+    assert parse_dom(out) == parse_dom(f"<{tag}>z</{tag}>")
+    out = html(t(f"<{tag}>\n", "\nz", f"</{tag}>"))  # a value's own newline is kept
+    assert parse_dom(out) == parse_dom(f"<{tag}>\n\nz</{tag}>")
+
+
+@needs_314
 def test_template_text_and_whitespace_are_kept():
     source = (
         '<!doctype html>\n<html lang="en">\n  <body>\n    <p>a  b\n\tc</p>\n  </body>\n</html>\n'
