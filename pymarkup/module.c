@@ -94,6 +94,9 @@ static PyMethodDef module_methods[] = {
      "_title_ascii(s, /)\n--\n\nJinja2's title of an ASCII str, else None."},
     {"_strip_tags", pm_strip_tags, METH_O,
      "_strip_tags(s, /)\n--\n\ns without tags, whitespace collapsed."},
+    {"_tstring_values", (PyCFunction)(void (*)(void))pm_tstring_values, METH_FASTCALL,
+     "_tstring_values(interpolations, joined, template_type, /)\n--\n\n"
+     "The values a compiled t-string takes, or None for html()'s slow way."},
     {"_loop_changed", (PyCFunction)(void (*)(void))pm_loop_changed, METH_FASTCALL,
      "_loop_changed(record, *values, /)\n--\n\nloop.changed(*values) on a loop's record."},
     {"_set_attr_joiners", (PyCFunction)(void (*)(void))set_attr_joiners, METH_FASTCALL,
@@ -180,6 +183,10 @@ static int module_exec(PyObject *module) {
     if (st->str_html == NULL) return -1;
     st->str_class = PyUnicode_InternFromString("class");
     if (st->str_class == NULL) return -1;
+    st->str_value = PyUnicode_InternFromString("value");
+    st->str_conversion = PyUnicode_InternFromString("conversion");
+    st->str_format_spec = PyUnicode_InternFromString("format_spec");
+    if (!st->str_value || !st->str_conversion || !st->str_format_spec) return -1;
     st->str_style = PyUnicode_InternFromString("style");
     if (st->str_style == NULL) return -1;
     st->str_eager = PyUnicode_InternFromString("markup._core.eager_children");
@@ -257,6 +264,9 @@ static int module_clear(PyObject *module) {
     Py_CLEAR(st->mapping_abc);
     Py_CLEAR(st->str_html);
     Py_CLEAR(st->str_class);
+    Py_CLEAR(st->str_value);
+    Py_CLEAR(st->str_conversion);
+    Py_CLEAR(st->str_format_spec);
     Py_CLEAR(st->str_style);
     Py_CLEAR(st->str_eager);
     Py_CLEAR(st->class_joiner);

@@ -89,14 +89,17 @@ typedef struct pm_state {
        wrapper type, _string's format parser). */
     PyObject *safestring_refs;
 
-    PyObject *h;            /* the `h` namespace instance                    */
-    PyObject *factories;    /* dict: "Div" -> Tag('div'), for `h`            */
-    PyObject *kwname_cache; /* dict: keyword ("class_") -> attr name ("class") */
-    PyObject *mapping_abc;  /* collections.abc.Mapping, for the rare path    */
-    PyObject *str_html;     /* interned "__html__"                          */
-    PyObject *str_class;    /* interned "class"                             */
-    PyObject *str_style;    /* interned "style"                             */
-    PyObject *str_eager;    /* key in the thread state dict: pm_eager_children */
+    PyObject *h;               /* the `h` namespace instance                    */
+    PyObject *factories;       /* dict: "Div" -> Tag('div'), for `h`            */
+    PyObject *kwname_cache;    /* dict: keyword ("class_") -> attr name ("class") */
+    PyObject *mapping_abc;     /* collections.abc.Mapping, for the rare path    */
+    PyObject *str_html;        /* interned "__html__"                          */
+    PyObject *str_class;       /* interned "class"                             */
+    PyObject *str_value;       /* interned "value": an Interpolation's       */
+    PyObject *str_conversion;  /* interned "conversion"                      */
+    PyObject *str_format_spec; /* interned "format_spec"                     */
+    PyObject *str_style;       /* interned "style"                             */
+    PyObject *str_eager;       /* key in the thread state dict: pm_eager_children */
     /* markup's classes()/styles() rules for a list or mapping given as the
        value of class or style (set by the package's __init__; until then
        such values are refused as for any other attribute). */
@@ -465,6 +468,10 @@ int pm_compile_init(PyObject *module, pm_state *st);
 /* Provided by baked.c: creates the baked types, sets st->placeholder_type,
    and adds its names to the module. Returns 0 or -1 with an exception. */
 int pm_baked_init(PyObject *module, pm_state *st);
+/* tstring.c: _core._tstring_values(interpolations, joined, Template), the
+   per-call step of markup.html(). */
+PyObject *pm_tstring_values(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+
 /* Adds _compile (baked_compile.c), after pm_baked_init made the types. */
 int pm_baked_compile_init(PyObject *module);
 /* Provided by stream.c: creates the iter_render() iterator type, sets

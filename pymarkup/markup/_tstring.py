@@ -14,7 +14,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from . import _core
 from ._baked import baked
-from ._template import Stand, _sessions
+from ._template import Stand, _sessions, _tracing
 
 # The template's source with each interpolation replaced by a mark the
 # tokenizer keeps where it stands: private-use characters around its index.
@@ -39,6 +39,17 @@ def html(template: Any) -> "_core.SafeString":
     Values are escaped where they stand, as markup escapes children and
     attribute values; elements, ``SafeString`` values, lists and other
     t-strings are children. Needs CPython 3.14 (t-strings)."""
+    # The usual call: a t-string compiled before, its values plain, no
+    # builder being traced; its values are read in C.
+    compiled = _COMPILED.get(getattr(template, "strings", None))  # type: ignore[arg-type]
+    if compiled is not None and compiled.fn is not None and not _tracing.__dict__.get("sessions"):
+        values = _core._tstring_values(template.interpolations, compiled.joined_at, _TEMPLATE)
+        if values is not None:
+            return compiled.fn(*values)  # type: ignore[no-any-return]
+    return _html(template)
+
+
+def _html(template: Any) -> "_core.SafeString":
     if sys.version_info < (3, 14):
         raise RuntimeError(
             "html() renders t-strings (PEP 750), which need Python 3.14 or newer; "
@@ -146,7 +157,7 @@ class _Compiled:
     """A t-string's elements, which of its values are a whole class or
     style value, and (once called outside a trace) its baked function."""
 
-    __slots__ = ("tree", "count", "joined", "spreads", "fn")
+    __slots__ = ("tree", "count", "joined", "joined_at", "spreads", "fn")
 
     def __init__(self, tree: "_Node", count: int) -> None:
         self.tree, self.count = tree, count
@@ -162,6 +173,7 @@ class _Compiled:
             and len(parts) == 1
             and isinstance(parts[0], int)
         )
+        self.joined_at = tuple(index for index, _ in self.joined)
         self.fn: Optional[Callable[..., Any]] = None
 
     def bake(self) -> None:

@@ -248,6 +248,25 @@ def test_only_templates_are_taken():
 
 
 @needs_314
+@pytest.mark.parametrize(
+    "value",
+    ["<b>", 3, None, True, ["a", "b"], {"on": True}, h.I("x"), SafeString("<u>"), 2.5],
+    ids=repr,
+)
+def test_the_first_call_and_the_next_ones_agree(value):
+    # The first call compiles (Python); later ones read plain values in C
+    # and leave the rest (lists, mappings, t-strings) to the Python way.
+    template = t("<p class=", value, ">", value, '</p><a title="', value, '">', [value], "</a>")
+    try:
+        first = html(template)
+    except (TypeError, ValueError) as exc:
+        with pytest.raises(type(exc)):
+            html(template)
+        return
+    assert html(template) == html(template) == first
+
+
+@needs_314
 def test_a_template_is_compiled_once():
     from markup import _tstring
 
