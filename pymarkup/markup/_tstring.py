@@ -7,14 +7,13 @@ value) and cached by the template's literal parts. Each call only passes
 the interpolations' values to that program.
 """
 
+import collections.abc
 import importlib
 import sys
-from collections.abc import Mapping
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from . import _core
+from . import _core, _template
 from ._baked import baked
-from ._template import Stand, _sessions, _tracing
 
 # The template's source with each interpolation replaced by a mark the
 # tokenizer keeps where it stands: private-use characters around its index.
@@ -42,7 +41,11 @@ def html(template: Any) -> "_core.SafeString":
     # The usual call: a t-string compiled before, its values plain, no
     # builder being traced; its values are read in C.
     compiled = _COMPILED.get(getattr(template, "strings", None))  # type: ignore[arg-type]
-    if compiled is not None and compiled.fn is not None and not _tracing.__dict__.get("sessions"):
+    if (
+        compiled is not None
+        and compiled.fn is not None
+        and not _template._tracing.__dict__.get("sessions")
+    ):
         values = _core._tstring_values(template.interpolations, compiled.joined_at, _TEMPLATE)
         if values is not None:
             return compiled.fn(*values)  # type: ignore[no-any-return]
@@ -85,7 +88,7 @@ def _html(template: Any) -> "_core.SafeString":
         elif type(value) is list or type(value) is tuple:
             value = _children(value)
         values.append(value)
-    if _sessions():
+    if _template._sessions():
         # Inside a @baked builder being traced: the elements themselves,
         # which become part of the builder's program.
         return _build(compiled.tree, tuple(values))
@@ -103,13 +106,11 @@ def _joined(name: str, value: Any) -> Any:
     """A whole class or style value given as a list or mapping, joined as
     an element's class_= and style= join it (markup's classes() and
     styles() rules)."""
-    from collections.abc import Mapping
-
     from . import _class_text, _style_text
 
-    if name == "class" and isinstance(value, (list, tuple, Mapping)):
+    if name == "class" and isinstance(value, (list, tuple, collections.abc.Mapping)):
         return _class_text(value)
-    if name == "style" and isinstance(value, Mapping):
+    if name == "style" and isinstance(value, collections.abc.Mapping):
         return _style_text(value)
     return value
 
@@ -199,7 +200,9 @@ def _compile(strings: Tuple[str, ...]) -> _Compiled:
     _check_places(strings)
     source = strings[0] + "".join(f"{_OPEN}{i}{_CLOSE}{s}" for i, s in enumerate(strings[1:]))
     compiled = _Compiled(_read(source), len(strings) - 1)
-    if not _sessions() and not compiled.spreads:  # in a trace, the builder's compile checks it
+    if (
+        not _template._sessions() and not compiled.spreads
+    ):  # in a trace, the builder's compile checks it
         compiled.bake()  # the template's own HTML, checked by the writer now
     return compiled
 
@@ -399,17 +402,17 @@ def _child(child: Any, values: Tuple[Any, ...]) -> Any:
     return _core.Tag(child.tag)(attrs, [_child(c, values) for c in child.children])
 
 
-def _spread(values: Tuple[Any, ...], index: int) -> Mapping[str, Any]:
+def _spread(values: Tuple[Any, ...], index: int) -> "collections.abc.Mapping[str, Any]":
     """A mapping of attributes spread in a start tag, `<a {attrs}>`: its
     attributes in its order, where it stands among the others (a later one
     of the same name wins)."""
     value = values[index]
-    if isinstance(value, Stand):
+    if isinstance(value, _template.Stand):
         raise TypeError(
             f"html(): value {index} is a mapping of attributes spread in a start tag, "
             f"which @baked fixes when baking; give each attribute its value (name={{value}})"
         )
-    if not isinstance(value, Mapping):
+    if not isinstance(value, collections.abc.Mapping):
         raise TypeError(
             f"html(): value {index} stands where attributes go (<a {{attrs}}>), so it must "
             f"be a mapping of attribute names to values, got {type(value).__name__}"
