@@ -196,6 +196,11 @@ def test_stubs_match_the_extension(tmp_path):
         [str(Path(markup.__file__).parents[1])]
         + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
     )
+    # The @baked tracer (markup._template) is typed by its __init__.pyi, the
+    # interface the rest of markup uses; its modules are read for stubtest's
+    # walk, not type-checked (the stand-ins' operators are the template
+    # language, typed as Any).
+    (tmp_path / "stubtest.ini").write_text("[mypy-markup._template.*]\nignore_errors = True\n")
     proc = subprocess.run(
         [
             *conftest.PYTHON,
@@ -205,7 +210,7 @@ def test_stubs_match_the_extension(tmp_path):
             "--allowlist",
             str(TYPING_DIR / "stubtest-allowlist.txt"),
             "--mypy-config-file",
-            str(tmp_path / "none.ini"),
+            str(tmp_path / "stubtest.ini"),
             "--ignore-unused-allowlist",
         ],
         cwd=tmp_path,

@@ -1,6 +1,6 @@
 from typing import Any, Dict, Iterable, Iterator, List, Tuple, TypeVar
 
-from ._core import StandIn, _ProgramBuilder
+from .._core import StandIn, _ProgramBuilder
 
 __all__ = [
     "LoopState",
