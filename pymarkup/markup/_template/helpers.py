@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any, Iterator, List, Tuple
 
 from .. import _core
-
 from .session import _sessions, _text_session
 from .stands import Stand, _Contains, _Default, _Item, _Loop, _LoopVar, _Text, _When
 from .table import _MARK

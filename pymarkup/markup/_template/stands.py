@@ -13,7 +13,6 @@ from .session import _Session, _sessions, _text_session
 from .table import _LOOP_FIELDS, _MARK, _UNPACK_EX, _UNPACK_SEQUENCE
 from .watch import _note_refusal
 
-
 _HINT_WHEN = (
     "write when(cond, then, otherwise) instead: the test then runs per call; for and, or "
     "and not write all_of(a, b), any_of(a, b) and not_(a), which also give the value "

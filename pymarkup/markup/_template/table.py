@@ -32,7 +32,6 @@ from .._core import (
     LOOP_REVINDEX0,
 )
 
-
 # The instruction set, operations, operators and loop fields are
 # libmarkup's binding.h (markup_op, markup_apply_kind, markup_binary_op,
 # markup_compare_op, markup_loop_field), exported by _core under the same

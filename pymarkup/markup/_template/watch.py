@@ -9,7 +9,6 @@ from typing import Any, Dict, List
 
 from .table import _MARK
 
-
 # What can make a bool of a per-call value where no stand-in method sees it:
 # identity, containment and `not` (on a text made from a stand-in, or a
 # value computed from one), and the built-ins that answer about an object

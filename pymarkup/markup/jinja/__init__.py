@@ -32,9 +32,9 @@ from typing import Any, Dict, Optional, Tuple
 import jinja2
 
 from ._compiler import Compiled, compile_template
+from ._lint import URL_FUNCTIONS, Finding, LintError, LintWarning, lint, lint_loaded
 from ._nodes import Unsupported
 from ._runtime import Suspended, internal_code, render_state
-from ._lint import URL_FUNCTIONS, Finding, LintError, LintWarning, lint, lint_loaded
 
 _internal_code = internal_code
 

@@ -1,0 +1,259 @@
+"""Statements: output, if, for, and the scopes loops open."""
+
+import functools
+from typing import Any, Callable, List, Optional
+
+from jinja2 import nodes
+from jinja2.utils import _PassArg
+from markupsafe import escape
+
+from ._expressions import ExpressionCompiler
+from ._nodes import (
+    Unsupported,
+    _assigned_in,
+    _describe,
+    _targets,
+    _walk_all,
+)
+from ._runtime import (
+    _await_now,
+    _sync_iterable,
+    _text_markup,
+    _unpacker,
+    _with_context,
+)
+from ._writer import (
+    _J,
+    OP_END_LOOP,
+    OP_IF,
+    OP_ITEM,
+    OP_JUMP,
+    OP_LOOP,
+    OP_WRITE,
+    _base_undefined,
+    _inline_if_hint,
+    _Loop,
+)
+
+
+class _Deferred:
+    def __init__(self, run: Callable[[], None]) -> None:
+        self.run = run
+
+
+def _escape(value: Any) -> Any:
+    from markupsafe import escape
+
+    return escape(value)
+
+
+class StatementCompiler(ExpressionCompiler):
+    def body(self, statements: List[Any]) -> None:
+        for node in statements:
+            self.line = getattr(node, "lineno", self.line)
+            method = getattr(self, "stmt_" + type(node).__name__, None)
+            if method is None:
+                raise Unsupported(_describe(node))
+            method(node)
+
+    def stmt_Output(self, node: Any) -> None:
+        for child in node.nodes:
+            if isinstance(child, nodes.TemplateData):
+                self.static(child.data)  # written as Jinja2 writes it: as is
+                continue
+            if isinstance(child, nodes.Const) and self.const_output(child.value):
+                continue
+            if self.output_call(child):
+                continue
+            if isinstance(child, nodes.CondExpr):
+                self.branch(
+                    child.test,
+                    [child.expr1],
+                    [child.expr2] if child.expr2 else None,
+                    output=True,
+                    line=child.lineno,
+                )
+                continue
+            self.expr(child)
+            self.write()
+
+    def const_output(self, value: Any) -> bool:
+        """A constant {{ }} (as folded) written as static text, as Jinja2
+        folds it: escaped, then through finalize. False where Jinja2 leaves
+        it to run time (a finalize that takes the context)."""
+        if self.eval_ctx.autoescape:
+            value = _escape(value)
+        finalize = self.env.finalize
+        if finalize is not None:
+            pass_arg = _PassArg.from_obj(finalize)
+            if pass_arg is _PassArg.environment:
+                value = finalize(self.env, value)
+            elif pass_arg is None:
+                value = finalize(value)
+            else:
+                self.apply("CONST", 0, value)
+                self.write()
+                return True
+        self.static(str(value))
+        return True
+
+    def write(self) -> None:
+        """WRITE of the value computed: through the environment's finalize,
+        then, in an async environment, awaited when it is awaitable, as
+        Jinja2 writes every output."""
+        finalize = self.env.finalize
+        if finalize is not None:
+            pass_arg = _PassArg.from_obj(finalize)
+            if pass_arg is _PassArg.context:
+                self.same_autoescape("a finalize that takes the context")
+                self.calls = True
+                finalize = _with_context(finalize)
+            elif pass_arg is _PassArg.eval_context:
+                finalize = functools.partial(finalize, self.eval_ctx)
+            elif pass_arg is _PassArg.environment:
+                finalize = functools.partial(finalize, self.env)
+            self.apply("CALL", 1, finalize)
+        if self.env.is_async:
+            self.apply("CALL", 1, _await_now)
+        if self.autoescape_changed:  # the block's escaping, not the program's
+            self.apply("CALL", 1, escape if self.eval_ctx.autoescape else _text_markup)
+        self.emit(OP_WRITE, 0)
+
+    def stmt_If(self, node: Any) -> None:
+        self.if_chain(node.test, node.body, node.elif_, node.else_)
+
+    def if_chain(
+        self,
+        test: Any,
+        body: List[Any],
+        elifs: List[Any],
+        else_: List[Any],
+    ) -> None:
+        if elifs:
+            first, rest = elifs[0], elifs[1:]
+            self.branch(
+                test, body, [_Deferred(lambda: self.if_chain(first.test, first.body, rest, else_))]
+            )
+        else:
+            self.branch(test, body, else_ or None)
+
+    def branch(
+        self,
+        test: Any,
+        then: List[Any],
+        otherwise: Optional[List[Any]],
+        output: bool = False,
+        line: int = 0,
+    ) -> None:
+        false_jumps: List[int] = []
+        self.condition(test, false_jumps)
+        self.run(then, output)
+        if otherwise is not None:
+            end = self.emit(OP_JUMP)
+            target = self.here()
+            for at in false_jumps:
+                self.patch(at, target)
+            self.run(otherwise, output)
+            self.patch(end, self.here())
+        elif output:
+            end = self.emit(OP_JUMP)
+            target = self.here()
+            for at in false_jumps:
+                self.patch(at, target)
+            # Jinja2's value for an inline if without else
+            self.apply("CONST", 0, _inline_if_hint(line, self.name))
+            self.apply("CALL", 1, _base_undefined())
+            self.write()
+            self.patch(end, self.here())
+        else:
+            target = self.here()
+            for at in false_jumps:
+                self.patch(at, target)
+
+    def run(self, items: List[Any], output: bool) -> None:
+        for item in items:
+            if isinstance(item, _Deferred):
+                item.run()
+            elif output:
+                self.expr(item)
+                self.write()
+            else:
+                self.body([item])
+
+    def stmt_For(self, node: Any) -> None:
+        if node.recursive:
+            raise Unsupported("a recursive for loop")
+        names = _targets(node.target)
+        if node.test is not None:
+            # Items the test refuses are skipped, which is Jinja2's filtered
+            # loop where nothing counts the items (loop.*) or asks whether
+            # any was left (else).
+            if node.else_ or any(
+                isinstance(n, nodes.Name) and n.name == "loop"
+                for n in _walk_all(node.body + [node.test])
+            ):
+                raise Unsupported("a filtered loop (for ... if ...) with loop.* or an else")
+        loop = _Loop(names)
+        self.expr(node.iter)  # in the scope around the loop
+        if self.env.is_async:  # Jinja2's auto_aiter: an async iterable's items
+            self.apply("CALL", 1, _sync_iterable)
+        flags = _J["LOOP_ELSE"] if node.else_ else 0
+        start = self.emit(OP_LOOP, 0, flags)
+        self.loops.append(loop)
+        try:
+            self.scope_locals(loop, node.body, node.lineno)
+            if len(names) > 1 or any(names.values()):
+                # Each item unpacked once, when its turn comes, as Python's
+                # for does (an error there is an error even if no name is
+                # used); the names read the tuple kept in a place of its own.
+                count = len(names)
+                self.emit(OP_ITEM, 0)
+                self.apply("AS_TUPLE", 1, _unpacker(count), 0, count)
+                self.names.append(None)  # type: ignore[arg-type]
+                loop.tuple_at = len(self.names) - 1
+                self.apply("STORE", 1, None, loop.tuple_at)
+                self.patch(self.emit(OP_IF), self.here())
+            skip: List[int] = []
+            if node.test is not None:
+                self.condition(node.test, skip)
+            self.body(node.body)
+            for at in skip:
+                self.patch(at, self.here())  # on to END_LOOP: the next item
+        finally:
+            self.loops.pop()
+        if loop.lookahead:
+            self.code[start] = (OP_LOOP, 0, flags | _J["LOOP_LOOKAHEAD"])
+        self.emit(OP_END_LOOP, start + 1)
+        self.patch(start, self.here())
+        if node.else_:
+            end = self.emit(OP_JUMP)
+            self.local_scope += 1  # what the else part sets stays in it
+            try:
+                self.body(node.else_)
+            finally:
+                self.local_scope -= 1
+            self.patch(end, self.here())
+
+    def scope_locals(self, scope: _Loop, body: List[Any], line: int) -> None:
+        """The names a loop's body (or a block's) sets: each iteration (or
+        rendering) starts them with their value around it, and none is seen
+        after it (Jinja2's scoping), so each gets a place of the body's own."""
+        for name in _assigned_in(body):
+            if name in scope.names:
+                raise Unsupported("a set of a loop's own target")
+            if name in scope.locals:
+                continue  # already the body's own (a with's name)
+            scope.visible = False  # the value around the body
+            try:
+                self.expr_Name(nodes.Name(name, "load", lineno=line))
+            finally:
+                scope.visible = True
+            self.names.append(None)  # type: ignore[arg-type]
+            scope.locals[name] = len(self.names) - 1
+            self.keep(scope.locals[name])
+
+    def output_call(self, child: Any) -> bool:
+        """Compiles `child`, a value of an output, when it is a call that a
+        later layer writes in place ({{ super() }}, {{ m(...) }}); False
+        when it is none of those."""
+        return False
