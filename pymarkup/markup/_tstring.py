@@ -407,7 +407,7 @@ def _spread(values: Tuple[Any, ...], index: int) -> "collections.abc.Mapping[str
     attributes in its order, where it stands among the others (a later one
     of the same name wins)."""
     value = values[index]
-    if isinstance(value, _template.Stand):
+    if isinstance(value, _template.StandIn):
         raise TypeError(
             f"html(): value {index} is a mapping of attributes spread in a start tag, "
             f"which @baked fixes when baking; give each attribute its value (name={{value}})"

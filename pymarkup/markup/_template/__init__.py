@@ -49,7 +49,7 @@ from .helpers import (
 # Used by markup's other modules, not by users.
 from .session import _sessions as _sessions
 from .session import _tracing as _tracing
-from .stands import Stand, per_call
+from .stands import StandIn, per_call
 from .stands import _find_stand as _find_stand
 from .stands import _per_call as _per_call
 from .stands import inliner as inliner
@@ -58,7 +58,7 @@ from .trace import needs_program as needs_program
 
 __all__ = [
     "LoopState",
-    "Stand",
+    "StandIn",
     "contains",
     "looped",
     "per_call",

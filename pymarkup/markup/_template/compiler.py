@@ -38,7 +38,7 @@ from .helpers import MISSING, _default_false, _default_missing
 from .reading import _is_element, _loop_refs, _Mismatch, _same, _walk_stands
 from .session import _Session
 from .stands import (
-    Stand,
+    StandIn,
     _Binary,
     _Call,
     _call_value,
@@ -98,7 +98,7 @@ class _Compiler:
             self.op_index[key] = len(self.ops) - 1
         return len(self.ops) - 1
 
-    def level(self, loop: _Loop, stand: Stand) -> int:
+    def level(self, loop: _Loop, stand: StandIn) -> int:
         if loop not in self.bound:
             raise TypeError(
                 f"@baked {self.session.func_name}(): an item of the loop over "
@@ -134,13 +134,13 @@ class _Compiler:
     def expr(self, value: Any) -> None:
         """Emits code that pushes `value`."""
         emit = self.pb.emit
-        if isinstance(value, str) and not isinstance(value, Stand) and _MARK in value:
+        if isinstance(value, str) and not isinstance(value, StandIn) and _MARK in value:
             self.text_expr(self.session.split(value))  # a text formatted per call
         elif isinstance(value, _Const):
             emit(OP_APPLY, self.op((APPLY_CONST, value._m_value, "")), 0)
         elif isinstance(value, _Text):
             self.text_expr(self.session.split(value._m_text))
-        elif not isinstance(value, Stand) and _holds_per_call(value):
+        elif not isinstance(value, StandIn) and _holds_per_call(value):
             # a list, tuple or dict that holds a stand-in: built per call
             if isinstance(value, dict):
                 for item in value.values():
@@ -151,7 +151,7 @@ class _Compiler:
                     self.expr(item)
                 kind = APPLY_LIST if isinstance(value, list) else APPLY_TUPLE
                 emit(OP_APPLY, self.op((kind, None, "")), len(value))
-        elif not isinstance(value, Stand):
+        elif not isinstance(value, StandIn):
             emit(OP_APPLY, self.op((APPLY_CONST, value, "")), 0)
         elif isinstance(value, _Call):
             for arg in value._m_call_args:
@@ -223,7 +223,7 @@ class _Compiler:
             self.expr(value._m_then)
             self.expr(value._m_otherwise)
             emit(OP_APPLY, self.op((APPLY_SELECT, None, self.path(value))), 3)
-        else:  # pragma: no cover - every Stand kind is listed above
+        else:  # pragma: no cover - every StandIn kind is listed above
             raise AssertionError(type(value))
 
     def text_expr(self, parts: List[Any], written: bool = False) -> None:
@@ -354,7 +354,7 @@ class _Compiler:
     def on_children(self, items: Tuple[Any, ...], raw: int, depth: int) -> None:
         if raw:
             for item in items:
-                if isinstance(item, Stand) or (isinstance(item, str) and _MARK in item):
+                if isinstance(item, StandIn) or (isinstance(item, str) and _MARK in item):
                     raise TypeError(
                         f"@baked {self.session.func_name}(): {_describe(item)} is in the text "
                         f"of a <script> or <style>, {_core._RAW_PER_CALL_ADVICE}"
@@ -480,7 +480,7 @@ class _Compiler:
 
 
 def _describe(value: Any) -> str:
-    if isinstance(value, Stand):
+    if isinstance(value, StandIn):
         return value._m_describe()
     return "a text formatted from a per-call value"
 

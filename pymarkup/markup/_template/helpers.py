@@ -7,7 +7,7 @@ from typing import Any, Iterator, List, Tuple
 
 from .. import _core
 from .session import _sessions, _text_session
-from .stands import Stand, _Contains, _Default, _Item, _Loop, _LoopVar, _Text, _When
+from .stands import StandIn, _Contains, _Default, _Item, _Loop, _LoopVar, _Text, _When
 from .table import _MARK
 
 
@@ -15,7 +15,7 @@ def _condition(cond: Any, helper: str) -> Any:
     """`cond` as a test: a stand-in (a text made from one becomes one), or
     a constant that decides at once. A bool while baking is refused: it is
     the frozen answer of a test no stand-in could see."""
-    if isinstance(cond, Stand):
+    if isinstance(cond, StandIn):
         return cond
     if isinstance(cond, str) and _MARK in cond:  # when(str(x), ...), when(f"{x}", ...)
         session = _text_session(cond)
@@ -45,7 +45,7 @@ def _decide(cond: Any, then: Any, otherwise: Any) -> Any:
         if how == "all_of":
             return _decide(first, _decide(_condition(more, how), then, otherwise), otherwise)
         return _decide(first, then, _decide(_condition(more, how), then, otherwise))
-    if isinstance(cond, Stand):
+    if isinstance(cond, StandIn):
         return _When(cond, then, otherwise)
     return then if cond else otherwise
 
@@ -92,14 +92,14 @@ class _Logic(_When):
             raise TypeError(f"{how}() needs at least one value")
         first = _condition(operands[0], how)
         if how == "not_":
-            if not isinstance(first, Stand):
+            if not isinstance(first, StandIn):
                 return not first
             then, otherwise = False, True
         elif len(operands) == 1:
             return operands[0]
         else:
             rest = _Logic.make(how, operands[1:])
-            if not isinstance(first, Stand):  # a constant decides at once
+            if not isinstance(first, StandIn):  # a constant decides at once
                 if how == "any_of":
                     return operands[0] if first else rest
                 return rest if first else operands[0]
@@ -113,7 +113,7 @@ class _Logic(_When):
 
     def _m_path(self) -> str:
         shown = ", ".join(
-            x._m_path() if isinstance(x, Stand) else repr(x) for x in self._m_operands
+            x._m_path() if isinstance(x, StandIn) else repr(x) for x in self._m_operands
         )
         return f"{self._m_how}({shown})"
 
@@ -170,7 +170,7 @@ def default(value: Any, fallback: Any = "", boolean: bool = False) -> Any:
     missing key or attribute and a ``None`` on the way
     (``default(user["nick"], "anon")`` with ``user`` None); outside one,
     Python has read them already, so only ``MISSING`` and ``boolean`` act."""
-    if isinstance(value, Stand):
+    if isinstance(value, StandIn):
         return _Default(value, fallback, boolean)
     if isinstance(value, str) and _MARK in value:
         session = _text_session(value)
@@ -182,7 +182,7 @@ def default(value: Any, fallback: Any = "", boolean: bool = False) -> Any:
 def contains(container: Any, item: Any) -> Any:
     """``item in container``, usable in a ``@baked`` builder (Python turns
     ``in`` into a bool at once, so a template cannot trace it)."""
-    if isinstance(container, Stand) or isinstance(item, Stand):
+    if isinstance(container, StandIn) or isinstance(item, StandIn):
         return _Contains(container, item)
     return item in container
 
@@ -247,7 +247,7 @@ def looped(iterable: Any) -> Iterator[Tuple[Any, Any]]:
     last, length, revindex, revindex0, previtem, nextitem, cycle, changed):
     ``[h.Tr({"class": loop.cycle("odd", "even")}, loop.index, o.name) for o, loop in
     looped(orders)]``."""
-    if isinstance(iterable, Stand):
+    if isinstance(iterable, StandIn):
         loop = _Loop(iterable)
         return loop.iterate(
             ((_Item(loop, 0), _LoopVar(loop, 0)), (_Item(loop, 1), _LoopVar(loop, 1)))

@@ -8,7 +8,7 @@ from typing import Any, Dict, Tuple
 from .. import _core
 from .session import _Session
 from .stands import (
-    Stand,
+    StandIn,
     _Binary,
     _Call,
     _Const,
@@ -33,7 +33,7 @@ def _children_of(node: Any) -> Tuple[Any, ...]:
 def _loop_refs(session: _Session, node: Any, out: Dict[Tuple[int, int], None]) -> None:
     """Adds (loop number, k) for every loop item or loop variable `node`
     uses, in the order met."""
-    if isinstance(node, Stand):
+    if isinstance(node, StandIn):
         if isinstance(node, (_Item, _LoopVar)):
             out[(node._m_loop.number, node._m_k)] = None
         elif isinstance(node, (_LoopInfo, _Cycle)):
@@ -72,7 +72,7 @@ def _same(session: _Session, a: Any, b: Any, pairs: Dict[int, Tuple[int, int]]) 
     """Raises _Mismatch unless `a` and `b` are the same tree but for loop
     items: `pairs` maps a loop number in `a` to (its number in `b`, how the
     item index differs) and grows as nested loops are met."""
-    if isinstance(a, Stand) or isinstance(b, Stand):
+    if isinstance(a, StandIn) or isinstance(b, StandIn):
         if type(a) is not type(b):
             raise _Mismatch(a, b)
         if isinstance(a, (_Item, _LoopVar)):
@@ -174,7 +174,7 @@ def _same_loop(session, la: _Loop, ka: int, lb: _Loop, kb: int, pairs) -> None:
 
 
 def _walk_stands(session: _Session, node: Any):
-    if isinstance(node, Stand):
+    if isinstance(node, StandIn):
         yield node
         for arg in node._m_args():
             yield from _walk_stands(session, arg)

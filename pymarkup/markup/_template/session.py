@@ -11,7 +11,7 @@ from .table import _MARK, _MARKER
 from .watch import _BoolWatch, _note_refusal
 
 if TYPE_CHECKING:
-    from .stands import Stand, _Loop
+    from .stands import StandIn, _Loop
 
 
 # The sessions tracing in this thread, by nonce: a marker in a text names
@@ -42,7 +42,7 @@ class _Marker(str):
     it afterwards (f"{x!r:>10}") is recorded with it, not applied to the
     marker."""
 
-    def __new__(cls, text: str, session: "_Session", value: Stand, conv: str) -> "_Marker":
+    def __new__(cls, text: str, session: "_Session", value: StandIn, conv: str) -> "_Marker":
         self = str.__new__(cls, text)
         self._m = (session, value, conv)
         return self
@@ -96,7 +96,7 @@ class _Session:
     def __init__(self, func_name: str) -> None:
         self.func_name = func_name
         self.nonce = str(int.from_bytes(os.urandom(6), "little"))
-        self.formats: List[Tuple[Stand, str, str]] = []
+        self.formats: List[Tuple[StandIn, str, str]] = []
         self.marker_index: Dict[Tuple[int, str, str], int] = {}
         self.loops: List[_Loop] = []
         self.derived = False
@@ -116,7 +116,7 @@ class _Session:
         more = f" and {len(found) - 3} more" if len(found) > 3 else ""
         return ", ".join(found[:3]) + more
 
-    def marker(self, value: Stand, spec: str, conv: str) -> str:
+    def marker(self, value: StandIn, spec: str, conv: str) -> str:
         if _MARK in spec:
             raise TypeError(
                 f"@baked {self.func_name}(): the format spec of {value._m_describe()} is made "

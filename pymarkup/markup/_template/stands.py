@@ -20,7 +20,7 @@ _HINT_WHEN = (
 )
 
 
-class Stand(_core.StandIn):
+class StandIn(_core.StandIn):
     """A value known only per call: a parameter, a field of one, a loop
     item, arithmetic, a comparison, ``when``. Attribute and item access,
     arithmetic and comparisons give new stand-ins; anything that needs the
@@ -28,7 +28,7 @@ class Stand(_core.StandIn):
 
     __slots__ = ("_m_session",)
 
-    def __new__(cls, session: "_Session", path: str) -> "Stand":
+    def __new__(cls, session: "_Session", path: str) -> "StandIn":
         self = _core.StandIn.__new__(cls, path, session.func_name, -1)
         self._m_session = session
         session.derived = True
@@ -36,13 +36,13 @@ class Stand(_core.StandIn):
 
     # -- what a template can do per call --------------------------------
 
-    def __getattr__(self, name: str) -> "Stand":
+    def __getattr__(self, name: str) -> "StandIn":
         if name.startswith("__") and name.endswith("__"):
             raise AttributeError(name)
         return _Field(self, name, APPLY_ATTR)
 
-    def __getitem__(self, key: Any) -> "Stand":
-        if isinstance(key, Stand):
+    def __getitem__(self, key: Any) -> "StandIn":
+        if isinstance(key, StandIn):
             self._refuse(
                 f"is indexed with another per-call value ({key._m_describe()})",
                 "index with a constant key, or pass the value as a parameter",
@@ -51,7 +51,7 @@ class Stand(_core.StandIn):
             self._refuse("is sliced", "slice the data in the caller")
         return _Field(self, key, APPLY_ITEM)
 
-    def __iter__(self) -> Iterator["Stand"]:
+    def __iter__(self) -> Iterator["StandIn"]:
         # Unpacking (`for k, v in pairs`, `a, b = x`) reads items by index;
         # anything else iterating a stand-in is a loop.
         caller = sys._getframe(1)
@@ -154,7 +154,7 @@ class Stand(_core.StandIn):
             "use contains(container, item) inside when(...)",
         )
 
-    def __call__(self, *args: Any, **kwargs: Any) -> "Stand":
+    def __call__(self, *args: Any, **kwargs: Any) -> "StandIn":
         # A method of a field (o.get_absolute_url()), or a function given
         # as a parameter: called per call, as Jinja2 calls it.
         return _Call(self._m_session, _call_value, (self,) + args, kwargs, f"{self._m_path()}(...)")
@@ -240,7 +240,7 @@ class Stand(_core.StandIn):
         return ()
 
 
-class _Param(Stand):
+class _Param(StandIn):
     __slots__ = ("_m_name", "_m_index")
 
     def __new__(cls, session: "_Session", name: str, index: int) -> "_Param":
@@ -257,11 +257,11 @@ class _Param(Stand):
         return self._m_name
 
 
-class _Field(Stand):
+class _Field(StandIn):
     __slots__ = ("_m_base", "_m_key", "_m_how")
 
-    def __new__(cls, base: Stand, key: Any, how: int) -> "_Field":
-        self = Stand.__new__(cls, base._m_session, "")
+    def __new__(cls, base: StandIn, key: Any, how: int) -> "_Field":
+        self = StandIn.__new__(cls, base._m_session, "")
         self._m_base, self._m_key, self._m_how = base, key, how
         return self
 
@@ -276,12 +276,12 @@ class _Field(Stand):
         return (self._m_base,)
 
 
-class _Binary(Stand):
+class _Binary(StandIn):
     __slots__ = ("_m_op", "_m_a", "_m_b")
 
     def __new__(cls, op: str, a: Any, b: Any) -> "_Binary":
-        session = (a if isinstance(a, Stand) else b)._m_session
-        self = Stand.__new__(cls, session, "")
+        session = (a if isinstance(a, StandIn) else b)._m_session
+        self = StandIn.__new__(cls, session, "")
         self._m_op, self._m_a, self._m_b = op, a, b
         return self
 
@@ -296,14 +296,14 @@ class _Compare(_Binary):
     __slots__ = ()
 
 
-class _Default(Stand):
+class _Default(StandIn):
     """default(value, fallback): the fields read in `value` are compiled to
     give MISSING where they are not there."""
 
     __slots__ = ("_m_value", "_m_fallback", "_m_boolean")
 
-    def __new__(cls, value: Stand, fallback: Any, boolean: bool) -> "_Default":
-        self = Stand.__new__(cls, value._m_session, "")
+    def __new__(cls, value: StandIn, fallback: Any, boolean: bool) -> "_Default":
+        self = StandIn.__new__(cls, value._m_session, "")
         self._m_value, self._m_fallback, self._m_boolean = value, fallback, bool(boolean)
         return self
 
@@ -314,12 +314,12 @@ class _Default(Stand):
         return (self._m_value, self._m_fallback)
 
 
-class _Contains(Stand):
+class _Contains(StandIn):
     __slots__ = ("_m_container", "_m_item")
 
     def __new__(cls, container: Any, item: Any) -> "_Contains":
-        session = (container if isinstance(container, Stand) else item)._m_session
-        self = Stand.__new__(cls, session, "")
+        session = (container if isinstance(container, StandIn) else item)._m_session
+        self = StandIn.__new__(cls, session, "")
         self._m_container, self._m_item = container, item
         return self
 
@@ -334,7 +334,7 @@ class _Loop:
     """One iteration of a stand-in while tracing: its two items' bodies are
     found among the children later."""
 
-    def __init__(self, iterable: Stand) -> None:
+    def __init__(self, iterable: StandIn) -> None:
         self.iterable = iterable
         self.session = iterable._m_session
         self.number = len(self.session.loops)
@@ -349,11 +349,11 @@ class _Loop:
         self.finished = True
 
 
-class _Item(Stand):
+class _Item(StandIn):
     __slots__ = ("_m_loop", "_m_k")
 
     def __new__(cls, loop: _Loop, k: int) -> "_Item":
-        self = Stand.__new__(cls, loop.session, "")
+        self = StandIn.__new__(cls, loop.session, "")
         self._m_loop, self._m_k = loop, k
         return self
 
@@ -364,13 +364,13 @@ class _Item(Stand):
         return (self._m_loop.iterable,)
 
 
-class _LoopVar(Stand):
+class _LoopVar(StandIn):
     """``loop`` of ``for item, loop in looped(items)``."""
 
     __slots__ = ("_m_loop", "_m_k")
 
     def __new__(cls, loop: _Loop, k: int) -> "_LoopVar":
-        self = Stand.__new__(cls, loop.session, "")
+        self = StandIn.__new__(cls, loop.session, "")
         self._m_loop, self._m_k = loop, k
         return self
 
@@ -400,11 +400,11 @@ class _LoopVar(Stand):
         return (self._m_loop.iterable,)
 
 
-class _LoopInfo(Stand):
+class _LoopInfo(StandIn):
     __slots__ = ("_m_var", "_m_what")
 
     def __new__(cls, var: _LoopVar, what: str) -> "_LoopInfo":
-        self = Stand.__new__(cls, var._m_session, "")
+        self = StandIn.__new__(cls, var._m_session, "")
         self._m_var, self._m_what = var, what
         return self
 
@@ -412,13 +412,13 @@ class _LoopInfo(Stand):
         return f"loop.{self._m_what}"
 
 
-class _Cycle(Stand):
+class _Cycle(StandIn):
     __slots__ = ("_m_var", "_m_values")
 
     def __new__(cls, var: _LoopVar, values: Tuple[Any, ...]) -> "_Cycle":
         if not values:
             raise TypeError("loop.cycle() needs at least one value")
-        self = Stand.__new__(cls, var._m_session, "")
+        self = StandIn.__new__(cls, var._m_session, "")
         self._m_var, self._m_values = var, values
         return self
 
@@ -429,11 +429,11 @@ class _Cycle(Stand):
         return self._m_values
 
 
-class _When(Stand):
+class _When(StandIn):
     __slots__ = ("_m_cond", "_m_then", "_m_otherwise")
 
-    def __new__(cls, cond: Stand, then: Any, otherwise: Any) -> "_When":
-        self = Stand.__new__(cls, cond._m_session, "")
+    def __new__(cls, cond: StandIn, then: Any, otherwise: Any) -> "_When":
+        self = StandIn.__new__(cls, cond._m_session, "")
         self._m_cond, self._m_then, self._m_otherwise = cond, then, otherwise
         return self
 
@@ -444,7 +444,7 @@ class _When(Stand):
         return (self._m_cond, self._m_then, self._m_otherwise)
 
 
-class _Call(Stand):
+class _Call(StandIn):
     """A function applied per call because an argument holds a stand-in:
     per_call(f, x) (classes(), styles() and aria() use it), or a stand-in
     called (o.method(), with the stand-in as _call_value's first argument)."""
@@ -459,7 +459,7 @@ class _Call(Stand):
         kwargs: Dict[str, Any],
         shown: Optional[str] = None,
     ) -> "_Call":
-        self = Stand.__new__(cls, session, "")
+        self = StandIn.__new__(cls, session, "")
         self._m_func, self._m_call_args, self._m_kwargs = func, args, kwargs
         self._m_shown = shown or f"{getattr(func, '__name__', 'call')}(...)"
         return self
@@ -476,14 +476,14 @@ def _call_value(func: Any, /, *args: Any, **kwargs: Any) -> Any:
     return func(*args, **kwargs)
 
 
-class _Text(Stand):
+class _Text(StandIn):
     """A text made from stand-ins (an f-string), as an argument of
     classes(), styles() ...: formatted per call."""
 
     __slots__ = ("_m_text",)
 
     def __new__(cls, session: "_Session", text: str) -> "_Text":
-        self = Stand.__new__(cls, session, "")
+        self = StandIn.__new__(cls, session, "")
         self._m_text = text
         return self
 
@@ -494,7 +494,7 @@ class _Text(Stand):
         return (self._m_text,)
 
 
-class _Const(Stand):
+class _Const(StandIn):
     """A bool default of a @baked component inlined into another: constant,
     but a stand-in, so that the component's `when(flag, ...)` tests it as
     it tests the flag when the component is baked alone, instead of taking
@@ -503,7 +503,7 @@ class _Const(Stand):
     __slots__ = ("_m_name", "_m_value")
 
     def __new__(cls, session: "_Session", name: str, value: bool) -> "_Const":
-        self = Stand.__new__(cls, session, "")
+        self = StandIn.__new__(cls, session, "")
         self._m_name, self._m_value = name, value
         return self
 
@@ -539,10 +539,10 @@ def inliner(func: Any, defaults: Dict[str, Any]) -> Any:
     return inline
 
 
-def _find_stand(value: Any) -> Optional[Stand]:
+def _find_stand(value: Any) -> Optional[StandIn]:
     """The first stand-in inside `value` (through lists, tuples, dicts), a
     text with a stand-in's marker counting as one."""
-    if isinstance(value, Stand):
+    if isinstance(value, StandIn):
         return value
     if isinstance(value, str):
         session = _text_session(value)
@@ -563,7 +563,7 @@ def _find_stand(value: Any) -> Optional[Stand]:
 def _holds_per_call(value: Any) -> bool:
     """Whether a list, tuple or dict holds a stand-in or a text with a
     marker (while compiling, when no session is registered)."""
-    if isinstance(value, Stand) or (isinstance(value, str) and _MARK in value):
+    if isinstance(value, StandIn) or (isinstance(value, str) and _MARK in value):
         return True
     if isinstance(value, (list, tuple)):
         return any(_holds_per_call(item) for item in value)
@@ -603,4 +603,4 @@ def _per_call(func: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 def _path_of(value: Any) -> str:
-    return value._m_path() if isinstance(value, Stand) else repr(value)
+    return value._m_path() if isinstance(value, StandIn) else repr(value)

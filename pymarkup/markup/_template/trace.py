@@ -13,7 +13,7 @@ from .. import _core
 from .compiler import _Compiler
 from .reading import _is_element
 from .session import _Session, _sessions
-from .stands import Stand, _Param, _When
+from .stands import StandIn, _Param, _When
 from .table import _MARK
 from .watch import _BoolWatch
 
@@ -43,7 +43,7 @@ class _CollectorHold:
 _hold_collector = _CollectorHold()
 
 
-def trace(func: Any, name: str, params: List[str]) -> Tuple[_Session, List[Stand], Any]:
+def trace(func: Any, name: str, params: List[str]) -> Tuple[_Session, List[StandIn], Any]:
     """Runs the builder with a stand-in per parameter."""
     session = _Session(name)
     stands = [_Param(session, p, i) for i, p in enumerate(params)]
@@ -130,7 +130,7 @@ def _name_stand_in_misuse(name: str, exc: TypeError) -> None:
 
 
 def _stand_classes() -> List[type]:
-    found, todo = [], [Stand]
+    found, todo = [], [StandIn]
     while todo:
         cls = todo.pop()
         found.append(cls)
