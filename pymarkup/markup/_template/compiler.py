@@ -134,13 +134,11 @@ class _Compiler:
     def expr(self, value: Any) -> None:
         """Emits code that pushes `value`."""
         emit = self.pb.emit
-        if isinstance(value, str) and not isinstance(value, StandIn) and _MARK in value:
+        if isinstance(value, StandIn):
+            self.emitter(type(value))(value)
+        elif isinstance(value, str) and _MARK in value:
             self.text_expr(self.session.split(value))  # a text formatted per call
-        elif isinstance(value, _Const):
-            emit(OP_APPLY, self.op((APPLY_CONST, value._m_value, "")), 0)
-        elif isinstance(value, _Text):
-            self.text_expr(self.session.split(value._m_text))
-        elif not isinstance(value, StandIn) and _holds_per_call(value):
+        elif _holds_per_call(value):
             # a list, tuple or dict that holds a stand-in: built per call
             if isinstance(value, dict):
                 for item in value.values():
@@ -151,80 +149,114 @@ class _Compiler:
                     self.expr(item)
                 kind = APPLY_LIST if isinstance(value, list) else APPLY_TUPLE
                 emit(OP_APPLY, self.op((kind, None, "")), len(value))
-        elif not isinstance(value, StandIn):
+        else:
             emit(OP_APPLY, self.op((APPLY_CONST, value, "")), 0)
-        elif isinstance(value, _Call):
-            for arg in value._m_call_args:
-                self.expr(arg)
-            for arg in value._m_kwargs.values():
-                self.expr(arg)
-            n = len(value._m_call_args) + len(value._m_kwargs)
-            payload = (value._m_func, tuple(value._m_kwargs))
-            emit(OP_APPLY, self.op((APPLY_CALL, payload, self.path(value))), n)
-        elif isinstance(value, _Param):
-            if value._m_session is not self.session:
-                raise TypeError(
-                    f"@baked {self.session.func_name}(): the tree holds {value._m_describe()} "
-                    f"of {value._m_session.func_name}(), kept from another decoration; only "
-                    f"this function's own parameters can be used"
-                )
-            self.used[value._m_index] = True
-            emit(OP_PARAM, value._m_index, 0)
-        elif isinstance(value, _Item):
-            emit(OP_ITEM, self.level(value._m_loop, value), 0)
-        elif isinstance(value, _Field):
-            self.expr(value._m_base)
-            # Unpacking fails for the item as a whole (its count), not a name.
-            shown = value._m_base if value._m_how == APPLY_UNPACK else value
-            entry: Tuple[Any, ...] = (value._m_how, value._m_key, self.path(shown))
-            if self.lenient and value._m_how != APPLY_UNPACK:
-                entry += (MISSING,)
-            emit(OP_APPLY, self.op(entry), 1)
-        elif isinstance(value, _Default):
-            lenient, self.lenient = self.lenient, True
-            try:
-                self.expr(value._m_value)
-            finally:
-                self.lenient = lenient
-            self.expr(value._m_fallback)
-            pick = _default_false if value._m_boolean else _default_missing
-            emit(OP_APPLY, self.op((APPLY_CALL, (pick, ()), self.path(value))), 2)
-        elif isinstance(value, _Compare):
-            self.expr(value._m_a)
-            self.expr(value._m_b)
-            emit(OP_APPLY, self.op((APPLY_COMPARE, _COMPARE[value._m_op], self.path(value))), 2)
-        elif isinstance(value, _Binary):
-            self.expr(value._m_a)
-            self.expr(value._m_b)
-            emit(OP_APPLY, self.op((APPLY_BINARY, _BINARY[value._m_op], self.path(value))), 2)
-        elif isinstance(value, _Contains):
-            self.expr(value._m_container)
-            self.expr(value._m_item)
-            emit(OP_APPLY, self.op((APPLY_COMPARE, COMPARE_CONTAINS, self.path(value))), 2)
-        elif isinstance(value, _LoopInfo):
-            level = self.level(value._m_var._m_loop, value)
-            emit(OP_LOOP_INFO, level, _LOOP_INFO[value._m_what])
-        elif isinstance(value, _Cycle):
-            level = self.level(value._m_var._m_loop, value)
-            for v in value._m_values:
-                self.expr(v)
-            emit(OP_CYCLE, level, len(value._m_values))
-        elif isinstance(value, _LoopVar):
-            value._refuse("is rendered itself", "render loop.index, loop.first ... instead")
-        elif isinstance(value, _When):
-            # Inside an expression (an argument of classes(), say), both
-            # branches are values, computed before one is chosen.
-            if _is_element(value._m_then) or _is_element(value._m_otherwise):
-                raise TypeError(
-                    f"@baked {self.session.func_name}(): when(...) with an element stands "
-                    f"inside an expression; it may only be a whole child there"
-                )
-            self.expr(value._m_cond)
-            self.expr(value._m_then)
-            self.expr(value._m_otherwise)
-            emit(OP_APPLY, self.op((APPLY_SELECT, None, self.path(value))), 3)
-        else:  # pragma: no cover - every StandIn kind is listed above
-            raise AssertionError(type(value))
+
+    def emitter(self, kind: type) -> Any:
+        """The method that emits a stand-in of class `kind`: emit_<its
+        class>, or the nearest base class's (_Compare is emitted as _Binary,
+        _Logic as _When). A new kind of stand-in is a class in stands.py
+        and its emit_ method here."""
+        for cls in kind.__mro__:
+            method = getattr(self, "emit" + cls.__name__, None)
+            if method is not None:
+                return method
+        raise AssertionError(kind)  # pragma: no cover - every kind has one
+
+    # -- one emitter per kind of stand-in ---------------------------------
+
+    def emit_Const(self, value: _Const) -> None:
+        self.pb.emit(OP_APPLY, self.op((APPLY_CONST, value._m_value, "")), 0)
+
+    def emit_Text(self, value: _Text) -> None:
+        self.text_expr(self.session.split(value._m_text))
+
+    def emit_Call(self, value: _Call) -> None:
+        for arg in value._m_call_args:
+            self.expr(arg)
+        for arg in value._m_kwargs.values():
+            self.expr(arg)
+        n = len(value._m_call_args) + len(value._m_kwargs)
+        payload = (value._m_func, tuple(value._m_kwargs))
+        self.pb.emit(OP_APPLY, self.op((APPLY_CALL, payload, self.path(value))), n)
+
+    def emit_Param(self, value: _Param) -> None:
+        if value._m_session is not self.session:
+            raise TypeError(
+                f"@baked {self.session.func_name}(): the tree holds {value._m_describe()} "
+                f"of {value._m_session.func_name}(), kept from another decoration; only "
+                f"this function's own parameters can be used"
+            )
+        self.used[value._m_index] = True
+        self.pb.emit(OP_PARAM, value._m_index, 0)
+
+    def emit_Item(self, value: _Item) -> None:
+        self.pb.emit(OP_ITEM, self.level(value._m_loop, value), 0)
+
+    def emit_Field(self, value: _Field) -> None:
+        self.expr(value._m_base)
+        # Unpacking fails for the item as a whole (its count), not a name.
+        shown = value._m_base if value._m_how == APPLY_UNPACK else value
+        entry: Tuple[Any, ...] = (value._m_how, value._m_key, self.path(shown))
+        if self.lenient and value._m_how != APPLY_UNPACK:
+            entry += (MISSING,)
+        self.pb.emit(OP_APPLY, self.op(entry), 1)
+
+    def emit_Default(self, value: _Default) -> None:
+        lenient, self.lenient = self.lenient, True
+        try:
+            self.expr(value._m_value)
+        finally:
+            self.lenient = lenient
+        self.expr(value._m_fallback)
+        pick = _default_false if value._m_boolean else _default_missing
+        self.pb.emit(OP_APPLY, self.op((APPLY_CALL, (pick, ()), self.path(value))), 2)
+
+    def emit_Compare(self, value: _Compare) -> None:
+        self.expr(value._m_a)
+        self.expr(value._m_b)
+        entry = (APPLY_COMPARE, _COMPARE[value._m_op], self.path(value))
+        self.pb.emit(OP_APPLY, self.op(entry), 2)
+
+    def emit_Binary(self, value: _Binary) -> None:
+        self.expr(value._m_a)
+        self.expr(value._m_b)
+        entry = (APPLY_BINARY, _BINARY[value._m_op], self.path(value))
+        self.pb.emit(OP_APPLY, self.op(entry), 2)
+
+    def emit_Contains(self, value: _Contains) -> None:
+        self.expr(value._m_container)
+        self.expr(value._m_item)
+        entry = (APPLY_COMPARE, COMPARE_CONTAINS, self.path(value))
+        self.pb.emit(OP_APPLY, self.op(entry), 2)
+
+    def emit_LoopInfo(self, value: _LoopInfo) -> None:
+        level = self.level(value._m_var._m_loop, value)
+        self.pb.emit(OP_LOOP_INFO, level, _LOOP_INFO[value._m_what])
+
+    def emit_Cycle(self, value: _Cycle) -> None:
+        level = self.level(value._m_var._m_loop, value)
+        for v in value._m_values:
+            self.expr(v)
+        self.pb.emit(OP_CYCLE, level, len(value._m_values))
+
+    def emit_LoopVar(self, value: _LoopVar) -> None:
+        value._refuse("is rendered itself", "render loop.index, loop.first ... instead")
+
+    def emit_When(self, value: _When) -> None:
+        # Inside an expression (an argument of classes(), say), both
+        # branches are values, computed before one is chosen.
+        if _is_element(value._m_then) or _is_element(value._m_otherwise):
+            raise TypeError(
+                f"@baked {self.session.func_name}(): when(...) with an element stands "
+                f"inside an expression; it may only be a whole child there"
+            )
+        self.expr(value._m_cond)
+        self.expr(value._m_then)
+        self.expr(value._m_otherwise)
+        self.pb.emit(OP_APPLY, self.op((APPLY_SELECT, None, self.path(value))), 3)
+
+    # -- texts -------------------------------------------------------------
 
     def text_expr(self, parts: List[Any], written: bool = False) -> None:
         """Emits code that pushes the text of formatted `parts` (`written`:

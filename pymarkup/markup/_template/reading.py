@@ -9,16 +9,7 @@ from .. import _core
 from .session import _Session
 from .stands import (
     StandIn,
-    _Binary,
-    _Call,
-    _Const,
-    _Cycle,
-    _Field,
-    _Item,
     _Loop,
-    _LoopInfo,
-    _LoopVar,
-    _Param,
 )
 
 
@@ -33,35 +24,10 @@ def _children_of(node: Any) -> Tuple[Any, ...]:
 def _loop_refs(session: _Session, node: Any, out: Dict[Tuple[int, int], None]) -> None:
     """Adds (loop number, k) for every loop item or loop variable `node`
     uses, in the order met."""
-    if isinstance(node, StandIn):
-        if isinstance(node, (_Item, _LoopVar)):
-            out[(node._m_loop.number, node._m_k)] = None
-        elif isinstance(node, (_LoopInfo, _Cycle)):
-            out[(node._m_var._m_loop.number, node._m_var._m_k)] = None
-        for arg in node._m_args():
-            _loop_refs(session, arg, out)
-        return
-    if isinstance(node, str):
-        parts = session.split(node)
-        for part in parts or ():
-            if isinstance(part, tuple):
-                _loop_refs(session, part[0], out)
-        return
-    if isinstance(node, (list, tuple)):
-        for item in node:
-            _loop_refs(session, item, out)
-        return
-    if isinstance(node, dict):
-        for item in node.values():
-            _loop_refs(session, item, out)
-        return
-    if _is_element(node):
-        for value in node.attrs.values():
-            _loop_refs(session, value, out)
-        for child in node.children:
-            _loop_refs(session, child, out)
-    elif isinstance(node, _core.Comment):
-        _loop_refs(session, node.text, out)
+    for stand_in in _walk_stands(session, node):
+        ref = stand_in._m_loop_ref()
+        if ref is not None:
+            out[(ref[0].number, ref[1])] = None
 
 
 class _Mismatch(Exception):
@@ -73,30 +39,12 @@ def _same(session: _Session, a: Any, b: Any, pairs: Dict[int, Tuple[int, int]]) 
     items: `pairs` maps a loop number in `a` to (its number in `b`, how the
     item index differs) and grows as nested loops are met."""
     if isinstance(a, StandIn) or isinstance(b, StandIn):
-        if type(a) is not type(b):
+        if type(a) is not type(b) or a._m_identity() != b._m_identity():
             raise _Mismatch(a, b)
-        if isinstance(a, (_Item, _LoopVar)):
-            _same_loop(session, a._m_loop, a._m_k, b._m_loop, b._m_k, pairs)
-            return
-        if isinstance(a, (_LoopInfo, _Cycle)):
-            _same_loop(
-                session, a._m_var._m_loop, a._m_var._m_k, b._m_var._m_loop, b._m_var._m_k, pairs
-            )
-            if isinstance(a, _LoopInfo) and a._m_what != b._m_what:
-                raise _Mismatch(a, b)
-        if isinstance(a, _Param) and a._m_index != b._m_index:
-            raise _Mismatch(a, b)
-        if isinstance(a, _Const) and a._m_value is not b._m_value:
-            raise _Mismatch(a, b)
-        if isinstance(a, _Field) and (a._m_key != b._m_key or a._m_how != b._m_how):
-            raise _Mismatch(a, b)
-        if isinstance(a, _Binary) and a._m_op != b._m_op:
-            raise _Mismatch(a, b)
-        if isinstance(a, _Call) and (
-            a._m_func is not b._m_func or list(a._m_kwargs) != list(b._m_kwargs)
-        ):
-            raise _Mismatch(a, b)
-        args_a, args_b = a._m_args(), b._m_args()
+        ref_a, ref_b = a._m_loop_ref(), b._m_loop_ref()
+        if ref_a is not None:
+            _same_loop(session, *ref_a, *ref_b, pairs)
+        args_a, args_b = a._m_compared(), b._m_compared()
         if len(args_a) != len(args_b):
             raise _Mismatch(a, b)
         for x, y in zip(args_a, args_b):
@@ -193,3 +141,5 @@ def _walk_stands(session: _Session, node: Any):
             yield from _walk_stands(session, value)
         for child in node.children:
             yield from _walk_stands(session, child)
+    elif isinstance(node, _core.Comment):
+        yield from _walk_stands(session, node.text)

@@ -239,6 +239,22 @@ class StandIn(_core.StandIn):
     def _m_args(self) -> Tuple[Any, ...]:  # the values this one is made of
         return ()
 
+    # -- how the two traces of a loop body are matched (reading._same) --
+
+    def _m_identity(self) -> Tuple[Any, ...]:
+        """What besides its type and its values must be equal in the other
+        trace: the operator, the key, the parameter."""
+        return ()
+
+    def _m_loop_ref(self) -> Optional[Tuple["_Loop", int]]:
+        """The loop and which of its two traced items this one stands for,
+        for a loop item, loop variable or one of its fields."""
+        return None
+
+    def _m_compared(self) -> Tuple[Any, ...]:
+        """The values compared with the other trace's."""
+        return self._m_args()
+
 
 class _Param(StandIn):
     __slots__ = ("_m_name", "_m_index")
@@ -255,6 +271,9 @@ class _Param(StandIn):
 
     def _m_path(self) -> str:
         return self._m_name
+
+    def _m_identity(self) -> Tuple[Any, ...]:
+        return (self._m_index,)
 
 
 class _Field(StandIn):
@@ -275,6 +294,9 @@ class _Field(StandIn):
     def _m_args(self):
         return (self._m_base,)
 
+    def _m_identity(self) -> Tuple[Any, ...]:
+        return (self._m_key, self._m_how)
+
 
 class _Binary(StandIn):
     __slots__ = ("_m_op", "_m_a", "_m_b")
@@ -290,6 +312,9 @@ class _Binary(StandIn):
 
     def _m_args(self):
         return (self._m_a, self._m_b)
+
+    def _m_identity(self) -> Tuple[Any, ...]:
+        return (self._m_op,)
 
 
 class _Compare(_Binary):
@@ -363,6 +388,12 @@ class _Item(StandIn):
     def _m_args(self):
         return (self._m_loop.iterable,)
 
+    def _m_loop_ref(self) -> Optional[Tuple[_Loop, int]]:
+        return (self._m_loop, self._m_k)
+
+    def _m_compared(self) -> Tuple[Any, ...]:
+        return ()  # the loops' pairing compares their iterables
+
 
 class _LoopVar(StandIn):
     """``loop`` of ``for item, loop in looped(items)``."""
@@ -399,6 +430,12 @@ class _LoopVar(StandIn):
     def _m_args(self):
         return (self._m_loop.iterable,)
 
+    def _m_loop_ref(self) -> Optional[Tuple[_Loop, int]]:
+        return (self._m_loop, self._m_k)
+
+    def _m_compared(self) -> Tuple[Any, ...]:
+        return ()  # the loops' pairing compares their iterables
+
 
 class _LoopInfo(StandIn):
     __slots__ = ("_m_var", "_m_what")
@@ -410,6 +447,12 @@ class _LoopInfo(StandIn):
 
     def _m_path(self) -> str:
         return f"loop.{self._m_what}"
+
+    def _m_identity(self) -> Tuple[Any, ...]:
+        return (self._m_what,)
+
+    def _m_loop_ref(self) -> Optional[Tuple[_Loop, int]]:
+        return self._m_var._m_loop_ref()
 
 
 class _Cycle(StandIn):
@@ -427,6 +470,9 @@ class _Cycle(StandIn):
 
     def _m_args(self):
         return self._m_values
+
+    def _m_loop_ref(self) -> Optional[Tuple[_Loop, int]]:
+        return self._m_var._m_loop_ref()
 
 
 class _When(StandIn):
@@ -470,6 +516,9 @@ class _Call(StandIn):
     def _m_args(self):
         return (self._m_call_args, tuple(self._m_kwargs.values()))
 
+    def _m_identity(self) -> Tuple[Any, ...]:
+        return (id(self._m_func), tuple(self._m_kwargs))
+
 
 def _call_value(func: Any, /, *args: Any, **kwargs: Any) -> Any:
     """A stand-in called while tracing, as the template calls it per call."""
@@ -512,6 +561,9 @@ class _Const(StandIn):
 
     def _m_path(self) -> str:
         return self._m_name
+
+    def _m_identity(self) -> Tuple[Any, ...]:
+        return (id(self._m_value),)
 
 
 def inliner(func: Any, defaults: Dict[str, Any]) -> Any:
