@@ -3,9 +3,11 @@
  * pymarkup/ needs and that needs none of them. UTF-8 of str objects and the
  * errors of lone surrogates, __html__ lookups and calls, int and float
  * formatting, libmarkup statuses as exceptions, the PyMem allocator for
- * libmarkup, the module-state lookup from a type, and the error messages
- * that construction and rendering share. It calls no other file of the
- * binding (the state lookup reads module.c's module definition).
+ * libmarkup, the module-state lookup from a type, the error messages that
+ * construction and rendering share, the vector of references a factory
+ * call collects, and the creation of a type. It calls no other file of the
+ * binding but stack.c's guard (the state lookup reads module.c's module
+ * definition).
  */
 #include "state.h"
 
@@ -368,4 +370,61 @@ int pm_raw_text_error(PyObject *tag, const char *what, const markup_error *err) 
                      tag, what, found, err->pos, found + 2, tag, split);
     }
     return -1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* A small vector of owned references, on the stack until it grows          */
+/* ------------------------------------------------------------------------ */
+
+void pm_vec_init(pm_vec *v) {
+    v->items = v->inline_items;
+    v->len = 0;
+    v->cap = PM_VEC_INLINE;
+    v->seen = NULL;
+    v->nodes = 0;
+    v->flags = 0;
+}
+
+PM_NOINLINE int pm_vec_grow(pm_vec *v) {
+    Py_ssize_t cap = v->cap + v->cap / 2;
+    PyObject **items;
+    if (v->items == v->inline_items) {
+        items = PyMem_New(PyObject *, cap);
+        if (items != NULL) memcpy(items, v->inline_items, sizeof(PyObject *) * (size_t)v->len);
+    } else {
+        items = v->items;
+        PyMem_Resize(items, PyObject *, cap);
+    }
+    if (items == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    v->items = items;
+    v->cap = cap;
+    return 0;
+}
+
+void pm_vec_clear(pm_vec *v) {
+    Py_CLEAR(v->seen);
+    for (Py_ssize_t i = 0; i < v->len; i++) Py_DECREF(v->items[i]);
+    if (v->items != v->inline_items) PyMem_Free(v->items);
+    pm_vec_init(v);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Types                                                                      */
+/* ------------------------------------------------------------------------ */
+
+int pm_add_type(PyObject *module, PyTypeObject **slot, PyType_Spec *spec, PyObject *base) {
+    *slot = (PyTypeObject *)PyType_FromModuleAndSpec(module, spec, base);
+    if (*slot == NULL) return -1;
+    const char *dot = strrchr(spec->name, '.');
+    return PyModule_AddObjectRef(module, dot ? dot + 1 : spec->name, (PyObject *)*slot);
+}
+
+int pm_has_html(pm_state *st, PyObject *obj) {
+    PyObject *method;
+    int r = pm_lookup_html(st, obj, &method);
+    Py_XDECREF(method);
+    return r;
 }

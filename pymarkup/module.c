@@ -202,6 +202,9 @@ static int module_exec(PyObject *module) {
 
     if (pm_safestring_init(module, st) < 0) return -1;
     if (pm_element_init(module, st) < 0) return -1;
+    if (pm_lazy_init(module, st) < 0) return -1;
+    if (pm_tag_init(module, st) < 0) return -1;
+    if (pm_namespace_init(module, st) < 0) return -1;
     if (pm_compile_init(module, st) < 0) return -1;
     if (pm_baked_init(module, st) < 0) return -1;
     if (pm_baked_compile_init(module) < 0) return -1;

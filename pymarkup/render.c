@@ -3,7 +3,7 @@
  * markup_buf, through libmarkup's HTML writer (markup_writer), which
  * decides how each piece is written where it stands.
  *
- * The tree's values were validated when it was built (element.c), so the
+ * The tree's values were validated when it was built (tag.c), so the
  * walker only dispatches: exact str and Element first, everything else in
  * render_child_rare. Where the writer says nothing needs checking
  * (markup_writer_plain_buf, markup_writer_attr_buf) text and attributes go

@@ -1,21 +1,34 @@
 /*
  * state.h - private header of the markup._core extension.
  *
- * The module state (heap types, interned strings, caches), the Element and
- * Comment objects with element.c's functions on them, the render context,
- * then the functions the other files of pymarkup/ share, grouped by the
- * file that defines them, lowest first.
+ * The module state (heap types, interned strings, caches), the objects a
+ * tree is made of (Element, Comment, Lazy, Tag), the render context, then
+ * the functions the other files of pymarkup/ share, grouped by the file
+ * that defines them, lowest first.
  *
- * The files stand in layers, each calling only the layers before it here:
- * base.c and stack.c (the ground floor; base.c finds the module state
- * through module.c's PyModuleDef, which it reads but does not call),
- * safestring.c, render.c and element.c, compile.c, @baked's three parts
- * (baked_data.c, baked.c, baked_compile.c; baked_impl.h), stream.c, and
- * module.c, which wires them together. render.c and element.c share a
- * layer and call each other: render.c takes an element's lazy children
- * through element.c (pm_lazy_kind, pm_lazy_take), and element.c renders
- * an element for __html__ and str() through render.c (pm_render_as).
- * Nothing here is public API.
+ * The files stand in layers, each calling only the layers below it:
+ *
+ *   stack.c, base.c        the ground floor: the C stack guard, then what
+ *                          every file needs (base.c finds the module state
+ *                          through module.c's PyModuleDef, which it reads
+ *                          but does not call)
+ *   safestring.c           SafeString and escape()
+ *   lazy.c                 Lazy children: their kind and one-shot take
+ *   render.c               the render walker, which takes Lazy children
+ *   element.c              Element and Comment, rendered for __html__ and
+ *                          str() through render.c
+ *   tag_attrs.c, tag.c     building elements: a factory call's attributes,
+ *                          then its children and the call itself
+ *   namespace.c            `h` and its factories
+ *   compile.c, @baked's three parts (baked_data.c, baked.c,
+ *   baked_compile.c; baked_impl.h), stream.c, jinja.c (with loop_iter.c)
+ *   module.c               which wires them together.
+ *
+ * Helpers with headers of their own (dict_fields.h, loop_iter.h,
+ * number_format.h, text_filters.h) and scan.c and tstring.c call none of
+ * these. No two files call each other: scripts/check-layering.py (`make
+ * layering`, part of `make lint`) reads the built objects and fails on a
+ * pair that does. Nothing here is public API.
  */
 #ifndef PYMARKUP_STATE_H
 #define PYMARKUP_STATE_H
@@ -106,7 +119,7 @@ typedef struct pm_state {
     PyObject *class_joiner;
     PyObject *style_joiner;
 
-    /* Attribute names already found valid (element.c), by address: the
+    /* Attribute names already found valid (tag_attrs.c), by address: the
        literal keys of attribute dicts come back on every call. Two ways
        per set, so that two names used together ("class" and "data-id" on
        every row) cannot keep evicting each other. Each entry holds a
@@ -166,6 +179,18 @@ static inline PyObject *const *pm_element_children(const pm_element *el) {
     return el->items + 2 * el->nattrs;
 }
 
+/* An element factory (markup.Tag; h.Div is one): what tag.c builds its
+   elements from and tag_attrs.c names them by. */
+typedef struct pm_tag {
+    PyObject_HEAD vectorcallfunc vectorcall;
+    pm_state *st;    /* lives as long as the module, which our type keeps alive */
+    PyObject *name;  /* validated ASCII tag name: "div", "my-widget"          */
+    PyObject *label; /* repr: "h.Div", "Tag('my-widget')"                     */
+    uint8_t kind;
+    uint8_t flags;
+    markup_tag_class cls;
+} pm_tag;
+
 /* A child taken when the element is rendered, not when it is built
    (markup.Lazy): an iterator or an awaitable, used by the first render
    only; a zero-argument callable, called by each render; an async
@@ -179,15 +204,15 @@ typedef struct pm_lazy {
                       GIL held: one thread sees 0 and sets it) */
 } pm_lazy;
 
-/* The kind of Lazy child `obj` would be, or -1 for none. */
+/* The kind of Lazy child `obj` would be, or -1 for none (lazy.c). */
 int pm_lazy_kind(pm_state *st, PyObject *obj);
 
-/* 1 while @baked traces a builder in this thread (markup._core.
+/* (tag.c) 1 while @baked traces a builder in this thread (markup._core.
    _eager_children): an iterator child is taken when its element is built
    and no child is lazy. 0 otherwise, -1 with an exception set. */
 int pm_eager_children(pm_state *st);
 
-/* Takes a one-shot Lazy child for a render: 0, or -1 with a ValueError
+/* Takes a one-shot Lazy child for a render (lazy.c): 0, or -1 with a ValueError
    (naming the element `where`, a writer frame, when not NULL) when an
    earlier (or another thread's) render took it. */
 int pm_lazy_take(pm_lazy *lazy, const markup_writer *w);
@@ -263,6 +288,40 @@ static inline uint64_t pm_pointer_hash(const void *p) {
    level of elements, a @baked call's iterators. */
 int pm_stack_check(const char *where);
 
+/* A small vector of owned references, on the stack until it grows: the
+   attributes and children of a factory call while they are checked. */
+#define PM_VEC_INLINE 16
+
+typedef struct pm_vec {
+    PyObject **items;
+    Py_ssize_t len;
+    Py_ssize_t cap;
+    PyObject *seen;   /* attributes only: a set of the names, once there are many */
+    Py_ssize_t nodes; /* children only: the elements in them and below */
+    uint8_t flags;    /* children only: PM_ELEMENT_LAZY when one is lazy */
+    PyObject *inline_items[PM_VEC_INLINE];
+} pm_vec;
+
+/* Empties `v` (an uninitialized one too) for use. */
+void pm_vec_init(pm_vec *v);
+/* Makes room for half as many again: 0, or -1 with MemoryError. */
+int pm_vec_grow(pm_vec *v);
+/* Releases every reference `v` holds and leaves it empty. */
+void pm_vec_clear(pm_vec *v);
+
+/* Appends a new reference to `o`. */
+static inline int pm_vec_push(pm_vec *v, PyObject *o) {
+    if (v->len == v->cap && pm_vec_grow(v) < 0) return -1;
+    Py_INCREF(o);
+    v->items[v->len++] = o;
+    return 0;
+}
+
+/* Creates the type of `spec` (with `base`, or NULL) for `module` into
+   *slot and adds it to the module under the last part of its dotted name.
+   0, or -1 with an exception set. */
+int pm_add_type(PyObject *module, PyTypeObject **slot, PyType_Spec *spec, PyObject *base);
+
 /* The allocator of every buffer the extension makes: PyMem_*. */
 extern const markup_alloc pm_pymem_alloc;
 
@@ -319,7 +378,7 @@ typedef enum pm_format_use {
 } pm_format_use;
 
 /* What to do instead of a per-call value in <script>/<style> text: said
-   by element.c for a stand-in met there and by the tracer in _template.py
+   by tag.c for a stand-in met there and by the tracer in _template.py
    for formatted text (as _core._RAW_PER_CALL_ADVICE). */
 #define PM_RAW_PER_CALL_ADVICE                                                                     \
     "which is raw (not escaped) and checked when the element is built, so it cannot change per "   \
@@ -347,6 +406,10 @@ int pm_lookup_html(pm_state *st, PyObject *obj, PyObject **method);
    but a str is a TypeError, where markupsafe would str() it: an __html__
    that returns None or a number has almost always lost its return. */
 PyObject *pm_call_html(PyObject *method, PyObject *obj);
+
+/* 1 when `obj` has an __html__ method, 0 when not, -1 on error
+   (pm_lookup_html without the method). */
+int pm_has_html(pm_state *st, PyObject *obj);
 
 /* pm_call_html without the str() of a subclass: the str as __html__ gave
    it (for SafeString.format, which escapes it again as markupsafe does). */
@@ -405,7 +468,7 @@ PyObject *pm_safestring_from_ascii_buf(pm_state *st, markup_buf *buf);
 PyObject *pm_escape(PyObject *module, PyObject *obj);
 
 /* ------------------------------------------------------------------------ */
-/* The render walker (render.c; above SafeString, calls element.c's lazies)   */
+/* The render walker (render.c; above SafeString and lazy.c)                  */
 /* ------------------------------------------------------------------------ */
 
 /* Writes any child value: str (escaped), SafeString and __html__ objects
@@ -449,6 +512,29 @@ typedef enum pm_output {
 PyObject *pm_render_as(pm_state *st, PyObject *obj, pm_output kind);
 
 /* ------------------------------------------------------------------------ */
+/* Building elements: tag_attrs.c, then tag.c (above the render walker)        */
+/* ------------------------------------------------------------------------ */
+
+/* The attributes of a factory call (tag_attrs.c), appended to `attrs` as
+   name, value pairs; each returns 0, or -1 with an exception set (`attrs`
+   is then dropped whole by the caller). An exact dict's items: */
+int pm_add_dict_attrs(pm_tag *tag, pm_vec *attrs, PyObject *dict);
+/* Any other mapping's items (dict subclasses, MappingProxyType ...): */
+int pm_add_mapping_attrs(pm_tag *tag, pm_vec *attrs, PyObject *mapping);
+/* A keyword argument (`kw` "class_" names the attribute "class"): */
+int pm_add_kw_attr(pm_tag *tag, pm_vec *attrs, PyObject *kw, PyObject *value);
+/* 1 when a positional argument that is not an exact dict is an attribute
+   mapping, 0 when it is a child, -1 on error. */
+int pm_is_attr_mapping(pm_state *st, PyObject *arg);
+
+/* A new Tag of `type` for the tag `name` (validated here: ValueError when
+   it is no tag name), shown as `label` (NULL: "Tag('name')"), its
+   elements flagged with `flags` (PM_ELEMENT_*). NULL with an exception on
+   failure (tag.c). */
+PyObject *pm_tag_create(pm_state *st, PyTypeObject *type, PyObject *name, PyObject *label,
+                        uint8_t flags);
+
+/* ------------------------------------------------------------------------ */
 /* Compiling template programs: compile.c                                     */
 /* ------------------------------------------------------------------------ */
 
@@ -461,7 +547,15 @@ markup_program *pm_program_builder_finish(pm_state *st, PyObject *builder, int *
 /* Per-file init (called from module.c's exec slot)                            */
 /* ------------------------------------------------------------------------ */
 
+/* element.c: markup.Element and markup.Comment. */
 int pm_element_init(PyObject *module, pm_state *st);
+/* lazy.c: markup.Lazy. */
+int pm_lazy_init(PyObject *module, pm_state *st);
+/* tag.c: markup.Tag. */
+int pm_tag_init(PyObject *module, pm_state *st);
+/* namespace.c: markup.TagNamespace, the factories of `h` (st->factories)
+   and `h` itself; after pm_tag_init. */
+int pm_namespace_init(PyObject *module, pm_state *st);
 int pm_safestring_init(PyObject *module, pm_state *st);
 /* Provided by compile.c: creates _ProgramBuilder (st->program_builder_type). */
 int pm_compile_init(PyObject *module, pm_state *st);
