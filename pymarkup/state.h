@@ -12,7 +12,9 @@
  *                          every file needs (base.c finds the module state
  *                          through module.c's PyModuleDef, which it reads
  *                          but does not call)
- *   safestring.c           SafeString and escape()
+ *   safestring_escape.c    SafeStrings made in C, and escape(); then
+ *   safestring_format.c    SafeString's %, format() and format_map(); then
+ *   safestring.c           the SafeString type and its str methods
  *   lazy.c                 Lazy children: their kind and one-shot take
  *   render.c               the render walker, which takes Lazy children
  *   element.c              Element and Comment, rendered for __html__ and
@@ -446,8 +448,25 @@ PyObject *pm_open_tag(const markup_writer *w, const char *none);
 int pm_raw_text_error(PyObject *tag, const char *what, const markup_error *err);
 
 /* ------------------------------------------------------------------------ */
-/* SafeString (safestring.c; above the ground floor only)                     */
+/* SafeString: safestring_escape.c, safestring_format.c, then safestring.c   */
 /* ------------------------------------------------------------------------ */
+
+/* What st->safestring_refs holds: the %-argument wrapper type, the parts of
+   _string that string.Formatter is built on, interned names, then the str
+   method descriptors that SafeString wraps (in safestring.c's STR_METHODS
+   order). Filled by pm_safestring_init. */
+enum {
+    PM_REF_ESCAPE_HELPER,
+    PM_REF_FORMATTER_PARSER, /* _string.formatter_parser */
+    PM_REF_FIELD_NAME_SPLIT, /* _string.formatter_field_name_split */
+    PM_REF_NAME_HTML_FORMAT, /* "__html_format__" */
+    PM_REF_NAME_GETITEM,     /* "__getitem__" */
+    PM_REF_NAME_HTML,        /* "html", the module */
+    PM_REF_NAME_UNESCAPE,    /* "unescape" */
+    PM_REF_STR_METHODS,
+};
+
+#define PM_REF(st, index) PyTuple_GET_ITEM((st)->safestring_refs, (index))
 
 /* Whether the `n` bytes at `s` are all ASCII. */
 int pm_is_ascii(const char *s, Py_ssize_t n);
@@ -466,6 +485,31 @@ PyObject *pm_safestring_from_ascii_buf(pm_state *st, markup_buf *buf);
 
 /* escape(obj), the module function (METH_O). */
 PyObject *pm_escape(PyObject *module, PyObject *obj);
+
+/* A new SafeString with the characters of the str `s`. */
+PyObject *pm_safestring_from_str(pm_state *st, PyObject *s);
+
+/* markupsafe.escape(obj) as text: a str holding safe HTML (a new
+   reference), not necessarily a SafeString: __html__ objects are trusted,
+   everything else is str()-ed and escaped. */
+PyObject *pm_html_text(pm_state *st, PyObject *obj);
+
+/* markupsafe.escape(obj): always a SafeString (never a subclass). */
+PyObject *pm_escape_object(pm_state *st, PyObject *obj);
+
+/* `text` (a str that is safe HTML; the reference is stolen, NULL passes
+   through) as an instance of type(like): SafeString directly, a subclass
+   through its constructor, as Markup's self.__class__(text). */
+PyObject *pm_safe_like(pm_state *st, PyObject *like, PyObject *text);
+
+/* safestring_format.c: SafeString % value (nb_remainder), format() and
+   format_map(), each escaping what it inserts. */
+PyObject *pm_safestring_mod(PyObject *a, PyObject *b);
+PyObject *pm_safestring_format(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *pm_safestring_format_map(PyObject *self, PyObject *mapping);
+/* The type of the % operator's escaping argument wrapper, new for
+   `module` (PM_REF_ESCAPE_HELPER), or NULL with an exception. */
+PyObject *pm_escape_helper_type(PyObject *module);
 
 /* ------------------------------------------------------------------------ */
 /* The render walker (render.c; above SafeString and lazy.c)                  */
