@@ -327,9 +327,16 @@ PyObject *pm_open_tag(const markup_writer *w, const char *none) {
     return tag ? PyUnicode_DecodeASCII(tag, (Py_ssize_t)n, "replace") : PyUnicode_FromString(none);
 }
 
+/* Whether the tag `name` (ASCII, any case) is the text element
+   `element` (lower case). */
+static int is_element(const char *name, const char *element) {
+    size_t i = 0;
+    while (element[i] != '\0' && (name[i] | 0x20) == element[i]) i++;
+    return element[i] == '\0' && name[i] == '\0';
+}
+
 int pm_raw_text_error(PyObject *tag, const char *what, const markup_error *err) {
-    const char *found = err->refused ? err->refused : "<!--";
-    if (strcmp(found, "<") == 0) { /* markup_html_check_slot_end_ */
+    if (err->element == NULL) { /* markup_html_check_slot_end_ */
         PyErr_Format(PyExc_ValueError,
                      "trusted (__html__) text ends in '<' (at byte %zu) where it fills a slot "
                      "inside a <title>, <textarea>, <noscript>, <iframe>, <xmp>, <noembed> or "
@@ -338,14 +345,10 @@ int pm_raw_text_error(PyObject *tag, const char *what, const markup_error *err) 
                      err->pos);
         return -1;
     }
+    const char *found = err->refused;
     const char *tag_name = PyUnicode_AsUTF8(tag); /* ASCII, checked at creation */
     if (tag_name == NULL) return -1;
-    int own = found[1] == '!';
-    if (!own) {
-        size_t i = 0;
-        while (found[2 + i] != '\0' && (tag_name[i] | 0x20) == found[2 + i]) i++;
-        own = found[2 + i] == '\0' && tag_name[i] == '\0';
-    }
+    int own = is_element(tag_name, err->element);
     /* The same sequence split by a backslash, which JavaScript and CSS
        strings read as nothing: "<\/script", "<\!--". */
     char split[20];
@@ -367,7 +370,7 @@ int pm_raw_text_error(PyObject *tag, const char *what, const markup_error *err) 
                      "early (inside <title>, <textarea>, <noscript>, <iframe>, <xmp>, <noembed> "
                      "and <noframes> a parser reads a <%U> as text); for data use tojson(...), "
                      "or split the sequence (e.g. '%s')",
-                     tag, what, found, err->pos, found + 2, tag, split);
+                     tag, what, found, err->pos, err->element, tag, split);
     }
     return -1;
 }

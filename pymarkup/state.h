@@ -442,9 +442,12 @@ int pm_node_attr_value_error(pm_state *st, PyObject *where, PyObject *name, PyOb
 PyObject *pm_open_tag(const markup_writer *w, const char *none);
 
 /* Raises the ValueError for raw text of <tag> (script or style) that a
-   check refused: err->refused is the sequence, at err->pos. `what` is the
-   subject and verb of the message ("text contains"), or NULL when the
-   sequence was formed across two pieces of the text. Returns -1. */
+   check refused (MARKUP_ERR_RAW_TEXT): err->refused is the sequence, at
+   err->pos, and err->element the text element it would end, <tag> itself
+   or one around it (NULL: trusted HTML ending in '<' before a slot).
+   `what` is the subject and verb of the message ("text contains"), or
+   NULL when the sequence was formed across two pieces of the text.
+   Returns -1. */
 int pm_raw_text_error(PyObject *tag, const char *what, const markup_error *err);
 
 /* ------------------------------------------------------------------------ */
