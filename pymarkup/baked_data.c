@@ -12,13 +12,13 @@
 #include "dict_fields.h"
 #include "loop_iter.h"
 
-int pm_program_on_stand_in(pm_render_ctx *ctx, PyObject *placeholder, const char *attr_name,
+int pm_program_on_stand_in(pm_render_ctx *ctx, PyObject *stand_in, const char *attr_name,
                            Py_ssize_t attr_name_len, int depth) {
-    (void)placeholder;
+    (void)stand_in;
     (void)attr_name;
     (void)attr_name_len;
     (void)depth;
-    ((program_call *)ctx)->placeholder_met = 1;
+    ((program_call *)ctx)->stand_in_met = 1;
     PyErr_SetString(PyExc_TypeError, "a stand-in met while rendering");
     return -1;
 }

@@ -233,7 +233,7 @@ static int module_traverse(PyObject *module, visitproc visit, void *arg) {
     Py_VISIT(st->comment_type);
     Py_VISIT(st->safestring_type);
     Py_VISIT(st->lazy_type);
-    Py_VISIT(st->placeholder_type);
+    Py_VISIT(st->stand_in_type);
     Py_VISIT(st->baked_type);
     Py_VISIT(st->program_builder_type);
     Py_VISIT(st->chunks_type);
@@ -256,7 +256,7 @@ static int module_clear(PyObject *module) {
     Py_CLEAR(st->comment_type);
     Py_CLEAR(st->safestring_type);
     Py_CLEAR(st->lazy_type);
-    Py_CLEAR(st->placeholder_type);
+    Py_CLEAR(st->stand_in_type);
     Py_CLEAR(st->baked_type);
     Py_CLEAR(st->program_builder_type);
     Py_CLEAR(st->chunks_type);

@@ -559,7 +559,7 @@ PyObject *pm_escape(PyObject *module, PyObject *obj) {
     pm_state *st = pm_state_from_module(module);
     /* A stand-in's escaped text would be fixed when baking, and formatted
        into a longer text it would lose the escape. */
-    if (pm_is_placeholder(st, obj)) {
+    if (pm_is_stand_in(st, obj)) {
         PyErr_SetString(PyExc_TypeError,
                         "escape() of a per-call value in a @baked builder: a value is escaped "
                         "where it is written; to show its escaped text as text (escaped "

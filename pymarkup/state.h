@@ -88,10 +88,10 @@ typedef struct pm_state {
 
     /* Owned by baked.c: pm_baked_init() may set these; they stay NULL
        otherwise. module.c visits and clears them with the rest of the
-       state. Element construction accepts instances of placeholder_type as
+       state. Element construction accepts instances of stand_in_type as
        children and attribute values; the render walker hands them to
-       pm_render_ctx.on_placeholder. */
-    PyTypeObject *placeholder_type;
+       pm_render_ctx.on_stand_in. */
+    PyTypeObject *stand_in_type;
     PyTypeObject *baked_type;
     /* Owned by compile.c (pm_compile_init): markup._core._ProgramBuilder. */
     PyTypeObject *program_builder_type;
@@ -158,9 +158,9 @@ static inline pm_state *pm_state_from_module(PyObject *module) {
    value, name, value, ... in insertion order, then the children; ob_size
    counts them all. Names are validated str, values are stored as given
    (str, SafeString, __html__ objects, int, float, True, False, None or a
-   baked placeholder) and the rules are applied when rendering. Children are
+   baked stand-in) and the rules are applied when rendering. Children are
    already flattened: str, int, float, Element, Comment, __html__ objects,
-   placeholders or Lazy children (None and nested lists were removed at
+   stand-ins or Lazy children (None and nested lists were removed at
    construction). */
 typedef struct pm_element {
     PyObject_VAR_HEAD PyObject *tag;
@@ -229,16 +229,16 @@ typedef struct pm_comment {
 /* ------------------------------------------------------------------------ */
 
 /* The context of one render: the output buffer, and what to do with baked
-   placeholders. */
+   stand-ins. */
 typedef struct pm_render_ctx {
     pm_state *st;
     markup_buf *buf;
-    /* Called for a placeholder met as a child (attr_name NULL; `depth` is
+    /* Called for a stand-in met as a child (attr_name NULL; `depth` is
        the depth a child there is rendered at) or as an attribute value
        (attr_name is the attribute's UTF-8 name; depth 0). Returns 0, or -1
-       with an exception set. NULL: a placeholder is a TypeError. */
-    int (*on_placeholder)(struct pm_render_ctx *ctx, PyObject *placeholder, const char *attr_name,
-                          Py_ssize_t attr_name_len, int depth);
+       with an exception set. NULL: a stand-in is a TypeError. */
+    int (*on_stand_in)(struct pm_render_ctx *ctx, PyObject *stand_in, const char *attr_name,
+                       Py_ssize_t attr_name_len, int depth);
     /* The HTML writer on `buf`: it decides how each piece is written where
        it stands. NULL while a baked attribute slot is filled (the value is
        written into `attrs`, inside a start tag the template holds). */
@@ -261,7 +261,7 @@ typedef struct pm_render_ctx {
        children of each element (and the items of each list) in place of
        rendering them; `raw` when they are the text of script or style.
        Also makes a str attribute value that holds a formatting marker go
-       to on_placeholder. Returns 0, or -1 with an exception set. */
+       to on_stand_in. Returns 0, or -1 with an exception set. */
     int (*on_children)(struct pm_render_ctx *ctx, PyObject *const *items, Py_ssize_t n, int raw,
                        int depth);
 } pm_render_ctx;
@@ -419,15 +419,15 @@ PyObject *pm_call_html_as_is(PyObject *method, PyObject *obj);
 
 /* The C part of every stand-in of a traced @baked builder (baked.c owns
    the type; markup/_template.py subclasses it). */
-typedef struct pm_placeholder {
+typedef struct pm_stand_in {
     PyObject_HEAD PyObject *name; /* the parameter's name, or a path     */
     PyObject *func_name;          /* the builder's qualified name          */
     Py_ssize_t index;             /* the parameter's position, -1 if none  */
-} pm_placeholder;
+} pm_stand_in;
 
-/* True (1) when `obj` is a baked placeholder. */
-static inline int pm_is_placeholder(pm_state *st, PyObject *obj) {
-    return st->placeholder_type != NULL && PyObject_TypeCheck(obj, st->placeholder_type);
+/* True (1) when `obj` is a baked stand-in. */
+static inline int pm_is_stand_in(pm_state *st, PyObject *obj) {
+    return st->stand_in_type != NULL && PyObject_TypeCheck(obj, st->stand_in_type);
 }
 
 /* Our own Element or Comment given as an attribute value: raises the
@@ -520,7 +520,7 @@ PyObject *pm_escape_helper_type(PyObject *module);
 
 /* Writes any child value: str (escaped), SafeString and __html__ objects
    (verbatim), int/float (str()), None (nothing), Element, Comment, lists
-   and tuples (each item), placeholders (ctx->on_placeholder). `depth` is
+   and tuples (each item), stand-ins (ctx->on_stand_in). `depth` is
    the element nesting depth so far (0 at the top). Returns 0, or -1 with an
    exception set (the buffer may hold a partial write: the caller discards
    it or truncates). */
@@ -538,8 +538,8 @@ int pm_async_child_error(PyObject *child, int close);
 
 /* Writes one attribute by the value rules: str -> ' name="escaped"',
    SafeString/__html__ -> ' name="verbatim"', int/float -> str() escaped,
-   True -> ' name', False/None -> nothing, placeholder ->
-   ctx->on_placeholder, anything else -> TypeError. The name must already
+   True -> ' name', False/None -> nothing, stand-in ->
+   ctx->on_stand_in, anything else -> TypeError. The name must already
    be validated. Returns 0 or -1 with an exception set. */
 int pm_render_attr_value(pm_render_ctx *ctx, const char *name, Py_ssize_t name_len,
                          PyObject *value);
@@ -606,7 +606,7 @@ int pm_namespace_init(PyObject *module, pm_state *st);
 int pm_safestring_init(PyObject *module, pm_state *st);
 /* Provided by compile.c: creates _ProgramBuilder (st->program_builder_type). */
 int pm_compile_init(PyObject *module, pm_state *st);
-/* Provided by baked.c: creates the baked types, sets st->placeholder_type,
+/* Provided by baked.c: creates the baked types, sets st->stand_in_type,
    and adds its names to the module. Returns 0 or -1 with an exception. */
 int pm_baked_init(PyObject *module, pm_state *st);
 /* tstring.c: _core._tstring_values(interpolations, joined, Template), the

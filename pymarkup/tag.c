@@ -105,17 +105,17 @@ static PM_NOINLINE int raw_child_error(pm_tag *tag, PyObject *child) {
 
 /* A per-call value of an @baked builder inside <script>/<style>: raw text
    is checked whole when the element is built, so it cannot change per call. */
-static PM_NOINLINE int raw_placeholder_error(pm_tag *tag, PyObject *child) {
-    pm_placeholder *ph = (pm_placeholder *)child;
-    if (ph->index >= 0)
+static PM_NOINLINE int raw_stand_in_error(pm_tag *tag, PyObject *child) {
+    pm_stand_in *stand_in = (pm_stand_in *)child;
+    if (stand_in->index >= 0)
         PyErr_Format(PyExc_TypeError,
                      "@baked %U(): parameter '%U' is in the text of <%U>, " PM_RAW_PER_CALL_ADVICE,
-                     ph->func_name, ph->name, tag->name);
+                     stand_in->func_name, stand_in->name, tag->name);
     else
         PyErr_Format(
             PyExc_TypeError,
             "@baked %U(): a per-call value is in the text of <%U>, " PM_RAW_PER_CALL_ADVICE,
-            ph->func_name, tag->name);
+            stand_in->func_name, tag->name);
     return -1;
 }
 
@@ -240,8 +240,8 @@ static PM_NOINLINE int add_taken_lazy(pm_tag *tag, pm_vec *kids, pm_lazy *lazy) 
 static PM_NOINLINE int add_child_rare(pm_tag *tag, pm_vec *kids, PyObject *child) {
     pm_state *st = tag->st;
     int raw = is_raw_kind(tag->kind);
-    if (pm_is_placeholder(st, child)) {
-        if (raw) return raw_placeholder_error(tag, child);
+    if (pm_is_stand_in(st, child)) {
+        if (raw) return raw_stand_in_error(tag, child);
         return pm_vec_push(kids, child);
     }
     if (PyBool_Check(child)) return bad_child(tag, child);
@@ -329,7 +329,7 @@ static int add_child(pm_tag *tag, pm_vec *kids, PyObject *child) {
    track cannot refer back to it; like a tuple of such atoms, an element of
    them stays untracked, so building and freeing a page of elements costs
    the cycle collector nothing. Other objects (__html__ objects,
-   placeholders) may hold anything. Elements are immutable: the answer
+   stand-ins) may hold anything. Elements are immutable: the answer
    never changes. */
 static int may_be_in_cycle(pm_state *st, const pm_vec *v) {
     for (Py_ssize_t i = 0; i < v->len; i++) {

@@ -55,7 +55,7 @@ static int check_attr_name(pm_tag *tag, PyObject *name) {
 
 static PM_NOINLINE int attr_value_rare(pm_tag *tag, PyObject *name, PyObject *value) {
     pm_state *st = tag->st;
-    if (pm_is_placeholder(st, value)) return 0;
+    if (pm_is_stand_in(st, value)) return 0;
     if (Py_TYPE(value) == st->element_type || Py_TYPE(value) == st->comment_type) {
         PyObject *where = PyUnicode_FromFormat("<%U>", tag->name);
         if (where == NULL) return -1;
@@ -242,7 +242,7 @@ static PM_NOINLINE int joinable_kind(pm_state *st, PyObject *value, int *is_mapp
     if (*is_mapping || PyList_Check(value) || PyTuple_Check(value) || PyAnySet_Check(value))
         return 1;
     if (PyUnicode_Check(value) || PyLong_Check(value) || PyFloat_Check(value) ||
-        pm_is_placeholder(st, value))
+        pm_is_stand_in(st, value))
         return 0;
     int r = PyObject_IsInstance(value, st->mapping_abc);
     *is_mapping = r > 0;
@@ -337,7 +337,7 @@ int pm_add_mapping_attrs(pm_tag *tag, pm_vec *attrs, PyObject *mapping) {
 int pm_is_attr_mapping(pm_state *st, PyObject *arg) {
     if (PyList_CheckExact(arg) || PyTuple_CheckExact(arg) || arg == Py_None || PyLong_Check(arg) ||
         PyFloat_Check(arg) || PyUnicode_Check(arg) || Py_TYPE(arg) == st->comment_type ||
-        pm_is_placeholder(st, arg) || PyIter_Check(arg)) {
+        pm_is_stand_in(st, arg) || PyIter_Check(arg)) {
         return 0;
     }
     if (PyDict_Check(arg)) return 1;
