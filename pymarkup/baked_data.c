@@ -117,6 +117,9 @@ static inline PyObject *field_in_place(const pm_op *o, PyObject *row) {
 #if PM_DICT_ENTRIES
     if (o->dict_item && PyDict_CheckExact(row) && readable_in_place(o, row))
         return dict_entry_at(row, o->at, o->payload);
+#else
+    (void)o;
+    (void)row;
 #endif
     return NULL;
 }

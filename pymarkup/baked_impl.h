@@ -16,6 +16,9 @@
 
 #include "state.h"
 
+/* Before pm_baked: it says whether its size hint is _Atomic (PM_HAVE_ATOMICS),
+   which every part must agree on. */
+#include "dict_fields.h"
 #include "number_format.h"
 
 /* One slot of a baked function's template. */

@@ -367,11 +367,13 @@ static void keep_utf8(PyObject *r, const char *s, Py_ssize_t n) {
 PyObject *pm_safestring_from_utf8(pm_state *st, const char *s, Py_ssize_t n) {
 #ifdef PM_DIRECT_SAFESTRING
     if (pm_is_ascii(s, n)) return pm_safestring_from_ascii(st, s, n);
-    utf8_shape shape;
+    utf8_shape shape = {0, 0};
     if (!PyType_IS_GC(st->safestring_type) &&
         utf8_measure((const unsigned char *)s, n, &shape) == 0) {
         int kind = utf8_kind(shape.widest);
-        void *data;
+        /* Set by safestring_alloc whenever it returns a string; GCC's
+           -Wmaybe-uninitialized cannot see that (its -O3 inlining). */
+        void *data = NULL;
         PyObject *r = safestring_alloc(st, shape.chars, kind, 0, &data);
         if (r == NULL) return NULL;
         utf8_write((const unsigned char *)s, n, kind, data);
