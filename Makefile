@@ -59,9 +59,10 @@ venv: system $(VENV)/.stamp
 
 setup: venv
 
-## Builds the extension and installs markup into .venv (scikit-build-core).
+## Builds the extension (warnings as errors) and installs markup into
+## .venv (scikit-build-core).
 install: venv
-	$(PY) -m pip install -q --no-build-isolation -Cbuild-dir=$(BUILD)/pip .
+	$(PY) -m pip install -q --no-build-isolation -Cbuild-dir=$(BUILD)/pip -Ccmake.define.MARKUP_WERROR=ON .
 
 cbuild: venv
 	$(CMAKE) -S . -B $(BUILD)/c -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMARKUP_BUILD_TESTS=ON -DMARKUP_WERROR=ON
