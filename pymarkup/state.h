@@ -26,11 +26,12 @@
  *   baked_compile.c; baked_impl.h), stream.c, jinja.c (with loop_iter.c)
  *   module.c               which wires them together.
  *
- * Helpers with headers of their own (dict_fields.h, loop_iter.h,
- * number_format.h, text_filters.h) and scan.c and tstring.c call none of
- * these. No two files call each other: scripts/check-layering.py (`make
- * layering`, part of `make lint`) reads the built objects and fails on a
- * pair that does. Nothing here is public API.
+ * The helpers with headers of their own (dict_fields.c, loop_iter.c,
+ * number_format.c, text_filters.c), scan.c and tstring.c call nothing
+ * above the ground floor. No two files call each other:
+ * scripts/check-layering.py (`make layering`, part of `make lint`) reads
+ * the built objects and fails on a pair that does. Nothing here is public
+ * API.
  */
 #ifndef PYMARKUP_STATE_H
 #define PYMARKUP_STATE_H
