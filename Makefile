@@ -7,7 +7,7 @@ CMAKE  := $(VENV)/bin/cmake
 BUILD  := build
 JOBS   ?= 2
 
-.PHONY: all bench bench-quick bench-deps bench-c test setup system venv install cbuild ctest pytest jinja2-suite parser-state lint lint-deps format clean
+.PHONY: all bench bench-quick bench-deps bench-c test setup system venv install cbuild ctest pytest jinja2-suite parser-state lint lint-deps layering format clean
 .PHONY: fuzz fuzz-ci fuzz-build cross-check cross-pytest
 
 all: test
@@ -59,9 +59,10 @@ venv: system $(VENV)/.stamp
 
 setup: venv
 
-## Builds the extension and installs markup into .venv (scikit-build-core).
+## Builds the extension (warnings as errors) and installs markup into
+## .venv (scikit-build-core).
 install: venv
-	$(PY) -m pip install -q --no-build-isolation -Cbuild-dir=$(BUILD)/pip .
+	$(PY) -m pip install -q --no-build-isolation -Cbuild-dir=$(BUILD)/pip -Ccmake.define.MARKUP_WERROR=ON .
 
 cbuild: venv
 	$(CMAKE) -S . -B $(BUILD)/c -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMARKUP_BUILD_TESTS=ON -DMARKUP_WERROR=ON
@@ -116,18 +117,28 @@ pytest: install
 jinja2-suite: install
 	bash scripts/jinja2-suite.sh $(abspath $(PY)) $(abspath $(BUILD))/jinja2-suite
 
-## Lint: clang-format (check mode) over every C source, ruff (lint and
-## format check) over the Python code. `make format` rewrites both.
+## Lint: no two C files of a library calling each other (layering),
+## clang-format (check mode) over every C source, ruff (lint and format
+## check) over the Python code. `make format` rewrites both.
 C_SOURCES = $(shell git ls-files '*.c' '*.h' '*.cpp' 2>/dev/null || find include libmarkup pymarkup tests fuzz bench examples -name '*.[ch]')
 lint-deps: $(VENV)/.lint-stamp
 $(VENV)/.lint-stamp: requirements-lint.txt $(VENV)/.stamp
 	$(PY) -m pip install -q -r requirements-lint.txt
 	touch $@
 
-lint: lint-deps
+lint: lint-deps layering
 	$(VENV)/bin/clang-format --dry-run --Werror $(C_SOURCES)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+
+## The layers of libmarkup/ and of pymarkup/ (pymarkup/state.h): the
+## library and the extension built, then their objects read with nm; a
+## pair of files that call each other fails, named with the calls.
+layering: venv
+	$(CMAKE) -S . -B $(BUILD)/layering -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMARKUP_BUILD_TESTS=OFF \
+	  -DMARKUP_BUILD_PYTHON=ON -DMARKUP_WERROR=ON -DPython_EXECUTABLE=$(abspath $(PY))
+	$(CMAKE) --build $(BUILD)/layering -j $(JOBS) --target _core
+	$(PY) scripts/check-layering.py $(BUILD)/layering
 
 format: lint-deps
 	$(VENV)/bin/clang-format -i $(C_SOURCES)

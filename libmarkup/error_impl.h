@@ -15,14 +15,14 @@ static inline void markup_clear_(markup_error *err) {
 /* Stores a failure with no position in *err (NULL is allowed) and
    returns `code`. */
 static inline markup_status markup_fail_(markup_error *err, markup_status code, const char *msg) {
-    if (err) *err = (markup_error){code, MARKUP_POS_NONE, msg, NULL, NULL};
+    if (err) *err = (markup_error){code, MARKUP_POS_NONE, msg, NULL, NULL, NULL};
     return code;
 }
 
 /* A failure at byte `pos` of the argument named `arg`. */
 static inline markup_status markup_fail_at_(markup_error *err, markup_status code, size_t pos,
                                             const char *arg, const char *msg) {
-    if (err) *err = (markup_error){code, pos, msg, NULL, arg};
+    if (err) *err = (markup_error){code, pos, msg, NULL, arg, NULL};
     return code;
 }
 
@@ -32,10 +32,11 @@ static inline markup_status markup_fail_status_(markup_error *err, markup_status
 }
 
 /* Raw text refused: the sequence `seq` (a static string) at byte `pos` of
-   the argument named `arg`. */
+   the argument named `arg`, which would end the text element `element`
+   (a static lower-case name, or NULL: see markup_error). */
 static inline markup_status markup_refuse_(markup_error *err, size_t pos, const char *arg,
-                                           const char *seq, const char *msg) {
-    if (err) *err = (markup_error){MARKUP_ERR_RAW_TEXT, pos, msg, seq, arg};
+                                           const char *seq, const char *element, const char *msg) {
+    if (err) *err = (markup_error){MARKUP_ERR_RAW_TEXT, pos, msg, seq, arg, element};
     return MARKUP_ERR_RAW_TEXT;
 }
 

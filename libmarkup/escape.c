@@ -1,6 +1,6 @@
 /*
- * escape.c - the HTML escaper: dispatch, the public entry points and the
- * portable scalar kernel.
+ * escape.c - the HTML escaper: dispatch to the kernels (escape_scalar.c,
+ * escape_sse2.c, escape_avx2.c) and the public entry points.
  *
  * Output is written in chunks: room for a chunk's worst case (5x) is reserved
  * once, then the kernel writes into raw memory with no per-byte capacity
@@ -19,141 +19,6 @@
 #include "escape_impl.h"
 #include "markup/binding.h"
 #include "output_impl.h"
-
-/* ---- entity table ------------------------------------------------------ */
-
-#define ESC_SPECIAL(x) ((x) == '&' || (x) == '<' || (x) == '>' || (x) == '"' || (x) == '\'')
-#define ESC_B0(x)      (ESC_SPECIAL(x) ? '&' : (x))
-#define ESC_B1(x)                                                                                  \
-    ((x) == '&' ? 'a' : (x) == '<' ? 'l' : (x) == '>' ? 'g' : ESC_SPECIAL(x) ? '#' : 0)
-#define ESC_B2(x) ((x) == '&' ? 'm' : ((x) == '<' || (x) == '>') ? 't' : ESC_SPECIAL(x) ? '3' : 0)
-#define ESC_B3(x)                                                                                  \
-    ((x) == '&' ? 'p' : ((x) == '<' || (x) == '>') ? ';' : (x) == '"' ? '4' : (x) == '\'' ? '9' : 0)
-#define ESC_B4(x)  (((x) == '&' || (x) == '"' || (x) == '\'') ? ';' : 0)
-#define ESC_LEN(x) (((x) == '<' || (x) == '>') ? 4 : ESC_SPECIAL(x) ? 5 : 1)
-
-#define ENT1(x)                                                                                    \
-    {(char)ESC_B0(x), (char)ESC_B1(x), (char)ESC_B2(x), (char)ESC_B3(x), (char)ESC_B4(x)}
-#define ENT4(x)  ENT1(x), ENT1((x) + 1), ENT1((x) + 2), ENT1((x) + 3)
-#define ENT16(x) ENT4(x), ENT4((x) + 4), ENT4((x) + 8), ENT4((x) + 12)
-#define ENT64(x) ENT16(x), ENT16((x) + 16), ENT16((x) + 32), ENT16((x) + 48)
-#define LEN1(x)  ESC_LEN(x)
-#define LEN4(x)  LEN1(x), LEN1((x) + 1), LEN1((x) + 2), LEN1((x) + 3)
-#define LEN16(x) LEN4(x), LEN4((x) + 4), LEN4((x) + 8), LEN4((x) + 12)
-#define LEN64(x) LEN16(x), LEN16((x) + 16), LEN16((x) + 32), LEN16((x) + 48)
-
-const char markup_escape_entity_[256][8] = {ENT64(0), ENT64(64), ENT64(128), ENT64(192)};
-const uint8_t markup_escape_entity_len_[256] = {LEN64(0), LEN64(64), LEN64(128), LEN64(192)};
-
-/* ---- scalar kernel ----------------------------------------------------- */
-
-#define HIGHS MARKUP_HIGHS_
-
-static inline uint64_t load_word(const char *p) {
-    uint64_t w;
-    memcpy(&w, p, 8);
-    return w;
-}
-
-/* Non-zero when some byte of w is one of & < > " '. */
-static inline uint64_t swar_special(uint64_t w) { return markup_special_bits_(w) & HIGHS; }
-
-static inline char *put_escaped_byte(char *dst, unsigned char c) {
-    memcpy(dst, markup_escape_entity_[c], 8);
-    return dst + markup_escape_entity_len_[c];
-}
-
-static inline char *copy_word(char *dst, uint64_t w) {
-    memcpy(dst, &w, 8);
-    return dst + 8;
-}
-
-/* A word with a special byte: every byte through the table, no branches. */
-static inline char *escape_word(char *dst, const char *src) {
-    for (size_t k = 0; k < 8; k++) dst = put_escaped_byte(dst, (unsigned char)src[k]);
-    return dst;
-}
-
-/* The bulk of long inputs, two words per test while the text is clean.
-   Kept out of line so that short inputs do not pay for its registers. */
-static MARKUP_NOINLINE char *scalar_escape_pairs(char *d, const char *src, size_t n) {
-    for (size_t i = 0; i + 16 <= n; i += 16) {
-        uint64_t w0, w1;
-        memcpy(&w0, src + i, 8);
-        memcpy(&w1, src + i + 8, 8);
-        uint64_t dirty0 = swar_special(w0), dirty1 = swar_special(w1);
-        if ((dirty0 | dirty1) == 0) {
-            memcpy(d, &w0, 8);
-            memcpy(d + 8, &w1, 8);
-            d += 16;
-            continue;
-        }
-        d = dirty0 ? escape_word(d, src + i) : copy_word(d, w0);
-        d = dirty1 ? escape_word(d, src + i + 8) : copy_word(d, w1);
-    }
-    return d;
-}
-
-size_t markup_escape_scalar_(char *dst, const char *src, size_t n) {
-    char *d = dst;
-    size_t i = 0;
-    if (n >= 32) {
-        i = n & ~(size_t)15;
-        d = scalar_escape_pairs(d, src, i);
-    }
-    for (; n - i >= 8; i += 8) {
-        uint64_t w;
-        memcpy(&w, src + i, 8);
-        d = swar_special(w) ? escape_word(d, src + i) : copy_word(d, w);
-    }
-    for (; i < n; i++) d = put_escaped_byte(d, (unsigned char)src[i]);
-    return (size_t)(d - dst);
-}
-
-static size_t scalar_escape(char *dst, const char *src, size_t n, size_t readable) {
-    (void)readable;
-    return markup_escape_scalar_(dst, src, n);
-}
-
-static size_t scalar_count(const char *src, size_t n) {
-    size_t count = 0, i = 0;
-    for (; n - i >= 8; i += 8) {
-        uint64_t w;
-        memcpy(&w, src + i, 8);
-        if (swar_special(w) == 0) continue;
-        for (size_t k = 0; k < 8; k++)
-            count += markup_escape_entity_len_[(unsigned char)src[i + k]] != 1;
-    }
-    for (; i < n; i++) count += markup_escape_entity_len_[(unsigned char)src[i]] != 1;
-    return count;
-}
-
-static size_t scalar_span(const char *src, size_t n) {
-    size_t i = 0;
-    for (; n - i >= 8; i += 8)
-        if (swar_special(load_word(src + i)) != 0) break;
-    for (; i < n; i++)
-        if (markup_escape_entity_len_[(unsigned char)src[i]] != 1) return i;
-    return n;
-}
-
-size_t markup_escape_table_(char *dst, const char *src, size_t n) {
-    char *d = dst;
-    size_t i = 0;
-    for (; n - i >= 4; i += 4) {
-        d = put_escaped_byte(d, (unsigned char)src[i]);
-        d = put_escaped_byte(d, (unsigned char)src[i + 1]);
-        d = put_escaped_byte(d, (unsigned char)src[i + 2]);
-        d = put_escaped_byte(d, (unsigned char)src[i + 3]);
-    }
-    for (; i < n; i++) d = put_escaped_byte(d, (unsigned char)src[i]);
-    return (size_t)(d - dst);
-}
-
-static const markup_escape_kernels scalar_kernels = {scalar_escape, scalar_count, scalar_span,
-                                                     markup_escape_table_};
-
-const markup_escape_kernels *markup_escape_scalar_kernels_(void) { return &scalar_kernels; }
 
 /* ---- dispatch ---------------------------------------------------------- */
 
@@ -193,14 +58,14 @@ static inline const markup_escape_kernels *best_kernels(void) {
     if (best == MARKUP_ESCAPE_SSE2) return markup_escape_sse2_kernels_();
 #endif
     (void)best;
-    return &scalar_kernels;
+    return markup_escape_scalar_kernels_();
 }
 
 /* Kernels for `impl`, or NULL when the CPU or the build lacks it. */
 static const markup_escape_kernels *kernels_for(markup_escape_impl impl) {
     switch (impl) {
     case MARKUP_ESCAPE_AUTO: return best_kernels();
-    case MARKUP_ESCAPE_SCALAR: return &scalar_kernels;
+    case MARKUP_ESCAPE_SCALAR: return markup_escape_scalar_kernels_();
     case MARKUP_ESCAPE_SSE2:
 #if MARKUP_ESCAPE_X86
         return markup_escape_sse2_kernels_();
@@ -323,8 +188,8 @@ static inline bool short_is_clean(const char *s, size_t n) {
 #endif
     if (n >= 8) {
         for (size_t i = 0; i + 8 < n; i += 8)
-            if (swar_special(load_word(s + i))) return false;
-        return swar_special(load_word(s + n - 8)) == 0;
+            if (markup_swar_special_(markup_load_word_(s + i))) return false;
+        return markup_swar_special_(markup_load_word_(s + n - 8)) == 0;
     }
     /* Under 8 bytes: overlapping loads (a byte seen twice changes no
        answer) rather than a copy of variable length, which is a call. */
@@ -338,7 +203,7 @@ static inline bool short_is_clean(const char *s, size_t n) {
         w = (uint64_t)(unsigned char)s[0] | (uint64_t)(unsigned char)s[n / 2] << 8 |
             (uint64_t)(unsigned char)s[n - 1] << 16; /* the zero bytes are not special */
     }
-    return swar_special(w) == 0;
+    return markup_swar_special_(w) == 0;
 }
 
 _Atomic(markup_escape_short_fn) markup_escape_short_cache_;

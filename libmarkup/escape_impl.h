@@ -1,6 +1,7 @@
 /*
  * escape_impl.h - private interface between the escaper's dispatch
- * (escape.c) and its block kernels (escape_sse2.c, escape_avx2.c).
+ * (escape.c) and its kernels: the portable ones and the entity table
+ * (escape_scalar.c), and the block kernels (escape_sse2.c, escape_avx2.c).
  */
 #ifndef MARKUP_ESCAPE_IMPL_H
 #define MARKUP_ESCAPE_IMPL_H
@@ -8,6 +9,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "markup/binding.h"
 
@@ -47,6 +49,18 @@ static inline uint64_t markup_special_bits_(uint64_t w) {
     uint64_t b = (w | MARKUP_ONES_ * 0x02) ^ (MARKUP_ONES_ * 0x3E);
     uint64_t c = w ^ (MARKUP_ONES_ * 0x22);
     return ((a - MARKUP_ONES_) & ~a) | ((b - MARKUP_ONES_) & ~b) | ((c - MARKUP_ONES_) & ~c);
+}
+
+/* The 8 bytes at p as one word (any alignment). */
+static inline uint64_t markup_load_word_(const char *p) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+}
+
+/* Non-zero when some byte of w is one of & < > " '. */
+static inline uint64_t markup_swar_special_(uint64_t w) {
+    return markup_special_bits_(w) & MARKUP_HIGHS_;
 }
 
 #if defined(__SSE2__)

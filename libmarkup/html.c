@@ -150,13 +150,13 @@ markup_status markup_html_check_raw_text(markup_tag_kind kind, const char *s, si
         size_t left = (size_t)(end - p);
         if (kind == MARKUP_TAG_SCRIPT) {
             if (starts_with_ignore_case(p, left, "</script", 8))
-                return markup_refuse_(err, (size_t)(p - s), "s", "</script",
+                return markup_refuse_(err, (size_t)(p - s), "s", "</script", "script",
                                       "\"</script\" inside <script> would end it early");
             if (starts_with_ignore_case(p, left, "<!--", 4))
-                return markup_refuse_(err, (size_t)(p - s), "s", "<!--",
+                return markup_refuse_(err, (size_t)(p - s), "s", "<!--", "script",
                                       "\"<!--\" inside <script> changes how it is parsed");
         } else if (starts_with_ignore_case(p, left, "</style", 7)) {
-            return markup_refuse_(err, (size_t)(p - s), "s", "</style",
+            return markup_refuse_(err, (size_t)(p - s), "s", "</style", "style",
                                   "\"</style\" inside <style> would end it early");
         }
         p++;
@@ -181,7 +181,7 @@ markup_status markup_html_check_slot_end_(const char *s, size_t n, markup_error 
         for (size_t t = 0; t < TEXT_ELEMENTS; t++) {
             const char *end_tag = TEXT_ELEMENT_END_TAGS[t];
             if (n - i < strlen(end_tag) && starts_with_ignore_case(s + i, n - i, end_tag, n - i))
-                return markup_refuse_(err, i, "s", "<",
+                return markup_refuse_(err, i, "s", "<", NULL,
                                       "trusted HTML in a slot inside a title, textarea, "
                                       "noscript, iframe, xmp, noembed or noframes ends in the "
                                       "start of an end tag that what follows the slot could "
@@ -212,7 +212,7 @@ markup_status markup_html_check_text_inside(const char *s, size_t n, markup_erro
             const char *end_tag = TEXT_ELEMENT_END_TAGS[i];
             if (starts_with_ignore_case(p, left, end_tag, strlen(end_tag)))
                 return markup_refuse_(
-                    err, (size_t)(p - s), "s", end_tag,
+                    err, (size_t)(p - s), "s", end_tag, end_tag + 2,
                     "an end tag of title, textarea, noscript, iframe, xmp, noembed or "
                     "noframes in raw text inside such an element would end it early");
         }

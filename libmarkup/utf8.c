@@ -32,8 +32,12 @@ markup_status markup_utf8_validate(const char *s, size_t n, markup_error *err) {
     markup_clear_(err);
     if (s == NULL && n != 0) {
         if (err)
-            *err = (markup_error){MARKUP_ERR_INVALID_ARG, MARKUP_POS_NONE,
-                                  "NULL string with non-zero length", NULL, NULL};
+            *err = (markup_error){MARKUP_ERR_INVALID_ARG,
+                                  MARKUP_POS_NONE,
+                                  "NULL string with non-zero length",
+                                  NULL,
+                                  NULL,
+                                  NULL};
         return MARKUP_ERR_INVALID_ARG;
     }
     size_t i = 0;
@@ -50,8 +54,8 @@ markup_status markup_utf8_validate(const char *s, size_t n, markup_error *err) {
         size_t len = markup_utf8_sequence_(s + i, n - i);
         if (len == 0) {
             if (err)
-                *err =
-                    (markup_error){MARKUP_ERR_INVALID_UTF8, i, "not well-formed UTF-8", NULL, "s"};
+                *err = (markup_error){
+                    MARKUP_ERR_INVALID_UTF8, i, "not well-formed UTF-8", NULL, "s", NULL};
             return MARKUP_ERR_INVALID_UTF8;
         }
         i += len;

@@ -206,7 +206,7 @@ markup_status markup_context_check_attr_html(markup_context where, const char *v
     /* Trusted or not, a value's '"' would end the quoted value early. */
     const char *quote = n ? memchr(value, '"', n) : NULL;
     if (quote)
-        return markup_refuse_(err, (size_t)(quote - value), "value", "\"",
+        return markup_refuse_(err, (size_t)(quote - value), "value", "\"", NULL,
                               "a '\"' in a trusted attribute value would end the quoted value "
                               "and start markup of its own; give the value as a plain str to "
                               "have it escaped");
@@ -843,11 +843,14 @@ static markup_status check_piece(markup_writer *w, markup_context c, const char 
         if (markup_html_check_raw_text(kind, seam, len, &seam_err) != MARKUP_OK ||
             (in_text(c) && markup_html_check_text_inside(seam, len, &seam_err) != MARKUP_OK)) {
             if (err)
-                *err = (markup_error){MARKUP_ERR_RAW_TEXT, MARKUP_POS_NONE,
+                *err = (markup_error){MARKUP_ERR_RAW_TEXT,
+                                      MARKUP_POS_NONE,
                                       "its text, written whole, would end the element "
                                       "early: a piece joined to the one before it forms "
                                       "the sequence",
-                                      seam_err.refused, NULL};
+                                      seam_err.refused,
+                                      NULL,
+                                      seam_err.element};
             return MARKUP_ERR_RAW_TEXT;
         }
     }

@@ -26,22 +26,22 @@
 /* Stand-ins                                                                  */
 /* ------------------------------------------------------------------------ */
 
-/* The base of every stand-in (markup._template.Stand, pm_placeholder in
+/* The base of every stand-in (markup._template.Stand, pm_stand_in in
    state.h): a value known only per call while a builder runs. Python
    subclasses give it its behaviour; C needs only to recognise it (element
    construction keeps it, the render walker hands it to
-   ctx->on_placeholder) and, for a parameter, its index. */
+   ctx->on_stand_in) and, for a parameter, its index. */
 
-static void ph_dealloc(PyObject *self) {
-    pm_placeholder *ph = (pm_placeholder *)self;
+static void stand_in_dealloc(PyObject *self) {
+    pm_stand_in *stand_in = (pm_stand_in *)self;
     PyTypeObject *type = Py_TYPE(self);
-    Py_XDECREF(ph->name);
-    Py_XDECREF(ph->func_name);
+    Py_XDECREF(stand_in->name);
+    Py_XDECREF(stand_in->func_name);
     type->tp_free(self);
     Py_DECREF(type);
 }
 
-static PyObject *ph_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+static PyObject *stand_in_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     PyObject *name, *func_name;
     Py_ssize_t index;
     if (kwargs && PyDict_GET_SIZE(kwargs)) {
@@ -49,28 +49,28 @@ static PyObject *ph_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
         return NULL;
     }
     if (!PyArg_ParseTuple(args, "UUn:StandIn", &name, &func_name, &index)) return NULL;
-    pm_placeholder *ph = (pm_placeholder *)type->tp_alloc(type, 0);
-    if (!ph) return NULL;
-    ph->name = Py_NewRef(name);
-    ph->func_name = Py_NewRef(func_name);
-    ph->index = index;
-    return (PyObject *)ph;
+    pm_stand_in *stand_in = (pm_stand_in *)type->tp_alloc(type, 0);
+    if (!stand_in) return NULL;
+    stand_in->name = Py_NewRef(name);
+    stand_in->func_name = Py_NewRef(func_name);
+    stand_in->index = index;
+    return (PyObject *)stand_in;
 }
 
-PyDoc_STRVAR(ph_doc, "The base of the stand-ins an @baked builder runs with (internal).");
+PyDoc_STRVAR(stand_in_doc, "The base of the stand-ins an @baked builder runs with (internal).");
 
-static PyType_Slot ph_slots[] = {
-    {Py_tp_dealloc, ph_dealloc},
-    {Py_tp_new, ph_new},
-    {Py_tp_doc, (void *)ph_doc},
+static PyType_Slot stand_in_slots[] = {
+    {Py_tp_dealloc, stand_in_dealloc},
+    {Py_tp_new, stand_in_new},
+    {Py_tp_doc, (void *)stand_in_doc},
     {0, NULL},
 };
 
-static PyType_Spec ph_spec = {
+static PyType_Spec stand_in_spec = {
     .name = "markup._core.StandIn",
-    .basicsize = sizeof(pm_placeholder),
+    .basicsize = sizeof(pm_stand_in),
     .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-    .slots = ph_slots,
+    .slots = stand_in_slots,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -144,19 +144,19 @@ typedef struct call_ctx {
     pm_baked *self;
     PyObject **values;
     size_t failed_slot;
-    int placeholder_met; /* a stand-in was met: inline the builder */
+    int stand_in_met; /* a stand-in was met: inline the builder */
 } call_ctx;
 
 /* A stand-in met while a call renders (inside a list argument, say) means
    the call happens while another builder is traced: the caller then runs
    this function's builder instead (inline_call), so that it is inlined. */
-static int call_on_placeholder(pm_render_ctx *ctx, PyObject *placeholder, const char *attr_name,
-                               Py_ssize_t attr_name_len, int depth) {
-    (void)placeholder;
+static int call_on_stand_in(pm_render_ctx *ctx, PyObject *stand_in, const char *attr_name,
+                            Py_ssize_t attr_name_len, int depth) {
+    (void)stand_in;
     (void)attr_name;
     (void)attr_name_len;
     (void)depth;
-    ((call_ctx *)ctx)->placeholder_met = 1;
+    ((call_ctx *)ctx)->stand_in_met = 1;
     PyErr_SetString(PyExc_TypeError, "a stand-in met while rendering");
     return -1;
 }
@@ -510,7 +510,7 @@ done:
 
 static int any_stand_in(pm_baked *self, PyObject **values) {
     for (Py_ssize_t i = 0; i < self->nparams; i++)
-        if (pm_is_placeholder(self->st, values[i])) return 1;
+        if (pm_is_stand_in(self->st, values[i])) return 1;
     return 0;
 }
 
@@ -531,7 +531,7 @@ static PyObject *call_program(pm_baked *self, PyObject **values, const unsigned 
         hint += hint / 8;
         (void)markup_buf_reserve(&buf, hint < MAX_RESERVE ? hint : MAX_RESERVE);
     }
-    program_call c = {{.st = self->st, .buf = &buf, .on_placeholder = pm_program_on_stand_in},
+    program_call c = {{.st = self->st, .buf = &buf, .on_stand_in = pm_program_on_stand_in},
                       self,
                       self->static_ascii,
                       0,
@@ -544,7 +544,7 @@ static PyObject *call_program(pm_baked *self, PyObject **values, const unsigned 
         hint_store(self, buf.len);
         result = c.ascii ? pm_safestring_from_ascii_buf(self->st, &buf)
                          : pm_safestring_from_utf8(self->st, buf.data, (Py_ssize_t)buf.len);
-    } else if (c.placeholder_met) {
+    } else if (c.stand_in_met) {
         PyErr_Clear();
         result = inline_call(self, values, defaulted);
     } else if (PyErr_Occurred()) {
@@ -631,7 +631,7 @@ static PyObject *baked_vectorcall(PyObject *callable, PyObject *const *args, siz
     int ascii = 0;
     if (self->nslots <= FAST_SLOTS) st = render_fast(self, values, &buf, &ascii);
     call_ctx c = {
-        {.st = self->st, .buf = &buf, .on_placeholder = call_on_placeholder}, self, values, 0, 0};
+        {.st = self->st, .buf = &buf, .on_stand_in = call_on_stand_in}, self, values, 0, 0};
     if (st == MARKUP_ERR_SLOT_VALUE && any_stand_in(self, values)) {
         result = inline_call(self, values, defaulted);
         markup_buf_free(&buf);
@@ -645,7 +645,7 @@ static PyObject *baked_vectorcall(PyObject *callable, PyObject *const *args, siz
         hint_store(self, buf.len);
         result = ascii ? pm_safestring_from_ascii(self->st, buf.data, (Py_ssize_t)buf.len)
                        : pm_safestring_from_utf8(self->st, buf.data, (Py_ssize_t)buf.len);
-    } else if (c.placeholder_met) {
+    } else if (c.stand_in_met) {
         PyErr_Clear();
         result = inline_call(self, values, defaulted);
     } else if (PyErr_Occurred()) {
@@ -830,15 +830,15 @@ static PyMethodDef baked_functions[] = {
 };
 
 int pm_baked_init(PyObject *module, pm_state *st) {
-    st->placeholder_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &ph_spec, NULL);
-    if (!st->placeholder_type) return -1;
+    st->stand_in_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &stand_in_spec, NULL);
+    if (!st->stand_in_type) return -1;
     st->baked_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &baked_spec, NULL);
     if (!st->baked_type) return -1;
 #ifndef Py_TPFLAGS_DISALLOW_INSTANTIATION
     /* Python 3.9: no flag yet, so drop the constructor inherited from object. */
     st->baked_type->tp_new = NULL;
 #endif
-    if (PyModule_AddType(module, st->placeholder_type) < 0) return -1;
+    if (PyModule_AddType(module, st->stand_in_type) < 0) return -1;
     if (PyModule_AddType(module, st->baked_type) < 0) return -1;
 #if PM_DICT_ENTRIES
     if (pm_dict_entries_check() < 0) return -1;

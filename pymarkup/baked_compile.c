@@ -15,8 +15,8 @@
 typedef struct flatten_ctx {
     pm_render_ctx rctx;
     markup_baked_builder *builder;
-    size_t flushed;         /* bytes of the buffer already handed to the builder */
-    PyObject *placeholders; /* tuple: this decoration's stand-ins */
+    size_t flushed;      /* bytes of the buffer already handed to the builder */
+    PyObject *stand_ins; /* tuple: this decoration's stand-ins */
     PyObject *func_name;
     pm_slot *slots; /* grows with the slots */
     size_t nslots, slots_cap;
@@ -45,20 +45,20 @@ static int flush_static(flatten_ctx *f, markup_writer *w, const markup_buf *buf)
     return 0;
 }
 
-/* The walker met a placeholder: what it wrote since the last one is static
-   HTML, the placeholder becomes a slot. */
-static int flatten_on_placeholder(pm_render_ctx *ctx, PyObject *placeholder, const char *attr_name,
-                                  Py_ssize_t attr_name_len, int depth) {
+/* The walker met a stand-in: what it wrote since the last one is static
+   HTML, the stand-in becomes a slot. */
+static int flatten_on_stand_in(pm_render_ctx *ctx, PyObject *obj, const char *attr_name,
+                               Py_ssize_t attr_name_len, int depth) {
     flatten_ctx *f = (flatten_ctx *)ctx;
-    pm_placeholder *ph = (pm_placeholder *)placeholder;
-    Py_ssize_t n = PyTuple_GET_SIZE(f->placeholders);
-    if (ph->index < 0 || ph->index >= n ||
-        PyTuple_GET_ITEM(f->placeholders, ph->index) != placeholder) {
+    pm_stand_in *stand_in = (pm_stand_in *)obj;
+    Py_ssize_t n = PyTuple_GET_SIZE(f->stand_ins);
+    if (stand_in->index < 0 || stand_in->index >= n ||
+        PyTuple_GET_ITEM(f->stand_ins, stand_in->index) != obj) {
         PyErr_Format(PyExc_TypeError,
                      "@baked %U(): the tree holds the stand-in for parameter '%U' of %U(), "
                      "kept from another decoration; only this function's own parameters can "
                      "be slots",
-                     f->func_name, ph->name, ph->func_name);
+                     f->func_name, stand_in->name, stand_in->func_name);
         return -1;
     }
     markup_buf *buf = ctx->buf;
@@ -69,7 +69,7 @@ static int flatten_on_placeholder(pm_render_ctx *ctx, PyObject *placeholder, con
     if (status != MARKUP_OK) {
         if (status == MARKUP_ERR_NOMEM) return builder_status(status);
         PyErr_Format(PyExc_TypeError, "@baked %U(): parameter '%U' cannot be a slot here: %s",
-                     f->func_name, ph->name, err.msg);
+                     f->func_name, stand_in->name, err.msg);
         return -1;
     }
     if (flush_static(f, ctx->w, buf) < 0) return -1;
@@ -98,12 +98,12 @@ static int flatten_on_placeholder(pm_render_ctx *ctx, PyObject *placeholder, con
     /* A value filled in later is written as it would be here. The kind
        and plainness are filled in when the template is finished. */
     f->slots[f->nslots++] = (pm_slot){
-        .param = ph->index,
+        .param = stand_in->index,
         .context =
             attr_name ? markup_writer_start_tag_context(ctx->w) : markup_writer_context(ctx->w),
         .depth = (unsigned short)depth, /* below MARKUP_MAX_DEPTH */
     };
-    f->uses[ph->index]++;
+    f->uses[stand_in->index]++;
     return 0;
 }
 
@@ -163,13 +163,13 @@ static int check_tree(pm_state *st, PyObject *func_name, PyObject *node, int dep
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *child = children[i];
         if (PyBool_Check(child)) return reject_bool(func_name, el->tag, NULL, child, frozen);
-        if (raw && pm_is_placeholder(st, child)) {
+        if (raw && pm_is_stand_in(st, child)) {
             PyErr_Format(PyExc_TypeError,
                          "@baked %U(): parameter '%U' is a child of <%U>, whose text is raw "
                          "(not escaped) and checked when the element is built, so it cannot "
                          "be a slot. Make the whole <%U> element the parameter: build it per "
                          "call and pass it in",
-                         func_name, ((pm_placeholder *)child)->name, el->tag, el->tag);
+                         func_name, ((pm_stand_in *)child)->name, el->tag, el->tag);
             return -1;
         }
         if (check_tree(st, func_name, child, depth + 1, frozen) < 0) return -1;
@@ -203,8 +203,8 @@ static int check_result(pm_state *st, PyObject *func_name, PyObject *result, PyO
                      "or a list or tuple of them (wrap text and parameters in an element, e.g. "
                      "h.Span(name))",
                      func_name,
-                     pm_is_placeholder(st, result) ? "a parameter's stand-in"
-                                                   : Py_TYPE(result)->tp_name);
+                     pm_is_stand_in(st, result) ? "a parameter's stand-in"
+                                                : Py_TYPE(result)->tp_name);
         return -1;
     }
     if (is_element(st, result)) return check_tree(st, func_name, result, 0, frozen);
@@ -219,16 +219,16 @@ static int check_result(pm_state *st, PyObject *func_name, PyObject *result, PyO
 
 /* Serializes the checked tree into a new template and fills self's slot
    table. Returns 0 or -1 with an exception. */
-static int flatten(pm_state *st, pm_baked *self, PyObject *tree, PyObject *placeholders) {
+static int flatten(pm_state *st, pm_baked *self, PyObject *tree, PyObject *stand_ins) {
     markup_buf buf;
     markup_buf_init(&buf, &pm_pymem_alloc);
     flatten_ctx f;
     memset(&f, 0, sizeof f);
     f.rctx.st = st;
     f.rctx.buf = &buf;
-    f.rctx.on_placeholder = flatten_on_placeholder;
+    f.rctx.on_stand_in = flatten_on_stand_in;
     f.rctx.baking = 1;
-    f.placeholders = placeholders;
+    f.stand_ins = stand_ins;
     f.func_name = self->func_name;
     f.names_ascii = 1;
     int rc = -1;
@@ -417,13 +417,12 @@ static int check_applies(pm_baked *self) {
 
 static PyObject *baked_compile(PyObject *module, PyObject *args) {
     pm_state *st = pm_state_from_module(module);
-    PyObject *builder, *params, *defaults, *qualname, *tree, *placeholders, *program, *ops, *paths;
+    PyObject *builder, *params, *defaults, *qualname, *tree, *stand_ins, *program, *ops, *paths;
     PyObject *frozen;
     Py_ssize_t npositional;
     if (!PyArg_ParseTuple(args, "OO!nO!UOO!OO!O!O:_compile", &builder, &PyTuple_Type, &params,
                           &npositional, &PyDict_Type, &defaults, &qualname, &tree, &PyTuple_Type,
-                          &placeholders, &program, &PyTuple_Type, &ops, &PyDict_Type, &paths,
-                          &frozen))
+                          &stand_ins, &program, &PyTuple_Type, &ops, &PyDict_Type, &paths, &frozen))
         return NULL;
     if (frozen != Py_None && !PyUnicode_Check(frozen)) {
         PyErr_SetString(PyExc_TypeError, "_compile: frozen must be a str or None");
@@ -440,8 +439,8 @@ static PyObject *baked_compile(PyObject *module, PyObject *args) {
         }
     }
     Py_ssize_t nparams = PyTuple_GET_SIZE(params);
-    if (npositional < 0 || npositional > nparams || PyTuple_GET_SIZE(placeholders) != nparams) {
-        PyErr_SetString(PyExc_ValueError, "_compile: npositional or placeholders out of range");
+    if (npositional < 0 || npositional > nparams || PyTuple_GET_SIZE(stand_ins) != nparams) {
+        PyErr_SetString(PyExc_ValueError, "_compile: npositional or stand_ins out of range");
         return NULL;
     }
 
@@ -474,7 +473,7 @@ static PyObject *baked_compile(PyObject *module, PyObject *args) {
     }
     if (check_result(st, qualname, tree, frozen) < 0) goto fail;
     if (program == Py_None) {
-        if (flatten(st, self, tree, placeholders) < 0) goto fail;
+        if (flatten(st, self, tree, stand_ins) < 0) goto fail;
     } else {
         if (read_ops(self, ops) < 0) goto fail;
         self->prog = pm_program_builder_finish(st, program, &self->static_ascii);
@@ -489,13 +488,13 @@ fail:
 }
 
 PyDoc_STRVAR(compile_doc,
-             "_compile(builder, params, npositional, defaults, qualname, tree, placeholders,\n"
+             "_compile(builder, params, npositional, defaults, qualname, tree, stand_ins,\n"
              "         program, ops, paths, frozen)\n--\n\n"
              "Make a baked function (used by markup.baked).\n\n"
              "`params` is a tuple of parameter names; the first `npositional` may be\n"
              "passed positionally, the rest are keyword-only. `defaults` maps names\n"
              "to default values. `tree` is what the builder returned when called with\n"
-             "`placeholders`. With `program` None the tree becomes static HTML and\n"
+             "`stand_ins`. With `program` None the tree becomes static HTML and\n"
              "slots; else `program` is the finished _ProgramBuilder, `ops` its\n"
              "operations and `paths` what its instructions compute, for errors.\n"
              "`frozen` is None, or what in the traced code could have made a bool\n"

@@ -12,13 +12,13 @@
 #include "dict_fields.h"
 #include "loop_iter.h"
 
-int pm_program_on_stand_in(pm_render_ctx *ctx, PyObject *placeholder, const char *attr_name,
+int pm_program_on_stand_in(pm_render_ctx *ctx, PyObject *stand_in, const char *attr_name,
                            Py_ssize_t attr_name_len, int depth) {
-    (void)placeholder;
+    (void)stand_in;
     (void)attr_name;
     (void)attr_name_len;
     (void)depth;
-    ((program_call *)ctx)->placeholder_met = 1;
+    ((program_call *)ctx)->stand_in_met = 1;
     PyErr_SetString(PyExc_TypeError, "a stand-in met while rendering");
     return -1;
 }
@@ -117,6 +117,9 @@ static inline PyObject *field_in_place(const pm_op *o, PyObject *row) {
 #if PM_DICT_ENTRIES
     if (o->dict_item && PyDict_CheckExact(row) && readable_in_place(o, row))
         return dict_entry_at(row, o->at, o->payload);
+#else
+    (void)o;
+    (void)row;
 #endif
     return NULL;
 }

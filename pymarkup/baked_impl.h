@@ -16,6 +16,9 @@
 
 #include "state.h"
 
+/* Before pm_baked: it says whether its size hint is _Atomic (PM_HAVE_ATOMICS),
+   which every part must agree on. */
+#include "dict_fields.h"
 #include "number_format.h"
 
 /* One slot of a baked function's template. */
@@ -95,17 +98,17 @@ typedef struct pm_baked {
 typedef struct program_call {
     pm_render_ctx rctx;
     pm_baked *self;
-    int ascii;           /* everything written so far is known to be ASCII */
-    int placeholder_met; /* a stand-in was met: inline the builder */
-    int scans_left;      /* dict scans this call may still make for hints */
-    int failed_after;    /* apply_write or apply_truth failed in its WRITE or IF */
+    int ascii;        /* everything written so far is known to be ASCII */
+    int stand_in_met; /* a stand-in was met: inline the builder */
+    int scans_left;   /* dict scans this call may still make for hints */
+    int failed_after; /* apply_write or apply_truth failed in its WRITE or IF */
 } program_call;
 
 /* The program data callbacks (baked_data.c), with the stand-in hook of
    the render context a call starts with: a stand-in met while rendering
    means the call happens while another builder is traced. */
 extern const markup_program_data pm_program_data;
-int pm_program_on_stand_in(pm_render_ctx *ctx, PyObject *placeholder, const char *attr_name,
+int pm_program_on_stand_in(pm_render_ctx *ctx, PyObject *stand_in, const char *attr_name,
                            Py_ssize_t attr_name_len, int depth);
 
 /* A baked function with nothing compiled yet (baked.c): its name, builder,

@@ -3,9 +3,11 @@
  * pymarkup/ needs and that needs none of them. UTF-8 of str objects and the
  * errors of lone surrogates, __html__ lookups and calls, int and float
  * formatting, libmarkup statuses as exceptions, the PyMem allocator for
- * libmarkup, the module-state lookup from a type, and the error messages
- * that construction and rendering share. It calls no other file of the
- * binding (the state lookup reads module.c's module definition).
+ * libmarkup, the module-state lookup from a type, the error messages that
+ * construction and rendering share, the vector of references a factory
+ * call collects, and the creation of a type. It calls no other file of the
+ * binding but stack.c's guard (the state lookup reads module.c's module
+ * definition).
  */
 #include "state.h"
 
@@ -325,9 +327,16 @@ PyObject *pm_open_tag(const markup_writer *w, const char *none) {
     return tag ? PyUnicode_DecodeASCII(tag, (Py_ssize_t)n, "replace") : PyUnicode_FromString(none);
 }
 
+/* Whether the tag `name` (ASCII, any case) is the text element
+   `element` (lower case). */
+static int is_element(const char *name, const char *element) {
+    size_t i = 0;
+    while (element[i] != '\0' && (name[i] | 0x20) == element[i]) i++;
+    return element[i] == '\0' && name[i] == '\0';
+}
+
 int pm_raw_text_error(PyObject *tag, const char *what, const markup_error *err) {
-    const char *found = err->refused ? err->refused : "<!--";
-    if (strcmp(found, "<") == 0) { /* markup_html_check_slot_end_ */
+    if (err->element == NULL) { /* markup_html_check_slot_end_ */
         PyErr_Format(PyExc_ValueError,
                      "trusted (__html__) text ends in '<' (at byte %zu) where it fills a slot "
                      "inside a <title>, <textarea>, <noscript>, <iframe>, <xmp>, <noembed> or "
@@ -336,14 +345,10 @@ int pm_raw_text_error(PyObject *tag, const char *what, const markup_error *err) 
                      err->pos);
         return -1;
     }
+    const char *found = err->refused;
     const char *tag_name = PyUnicode_AsUTF8(tag); /* ASCII, checked at creation */
     if (tag_name == NULL) return -1;
-    int own = found[1] == '!';
-    if (!own) {
-        size_t i = 0;
-        while (found[2 + i] != '\0' && (tag_name[i] | 0x20) == found[2 + i]) i++;
-        own = found[2 + i] == '\0' && tag_name[i] == '\0';
-    }
+    int own = is_element(tag_name, err->element);
     /* The same sequence split by a backslash, which JavaScript and CSS
        strings read as nothing: "<\/script", "<\!--". */
     char split[20];
@@ -365,7 +370,64 @@ int pm_raw_text_error(PyObject *tag, const char *what, const markup_error *err) 
                      "early (inside <title>, <textarea>, <noscript>, <iframe>, <xmp>, <noembed> "
                      "and <noframes> a parser reads a <%U> as text); for data use tojson(...), "
                      "or split the sequence (e.g. '%s')",
-                     tag, what, found, err->pos, found + 2, tag, split);
+                     tag, what, found, err->pos, err->element, tag, split);
     }
     return -1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* A small vector of owned references, on the stack until it grows          */
+/* ------------------------------------------------------------------------ */
+
+void pm_vec_init(pm_vec *v) {
+    v->items = v->inline_items;
+    v->len = 0;
+    v->cap = PM_VEC_INLINE;
+    v->seen = NULL;
+    v->nodes = 0;
+    v->flags = 0;
+}
+
+PM_NOINLINE int pm_vec_grow(pm_vec *v) {
+    Py_ssize_t cap = v->cap + v->cap / 2;
+    PyObject **items;
+    if (v->items == v->inline_items) {
+        items = PyMem_New(PyObject *, cap);
+        if (items != NULL) memcpy(items, v->inline_items, sizeof(PyObject *) * (size_t)v->len);
+    } else {
+        items = v->items;
+        PyMem_Resize(items, PyObject *, cap);
+    }
+    if (items == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    v->items = items;
+    v->cap = cap;
+    return 0;
+}
+
+void pm_vec_clear(pm_vec *v) {
+    Py_CLEAR(v->seen);
+    for (Py_ssize_t i = 0; i < v->len; i++) Py_DECREF(v->items[i]);
+    if (v->items != v->inline_items) PyMem_Free(v->items);
+    pm_vec_init(v);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Types                                                                      */
+/* ------------------------------------------------------------------------ */
+
+int pm_add_type(PyObject *module, PyTypeObject **slot, PyType_Spec *spec, PyObject *base) {
+    *slot = (PyTypeObject *)PyType_FromModuleAndSpec(module, spec, base);
+    if (*slot == NULL) return -1;
+    const char *dot = strrchr(spec->name, '.');
+    return PyModule_AddObjectRef(module, dot ? dot + 1 : spec->name, (PyObject *)*slot);
+}
+
+int pm_has_html(pm_state *st, PyObject *obj) {
+    PyObject *method;
+    int r = pm_lookup_html(st, obj, &method);
+    Py_XDECREF(method);
+    return r;
 }

@@ -86,7 +86,7 @@ static PyObject *pb_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     pb->static_ascii = 1;
     pb->rctx = (pm_render_ctx){.st = st,
                                .buf = &pb->buf,
-                               .on_placeholder = on_stand_in,
+                               .on_stand_in = on_stand_in,
                                .baking = 1,
                                .w = &pb->w,
                                .plain = markup_writer_plain_buf(&pb->w),

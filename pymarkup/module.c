@@ -202,6 +202,9 @@ static int module_exec(PyObject *module) {
 
     if (pm_safestring_init(module, st) < 0) return -1;
     if (pm_element_init(module, st) < 0) return -1;
+    if (pm_lazy_init(module, st) < 0) return -1;
+    if (pm_tag_init(module, st) < 0) return -1;
+    if (pm_namespace_init(module, st) < 0) return -1;
     if (pm_compile_init(module, st) < 0) return -1;
     if (pm_baked_init(module, st) < 0) return -1;
     if (pm_baked_compile_init(module) < 0) return -1;
@@ -230,7 +233,7 @@ static int module_traverse(PyObject *module, visitproc visit, void *arg) {
     Py_VISIT(st->comment_type);
     Py_VISIT(st->safestring_type);
     Py_VISIT(st->lazy_type);
-    Py_VISIT(st->placeholder_type);
+    Py_VISIT(st->stand_in_type);
     Py_VISIT(st->baked_type);
     Py_VISIT(st->program_builder_type);
     Py_VISIT(st->chunks_type);
@@ -253,7 +256,7 @@ static int module_clear(PyObject *module) {
     Py_CLEAR(st->comment_type);
     Py_CLEAR(st->safestring_type);
     Py_CLEAR(st->lazy_type);
-    Py_CLEAR(st->placeholder_type);
+    Py_CLEAR(st->stand_in_type);
     Py_CLEAR(st->baked_type);
     Py_CLEAR(st->program_builder_type);
     Py_CLEAR(st->chunks_type);

@@ -3,7 +3,7 @@
  * markup_buf, through libmarkup's HTML writer (markup_writer), which
  * decides how each piece is written where it stands.
  *
- * The tree's values were validated when it was built (element.c), so the
+ * The tree's values were validated when it was built (tag.c), so the
  * walker only dispatches: exact str and Element first, everything else in
  * render_child_rare. Where the writer says nothing needs checking
  * (markup_writer_plain_buf, markup_writer_attr_buf) text and attributes go
@@ -119,12 +119,12 @@ static PM_NOINLINE int write_number(pm_render_ctx *ctx, PyObject *num) {
     return r;
 }
 
-static PM_NOINLINE int placeholder_error(PyObject *placeholder) {
-    const pm_placeholder *ph = (const pm_placeholder *)placeholder;
+static PM_NOINLINE int stand_in_error(PyObject *obj) {
+    const pm_stand_in *stand_in = (const pm_stand_in *)obj;
     PyErr_Format(PyExc_TypeError,
                  "cannot render the stand-in for '%U' of @baked %U() outside that function: "
                  "it is only filled when the baked function is called",
-                 ph->name, ph->func_name);
+                 stand_in->name, stand_in->func_name);
     return -1;
 }
 
@@ -205,16 +205,16 @@ static PM_NOINLINE int attr_value_rare(pm_render_ctx *ctx, const char *name, Py_
     pm_state *st = ctx->st;
     /* A str subclass made by formatting a stand-in (str(x) gives one). */
     if (ctx->on_children && PyUnicode_Check(value) && is_formatted_text(value))
-        return ctx->on_placeholder(ctx, value, name, name_len, 0);
+        return ctx->on_stand_in(ctx, value, name, name_len, 0);
     if (Py_TYPE(value) == st->safestring_type) {
         Py_ssize_t n;
         const char *s = pm_utf8(value, &n, NULL, "render()");
         if (s == NULL) return -1;
         return attr_write(ctx, name, name_len, s, (size_t)n, 1);
     }
-    if (pm_is_placeholder(st, value)) {
-        if (ctx->on_placeholder == NULL) return placeholder_error(value);
-        return ctx->on_placeholder(ctx, value, name, name_len, 0);
+    if (pm_is_stand_in(st, value)) {
+        if (ctx->on_stand_in == NULL) return stand_in_error(value);
+        return ctx->on_stand_in(ctx, value, name, name_len, 0);
     }
     if (PyBool_Check(value)) {
         if (value == Py_True) return attr_write_bare(ctx, name, name_len);
@@ -285,7 +285,7 @@ int pm_render_attr_value(pm_render_ctx *ctx, const char *name, Py_ssize_t name_l
                          PyObject *value) {
     if (PyUnicode_CheckExact(value)) {
         if (ctx->on_children && is_formatted_text(value))
-            return ctx->on_placeholder(ctx, value, name, name_len, 0);
+            return ctx->on_stand_in(ctx, value, name, name_len, 0);
         Py_ssize_t n;
         const char *s = pm_utf8(value, &n, NULL, "render()");
         if (s == NULL) return -1;
@@ -539,9 +539,9 @@ static PM_NOINLINE int render_child_rare(pm_render_ctx *ctx, PyObject *child, in
         markup_status status = markup_writer_comment(ctx->w, s, (size_t)n, &err);
         return status == MARKUP_OK ? 0 : writer_error(ctx, status, &err, NULL, NULL, 0);
     }
-    if (pm_is_placeholder(st, child)) {
-        if (ctx->on_placeholder == NULL) return placeholder_error(child);
-        return ctx->on_placeholder(ctx, child, NULL, 0, depth);
+    if (pm_is_stand_in(st, child)) {
+        if (ctx->on_stand_in == NULL) return stand_in_error(child);
+        return ctx->on_stand_in(ctx, child, NULL, 0, depth);
     }
     if (PyBool_Check(child)) {
         PyErr_Format(PyExc_TypeError,

@@ -1,21 +1,37 @@
 /*
  * state.h - private header of the markup._core extension.
  *
- * The module state (heap types, interned strings, caches), the Element and
- * Comment objects with element.c's functions on them, the render context,
- * then the functions the other files of pymarkup/ share, grouped by the
- * file that defines them, lowest first.
+ * The module state (heap types, interned strings, caches), the objects a
+ * tree is made of (Element, Comment, Lazy, Tag), the render context, then
+ * the functions the other files of pymarkup/ share, grouped by the file
+ * that defines them, lowest first.
  *
- * The files stand in layers, each calling only the layers before it here:
- * base.c and stack.c (the ground floor; base.c finds the module state
- * through module.c's PyModuleDef, which it reads but does not call),
- * safestring.c, render.c and element.c, compile.c, @baked's three parts
- * (baked_data.c, baked.c, baked_compile.c; baked_impl.h), stream.c, and
- * module.c, which wires them together. render.c and element.c share a
- * layer and call each other: render.c takes an element's lazy children
- * through element.c (pm_lazy_kind, pm_lazy_take), and element.c renders
- * an element for __html__ and str() through render.c (pm_render_as).
- * Nothing here is public API.
+ * The files stand in layers, each calling only the layers below it:
+ *
+ *   stack.c, base.c        the ground floor: the C stack guard, then what
+ *                          every file needs (base.c finds the module state
+ *                          through module.c's PyModuleDef, which it reads
+ *                          but does not call)
+ *   safestring_escape.c    SafeStrings made in C, and escape(); then
+ *   safestring_format.c    SafeString's %, format() and format_map(); then
+ *   safestring.c           the SafeString type and its str methods
+ *   lazy.c                 Lazy children: their kind and one-shot take
+ *   render.c               the render walker, which takes Lazy children
+ *   element.c              Element and Comment, rendered for __html__ and
+ *                          str() through render.c
+ *   tag_attrs.c, tag.c     building elements: a factory call's attributes,
+ *                          then its children and the call itself
+ *   namespace.c            `h` and its factories
+ *   compile.c, @baked's three parts (baked_data.c, baked.c,
+ *   baked_compile.c; baked_impl.h), stream.c, jinja.c (with loop_iter.c)
+ *   module.c               which wires them together.
+ *
+ * The helpers with headers of their own (dict_fields.c, loop_iter.c,
+ * number_format.c, text_filters.c), scan.c and tstring.c call nothing
+ * above the ground floor. No two files call each other:
+ * scripts/check-layering.py (`make layering`, part of `make lint`) reads
+ * the built objects and fails on a pair that does. Nothing here is public
+ * API.
  */
 #ifndef PYMARKUP_STATE_H
 #define PYMARKUP_STATE_H
@@ -73,10 +89,10 @@ typedef struct pm_state {
 
     /* Owned by baked.c: pm_baked_init() may set these; they stay NULL
        otherwise. module.c visits and clears them with the rest of the
-       state. Element construction accepts instances of placeholder_type as
+       state. Element construction accepts instances of stand_in_type as
        children and attribute values; the render walker hands them to
-       pm_render_ctx.on_placeholder. */
-    PyTypeObject *placeholder_type;
+       pm_render_ctx.on_stand_in. */
+    PyTypeObject *stand_in_type;
     PyTypeObject *baked_type;
     /* Owned by compile.c (pm_compile_init): markup._core._ProgramBuilder. */
     PyTypeObject *program_builder_type;
@@ -106,7 +122,7 @@ typedef struct pm_state {
     PyObject *class_joiner;
     PyObject *style_joiner;
 
-    /* Attribute names already found valid (element.c), by address: the
+    /* Attribute names already found valid (tag_attrs.c), by address: the
        literal keys of attribute dicts come back on every call. Two ways
        per set, so that two names used together ("class" and "data-id" on
        every row) cannot keep evicting each other. Each entry holds a
@@ -143,9 +159,9 @@ static inline pm_state *pm_state_from_module(PyObject *module) {
    value, name, value, ... in insertion order, then the children; ob_size
    counts them all. Names are validated str, values are stored as given
    (str, SafeString, __html__ objects, int, float, True, False, None or a
-   baked placeholder) and the rules are applied when rendering. Children are
+   baked stand-in) and the rules are applied when rendering. Children are
    already flattened: str, int, float, Element, Comment, __html__ objects,
-   placeholders or Lazy children (None and nested lists were removed at
+   stand-ins or Lazy children (None and nested lists were removed at
    construction). */
 typedef struct pm_element {
     PyObject_VAR_HEAD PyObject *tag;
@@ -166,6 +182,18 @@ static inline PyObject *const *pm_element_children(const pm_element *el) {
     return el->items + 2 * el->nattrs;
 }
 
+/* An element factory (markup.Tag; h.Div is one): what tag.c builds its
+   elements from and tag_attrs.c names them by. */
+typedef struct pm_tag {
+    PyObject_HEAD vectorcallfunc vectorcall;
+    pm_state *st;    /* lives as long as the module, which our type keeps alive */
+    PyObject *name;  /* validated ASCII tag name: "div", "my-widget"          */
+    PyObject *label; /* repr: "h.Div", "Tag('my-widget')"                     */
+    uint8_t kind;
+    uint8_t flags;
+    markup_tag_class cls;
+} pm_tag;
+
 /* A child taken when the element is rendered, not when it is built
    (markup.Lazy): an iterator or an awaitable, used by the first render
    only; a zero-argument callable, called by each render; an async
@@ -179,15 +207,15 @@ typedef struct pm_lazy {
                       GIL held: one thread sees 0 and sets it) */
 } pm_lazy;
 
-/* The kind of Lazy child `obj` would be, or -1 for none. */
+/* The kind of Lazy child `obj` would be, or -1 for none (lazy.c). */
 int pm_lazy_kind(pm_state *st, PyObject *obj);
 
-/* 1 while @baked traces a builder in this thread (markup._core.
+/* (tag.c) 1 while @baked traces a builder in this thread (markup._core.
    _eager_children): an iterator child is taken when its element is built
    and no child is lazy. 0 otherwise, -1 with an exception set. */
 int pm_eager_children(pm_state *st);
 
-/* Takes a one-shot Lazy child for a render: 0, or -1 with a ValueError
+/* Takes a one-shot Lazy child for a render (lazy.c): 0, or -1 with a ValueError
    (naming the element `where`, a writer frame, when not NULL) when an
    earlier (or another thread's) render took it. */
 int pm_lazy_take(pm_lazy *lazy, const markup_writer *w);
@@ -202,16 +230,16 @@ typedef struct pm_comment {
 /* ------------------------------------------------------------------------ */
 
 /* The context of one render: the output buffer, and what to do with baked
-   placeholders. */
+   stand-ins. */
 typedef struct pm_render_ctx {
     pm_state *st;
     markup_buf *buf;
-    /* Called for a placeholder met as a child (attr_name NULL; `depth` is
+    /* Called for a stand-in met as a child (attr_name NULL; `depth` is
        the depth a child there is rendered at) or as an attribute value
        (attr_name is the attribute's UTF-8 name; depth 0). Returns 0, or -1
-       with an exception set. NULL: a placeholder is a TypeError. */
-    int (*on_placeholder)(struct pm_render_ctx *ctx, PyObject *placeholder, const char *attr_name,
-                          Py_ssize_t attr_name_len, int depth);
+       with an exception set. NULL: a stand-in is a TypeError. */
+    int (*on_stand_in)(struct pm_render_ctx *ctx, PyObject *stand_in, const char *attr_name,
+                       Py_ssize_t attr_name_len, int depth);
     /* The HTML writer on `buf`: it decides how each piece is written where
        it stands. NULL while a baked attribute slot is filled (the value is
        written into `attrs`, inside a start tag the template holds). */
@@ -234,7 +262,7 @@ typedef struct pm_render_ctx {
        children of each element (and the items of each list) in place of
        rendering them; `raw` when they are the text of script or style.
        Also makes a str attribute value that holds a formatting marker go
-       to on_placeholder. Returns 0, or -1 with an exception set. */
+       to on_stand_in. Returns 0, or -1 with an exception set. */
     int (*on_children)(struct pm_render_ctx *ctx, PyObject *const *items, Py_ssize_t n, int raw,
                        int depth);
 } pm_render_ctx;
@@ -262,6 +290,40 @@ static inline uint64_t pm_pointer_hash(const void *p) {
    without end: __html__ lookups, nested lists and iterators, every 16th
    level of elements, a @baked call's iterators. */
 int pm_stack_check(const char *where);
+
+/* A small vector of owned references, on the stack until it grows: the
+   attributes and children of a factory call while they are checked. */
+#define PM_VEC_INLINE 16
+
+typedef struct pm_vec {
+    PyObject **items;
+    Py_ssize_t len;
+    Py_ssize_t cap;
+    PyObject *seen;   /* attributes only: a set of the names, once there are many */
+    Py_ssize_t nodes; /* children only: the elements in them and below */
+    uint8_t flags;    /* children only: PM_ELEMENT_LAZY when one is lazy */
+    PyObject *inline_items[PM_VEC_INLINE];
+} pm_vec;
+
+/* Empties `v` (an uninitialized one too) for use. */
+void pm_vec_init(pm_vec *v);
+/* Makes room for half as many again: 0, or -1 with MemoryError. */
+int pm_vec_grow(pm_vec *v);
+/* Releases every reference `v` holds and leaves it empty. */
+void pm_vec_clear(pm_vec *v);
+
+/* Appends a new reference to `o`. */
+static inline int pm_vec_push(pm_vec *v, PyObject *o) {
+    if (v->len == v->cap && pm_vec_grow(v) < 0) return -1;
+    Py_INCREF(o);
+    v->items[v->len++] = o;
+    return 0;
+}
+
+/* Creates the type of `spec` (with `base`, or NULL) for `module` into
+   *slot and adds it to the module under the last part of its dotted name.
+   0, or -1 with an exception set. */
+int pm_add_type(PyObject *module, PyTypeObject **slot, PyType_Spec *spec, PyObject *base);
 
 /* The allocator of every buffer the extension makes: PyMem_*. */
 extern const markup_alloc pm_pymem_alloc;
@@ -319,7 +381,7 @@ typedef enum pm_format_use {
 } pm_format_use;
 
 /* What to do instead of a per-call value in <script>/<style> text: said
-   by element.c for a stand-in met there and by the tracer in _template.py
+   by tag.c for a stand-in met there and by the tracer in _template.py
    for formatted text (as _core._RAW_PER_CALL_ADVICE). */
 #define PM_RAW_PER_CALL_ADVICE                                                                     \
     "which is raw (not escaped) and checked when the element is built, so it cannot change per "   \
@@ -348,21 +410,25 @@ int pm_lookup_html(pm_state *st, PyObject *obj, PyObject **method);
    that returns None or a number has almost always lost its return. */
 PyObject *pm_call_html(PyObject *method, PyObject *obj);
 
+/* 1 when `obj` has an __html__ method, 0 when not, -1 on error
+   (pm_lookup_html without the method). */
+int pm_has_html(pm_state *st, PyObject *obj);
+
 /* pm_call_html without the str() of a subclass: the str as __html__ gave
    it (for SafeString.format, which escapes it again as markupsafe does). */
 PyObject *pm_call_html_as_is(PyObject *method, PyObject *obj);
 
 /* The C part of every stand-in of a traced @baked builder (baked.c owns
    the type; markup/_template.py subclasses it). */
-typedef struct pm_placeholder {
+typedef struct pm_stand_in {
     PyObject_HEAD PyObject *name; /* the parameter's name, or a path     */
     PyObject *func_name;          /* the builder's qualified name          */
     Py_ssize_t index;             /* the parameter's position, -1 if none  */
-} pm_placeholder;
+} pm_stand_in;
 
-/* True (1) when `obj` is a baked placeholder. */
-static inline int pm_is_placeholder(pm_state *st, PyObject *obj) {
-    return st->placeholder_type != NULL && PyObject_TypeCheck(obj, st->placeholder_type);
+/* True (1) when `obj` is a baked stand-in. */
+static inline int pm_is_stand_in(pm_state *st, PyObject *obj) {
+    return st->stand_in_type != NULL && PyObject_TypeCheck(obj, st->stand_in_type);
 }
 
 /* Our own Element or Comment given as an attribute value: raises the
@@ -377,14 +443,34 @@ int pm_node_attr_value_error(pm_state *st, PyObject *where, PyObject *name, PyOb
 PyObject *pm_open_tag(const markup_writer *w, const char *none);
 
 /* Raises the ValueError for raw text of <tag> (script or style) that a
-   check refused: err->refused is the sequence, at err->pos. `what` is the
-   subject and verb of the message ("text contains"), or NULL when the
-   sequence was formed across two pieces of the text. Returns -1. */
+   check refused (MARKUP_ERR_RAW_TEXT): err->refused is the sequence, at
+   err->pos, and err->element the text element it would end, <tag> itself
+   or one around it (NULL: trusted HTML ending in '<' before a slot).
+   `what` is the subject and verb of the message ("text contains"), or
+   NULL when the sequence was formed across two pieces of the text.
+   Returns -1. */
 int pm_raw_text_error(PyObject *tag, const char *what, const markup_error *err);
 
 /* ------------------------------------------------------------------------ */
-/* SafeString (safestring.c; above the ground floor only)                     */
+/* SafeString: safestring_escape.c, safestring_format.c, then safestring.c   */
 /* ------------------------------------------------------------------------ */
+
+/* What st->safestring_refs holds: the %-argument wrapper type, the parts of
+   _string that string.Formatter is built on, interned names, then the str
+   method descriptors that SafeString wraps (in safestring.c's STR_METHODS
+   order). Filled by pm_safestring_init. */
+enum {
+    PM_REF_ESCAPE_HELPER,
+    PM_REF_FORMATTER_PARSER, /* _string.formatter_parser */
+    PM_REF_FIELD_NAME_SPLIT, /* _string.formatter_field_name_split */
+    PM_REF_NAME_HTML_FORMAT, /* "__html_format__" */
+    PM_REF_NAME_GETITEM,     /* "__getitem__" */
+    PM_REF_NAME_HTML,        /* "html", the module */
+    PM_REF_NAME_UNESCAPE,    /* "unescape" */
+    PM_REF_STR_METHODS,
+};
+
+#define PM_REF(st, index) PyTuple_GET_ITEM((st)->safestring_refs, (index))
 
 /* Whether the `n` bytes at `s` are all ASCII. */
 int pm_is_ascii(const char *s, Py_ssize_t n);
@@ -404,13 +490,38 @@ PyObject *pm_safestring_from_ascii_buf(pm_state *st, markup_buf *buf);
 /* escape(obj), the module function (METH_O). */
 PyObject *pm_escape(PyObject *module, PyObject *obj);
 
+/* A new SafeString with the characters of the str `s`. */
+PyObject *pm_safestring_from_str(pm_state *st, PyObject *s);
+
+/* markupsafe.escape(obj) as text: a str holding safe HTML (a new
+   reference), not necessarily a SafeString: __html__ objects are trusted,
+   everything else is str()-ed and escaped. */
+PyObject *pm_html_text(pm_state *st, PyObject *obj);
+
+/* markupsafe.escape(obj): always a SafeString (never a subclass). */
+PyObject *pm_escape_object(pm_state *st, PyObject *obj);
+
+/* `text` (a str that is safe HTML; the reference is stolen, NULL passes
+   through) as an instance of type(like): SafeString directly, a subclass
+   through its constructor, as Markup's self.__class__(text). */
+PyObject *pm_safe_like(pm_state *st, PyObject *like, PyObject *text);
+
+/* safestring_format.c: SafeString % value (nb_remainder), format() and
+   format_map(), each escaping what it inserts. */
+PyObject *pm_safestring_mod(PyObject *a, PyObject *b);
+PyObject *pm_safestring_format(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *pm_safestring_format_map(PyObject *self, PyObject *mapping);
+/* The type of the % operator's escaping argument wrapper, new for
+   `module` (PM_REF_ESCAPE_HELPER), or NULL with an exception. */
+PyObject *pm_escape_helper_type(PyObject *module);
+
 /* ------------------------------------------------------------------------ */
-/* The render walker (render.c; above SafeString, calls element.c's lazies)   */
+/* The render walker (render.c; above SafeString and lazy.c)                  */
 /* ------------------------------------------------------------------------ */
 
 /* Writes any child value: str (escaped), SafeString and __html__ objects
    (verbatim), int/float (str()), None (nothing), Element, Comment, lists
-   and tuples (each item), placeholders (ctx->on_placeholder). `depth` is
+   and tuples (each item), stand-ins (ctx->on_stand_in). `depth` is
    the element nesting depth so far (0 at the top). Returns 0, or -1 with an
    exception set (the buffer may hold a partial write: the caller discards
    it or truncates). */
@@ -428,8 +539,8 @@ int pm_async_child_error(PyObject *child, int close);
 
 /* Writes one attribute by the value rules: str -> ' name="escaped"',
    SafeString/__html__ -> ' name="verbatim"', int/float -> str() escaped,
-   True -> ' name', False/None -> nothing, placeholder ->
-   ctx->on_placeholder, anything else -> TypeError. The name must already
+   True -> ' name', False/None -> nothing, stand-in ->
+   ctx->on_stand_in, anything else -> TypeError. The name must already
    be validated. Returns 0 or -1 with an exception set. */
 int pm_render_attr_value(pm_render_ctx *ctx, const char *name, Py_ssize_t name_len,
                          PyObject *value);
@@ -449,6 +560,29 @@ typedef enum pm_output {
 PyObject *pm_render_as(pm_state *st, PyObject *obj, pm_output kind);
 
 /* ------------------------------------------------------------------------ */
+/* Building elements: tag_attrs.c, then tag.c (above the render walker)        */
+/* ------------------------------------------------------------------------ */
+
+/* The attributes of a factory call (tag_attrs.c), appended to `attrs` as
+   name, value pairs; each returns 0, or -1 with an exception set (`attrs`
+   is then dropped whole by the caller). An exact dict's items: */
+int pm_add_dict_attrs(pm_tag *tag, pm_vec *attrs, PyObject *dict);
+/* Any other mapping's items (dict subclasses, MappingProxyType ...): */
+int pm_add_mapping_attrs(pm_tag *tag, pm_vec *attrs, PyObject *mapping);
+/* A keyword argument (`kw` "class_" names the attribute "class"): */
+int pm_add_kw_attr(pm_tag *tag, pm_vec *attrs, PyObject *kw, PyObject *value);
+/* 1 when a positional argument that is not an exact dict is an attribute
+   mapping, 0 when it is a child, -1 on error. */
+int pm_is_attr_mapping(pm_state *st, PyObject *arg);
+
+/* A new Tag of `type` for the tag `name` (validated here: ValueError when
+   it is no tag name), shown as `label` (NULL: "Tag('name')"), its
+   elements flagged with `flags` (PM_ELEMENT_*). NULL with an exception on
+   failure (tag.c). */
+PyObject *pm_tag_create(pm_state *st, PyTypeObject *type, PyObject *name, PyObject *label,
+                        uint8_t flags);
+
+/* ------------------------------------------------------------------------ */
 /* Compiling template programs: compile.c                                     */
 /* ------------------------------------------------------------------------ */
 
@@ -461,11 +595,19 @@ markup_program *pm_program_builder_finish(pm_state *st, PyObject *builder, int *
 /* Per-file init (called from module.c's exec slot)                            */
 /* ------------------------------------------------------------------------ */
 
+/* element.c: markup.Element and markup.Comment. */
 int pm_element_init(PyObject *module, pm_state *st);
+/* lazy.c: markup.Lazy. */
+int pm_lazy_init(PyObject *module, pm_state *st);
+/* tag.c: markup.Tag. */
+int pm_tag_init(PyObject *module, pm_state *st);
+/* namespace.c: markup.TagNamespace, the factories of `h` (st->factories)
+   and `h` itself; after pm_tag_init. */
+int pm_namespace_init(PyObject *module, pm_state *st);
 int pm_safestring_init(PyObject *module, pm_state *st);
 /* Provided by compile.c: creates _ProgramBuilder (st->program_builder_type). */
 int pm_compile_init(PyObject *module, pm_state *st);
-/* Provided by baked.c: creates the baked types, sets st->placeholder_type,
+/* Provided by baked.c: creates the baked types, sets st->stand_in_type,
    and adds its names to the module. Returns 0 or -1 with an exception. */
 int pm_baked_init(PyObject *module, pm_state *st);
 /* tstring.c: _core._tstring_values(interpolations, joined, Template), the

@@ -260,7 +260,7 @@ static int take(pm_chunks *self, PyObject *child, int depth) {
     /* Not wrapped in a Lazy: given to iter_render, returned by a callable,
        yielded by a generator. __html__ comes first, as in render.c. */
     if (type != &PyUnicode_Type && type != st->safestring_type && !PyUnicode_Check(child) &&
-        !PyDict_Check(child) && !pm_is_placeholder(st, child)) {
+        !PyDict_Check(child) && !pm_is_stand_in(st, child)) {
         int kind = pm_lazy_kind(st, child);
         if (kind >= 0) {
             PyObject *method;
@@ -594,7 +594,7 @@ static int take_root_now(pm_state *st, PyObject *node) {
     if (type == st->element_type || type == st->lazy_type || PyList_Check(node) ||
         PyTuple_Check(node))
         return 0;
-    if (PyUnicode_Check(node) || PyDict_Check(node) || pm_is_placeholder(st, node)) return 1;
+    if (PyUnicode_Check(node) || PyDict_Check(node) || pm_is_stand_in(st, node)) return 1;
     if (pm_lazy_kind(st, node) >= 0) return 0;
     PyObject *method;
     int html = pm_lookup_html(st, node, &method);

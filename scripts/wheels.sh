@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds markup's wheels into dist/, with utf8proc linked in statically
-# (MARKUP_UTF8PROC_STATIC) and its license in the wheel, tagged by
+# (MARKUP_UTF8PROC_STATIC) and its license in the wheel, compiled with
+# warnings as errors (MARKUP_WERROR), tagged by
 # `auditwheel repair` with the oldest manylinux policy the binary
 # satisfies: x86_64 for CPython 3.9-3.15, aarch64 (cross-compiled) for
 # 3.11 and 3.13-3.15, each version's interpreter, headers and test
@@ -79,7 +80,7 @@ for target in "${targets[@]}"; do
   fi
   rm -rf "$dir/raw"
   mkdir -p "$dir/raw"
-  if ! env PATH="$cmake_bin:$ninja_bin:$PATH" PYTHONPATH="$dir/tools" MARKUP_UTF8PROC_STATIC=ON \
+  if ! env PATH="$cmake_bin:$ninja_bin:$PATH" PYTHONPATH="$dir/tools" MARKUP_UTF8PROC_STATIC=ON MARKUP_WERROR=ON \
        ${cross[@]+"${cross[@]}"} "$builder" -c '
 import sys
 from scikit_build_core.build import build_wheel

@@ -144,6 +144,18 @@ typedef enum markup_status {
               letter case), for MARKUP_ERR_CONTEXT from an open the
               element's name in lower case ("p", "style", "td" ...); NULL
               otherwise.
+     element  for MARKUP_ERR_RAW_TEXT, which text element the refused
+              sequence would end early, as a static lower-case name:
+              "script" or "style" for their own end tag, "script" for a
+              "<!--" inside a script (which moves where the script
+              ends), "title", "textarea", "noscript", "iframe", "xmp",
+              "noembed" or "noframes" for the end tag of one of those
+              around the text (its name is refused + 2). Compare it with
+              the element the text was written in to tell its own end
+              from an outer element's. NULL when the text ends in only
+              the start of an end tag that what follows a slot could
+              finish (refused "<", no element decided yet), for a '"' in
+              an attribute value, and for every other code.
 
    A report reads: markup_status_name(err.code), err.msg, and err.pos in
    err.arg when it is not MARKUP_POS_NONE. */
@@ -153,13 +165,14 @@ typedef struct markup_error {
     const char *msg;
     const char *refused;
     const char *arg;
+    const char *element;
 } markup_error;
 
 /* err.pos when the failure has no position. */
 #define MARKUP_POS_NONE SIZE_MAX
 
 /* A markup_error with nothing in it: markup_error err = MARKUP_ERROR_INIT; */
-#define MARKUP_ERROR_INIT {MARKUP_OK, MARKUP_POS_NONE, NULL, NULL, NULL}
+#define MARKUP_ERROR_INIT {MARKUP_OK, MARKUP_POS_NONE, NULL, NULL, NULL, NULL}
 
 /* The status's name as the enum spells it ("MARKUP_ERR_INVALID_TAG"), for
    logs and reports beside err.msg. Never NULL; unknown values give

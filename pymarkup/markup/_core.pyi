@@ -488,7 +488,7 @@ def _compile(
     defaults: Dict[str, Any],
     qualname: str,
     tree: Any,
-    placeholders: Tuple[Any, ...],
+    stand_ins: Tuple[Any, ...],
     program: Optional[_ProgramBuilder],
     ops: Tuple[Any, ...],
     paths: Dict[int, str],

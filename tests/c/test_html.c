@@ -37,11 +37,12 @@ static void check_tag(const char *name, markup_tag_kind expected) {
 }
 
 static void check_bad_tag(const char *name, size_t n, size_t pos) {
-    markup_error err = {MARKUP_ERR_NOMEM, 99, "stale", "stale", "stale"};
+    markup_error err = {MARKUP_ERR_NOMEM, 99, "stale", "stale", "stale", "stale"};
     assert_int_equal(markup_html_check_tag(name, n, NULL, &err), MARKUP_ERR_INVALID_TAG);
     assert_int_equal(err.code, MARKUP_ERR_INVALID_TAG);
     assert_non_null(err.msg);
     assert_null(err.refused);
+    assert_null(err.element);
     if (n == 0) { /* the empty name: no byte to point at */
         assert_true(err.pos == MARKUP_POS_NONE);
         assert_null(err.arg);
@@ -115,7 +116,7 @@ static void check_attr_ok(const char *name, size_t n) {
 }
 
 static void check_attr_bad(const char *name, size_t n, markup_status code, size_t pos) {
-    markup_error err = {MARKUP_ERR_NOMEM, 99, "stale", "stale", "stale"};
+    markup_error err = {MARKUP_ERR_NOMEM, 99, "stale", "stale", "stale", "stale"};
     markup_status st = markup_html_check_attr_name(name, n, &err);
     if (n == 0) pos = MARKUP_POS_NONE; /* the empty name: no byte to point at */
     assert_true(pos == MARKUP_POS_NONE ? err.arg == NULL : strcmp(err.arg, "name") == 0);
@@ -193,7 +194,7 @@ static void test_every_ascii_byte_in_attr_name(void **state) {
 /* ---- raw text ---------------------------------------------------------- */
 
 static void check_raw(markup_tag_kind kind, const char *s, size_t n, bool ok, size_t pos) {
-    markup_error err = {MARKUP_ERR_NOMEM, 99, "stale", "stale", "stale"};
+    markup_error err = {MARKUP_ERR_NOMEM, 99, "stale", "stale", "stale", "stale"};
     markup_status st = markup_html_check_raw_text(kind, s, n, &err);
     if (ok) {
         if (st != MARKUP_OK) {
@@ -209,6 +210,9 @@ static void check_raw(markup_tag_kind kind, const char *s, size_t n, bool ok, si
     }
     assert_int_equal(err.code, MARKUP_ERR_RAW_TEXT);
     assert_non_null(err.msg);
+    /* Each sequence would end (or, "<!--", move the end of) the element
+       whose text it is. */
+    assert_string_equal(err.element, kind == MARKUP_TAG_SCRIPT ? "script" : "style");
 }
 
 static void test_raw_text_checks(void **state) {
@@ -265,10 +269,11 @@ static void test_text_elements(void **state) {
         assert_false(markup_html_reads_as_text(name, len - 1)); /* "titl" */
         char text[32];
         int n = snprintf(text, sizeof text, "a </%s>", upper);
-        markup_error err = {MARKUP_ERR_NOMEM, 99, "stale", "stale", "stale"};
+        markup_error err = {MARKUP_ERR_NOMEM, 99, "stale", "stale", "stale", "stale"};
         assert_int_equal(markup_html_check_text_inside(text, (size_t)n, &err), MARKUP_ERR_RAW_TEXT);
         assert_int_equal(err.pos, 2);
         assert_non_null(err.msg);
+        assert_string_equal(err.element, name); /* lower case, as refused + 2 */
         /* One letter short is no end tag. */
         assert_int_equal(markup_html_check_text_inside(text, (size_t)n - 2, NULL), MARKUP_OK);
     }

@@ -164,6 +164,7 @@ static void test_child_slot_where_the_writer_allows(void **state) {
     assert_int_equal(err.pos, 1);
     assert_string_equal(err.arg, "s");
     assert_string_equal(err.refused, "</script");
+    assert_string_equal(err.element, "script");
     assert_int_equal(markup_baked_builder_close(b, &err), MARKUP_OK);
     assert_int_equal(markup_baked_builder_open(b, S("br"), &err), MARKUP_OK);
     assert_int_equal(markup_baked_builder_child_slot(b, &err), MARKUP_ERR_VOID_CHILD);
@@ -361,6 +362,7 @@ static void test_error_positions_name_the_argument(void **state) {
     assert_true(err.pos == MARKUP_POS_NONE);
     assert_null(err.arg);
     assert_string_equal(err.refused, "</title");
+    assert_string_equal(err.element, "title");
     assert_null(markup_node_render_string(root, NULL, &err));
     assert_true(err.pos == MARKUP_POS_NONE);
     markup_buf_free(&out);

@@ -78,7 +78,7 @@ static const bad invalid[] = {
 static void test_valid_table(void **state) {
     (void)state;
     for (size_t i = 0; i < sizeof valid / sizeof valid[0]; i++) {
-        markup_error err = {MARKUP_ERR_NOMEM, 99, "stale", "stale", "stale"};
+        markup_error err = {MARKUP_ERR_NOMEM, 99, "stale", "stale", "stale", "stale"};
         assert_int_equal(markup_utf8_validate(valid[i].s, valid[i].n, &err), MARKUP_OK);
         /* A success clears what an earlier failure left. */
         assert_int_equal(err.code, MARKUP_OK);

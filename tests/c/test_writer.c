@@ -248,6 +248,42 @@ static void test_font_in_foreign_content(void **state) {
     stop(&f);
 }
 
+/* err.element names the text element a refused sequence would end: the
+   one the text is in, or one around it. Trusted HTML ending in the start
+   of an end tag names none yet. */
+static void test_refusal_names_the_text_element(void **state) {
+    (void)state;
+    fixture f;
+    start(&f);
+    open_path(&f, (const char *const[]){"noscript", "div", "script", NULL});
+    assert_int_equal(markup_writer_text(&f.w, S("a </SCRIPT>"), &f.err), MARKUP_ERR_RAW_TEXT);
+    assert_string_equal(f.err.element, "script");
+    assert_int_equal(markup_writer_text(&f.w, S("a <!-- b"), &f.err), MARKUP_ERR_RAW_TEXT);
+    assert_string_equal(f.err.element, "script");
+    assert_int_equal(markup_writer_text(&f.w, S("a </noscript>"), &f.err), MARKUP_ERR_RAW_TEXT);
+    assert_string_equal(f.err.element, "noscript");
+    assert_int_equal(markup_writer_text(&f.w, S("a </nosc"), &f.err), MARKUP_OK);
+    assert_int_equal(markup_writer_text(&f.w, S("ript>"), &f.err), MARKUP_ERR_RAW_TEXT);
+    assert_string_equal(f.err.element, "noscript"); /* across the two pieces */
+    close_all(&f);
+    stop(&f);
+
+    start(&f);
+    open_path(&f, (const char *const[]){"title", NULL});
+    markup_context in_title = markup_writer_context(&f.w);
+    assert_int_equal(markup_context_check_child_html(in_title, S("a </TITLE>"), &f.err),
+                     MARKUP_ERR_RAW_TEXT);
+    assert_string_equal(f.err.element, "title");
+    assert_int_equal(markup_context_check_child_html(in_title, S("a </tit"), &f.err),
+                     MARKUP_ERR_RAW_TEXT);
+    assert_string_equal(f.err.refused, "<");
+    assert_null(f.err.element);
+    assert_int_equal(markup_context_check_child_html(in_title, S("a"), &f.err), MARKUP_OK);
+    assert_null(f.err.element);
+    close_all(&f);
+    stop(&f);
+}
+
 /* Raw text is checked alone and across pieces; inside a text element for
    that element's end tag too, and so is trusted HTML, and escaped text
    that finishes an end tag trusted HTML began. */
@@ -737,6 +773,7 @@ int main(void) {
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_font_in_foreign_content),
         cmocka_unit_test(test_raw_text_checks),
+        cmocka_unit_test(test_refusal_names_the_text_element),
         cmocka_unit_test(test_context_resumes),
         cmocka_unit_test(test_trusted_attribute_inside_a_text_element),
         cmocka_unit_test(test_void_elements_and_misuse),

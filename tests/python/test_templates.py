@@ -1195,7 +1195,7 @@ def test_a_logic_helper_formatted_into_a_text_is_refused_by_its_name():
 
 
 def test_a_value_in_script_text_is_refused_and_the_suggested_way_works():
-    # A stand-in (element.c) and a formatted text (the tracer): one advice.
+    # A stand-in (tag.c) and a formatted text (the tracer): one advice.
     with pytest.raises(TypeError, match=r"of <script>, .*per_call\(lambda d: h\.Script"):
         baked(lambda data: h.Div(h.Script("const data = ", data, ";")))
     with pytest.raises(TypeError, match=r"<script> or <style>, .*per_call\(lambda d: h\.Script"):
