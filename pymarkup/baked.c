@@ -2,13 +2,13 @@
  * baked.c - the C side of @baked: the stand-ins' base type, the compiled
  * function and its per-call paths.
  *
- * markup/_template.py traces the builder with stand-ins (subclasses of
+ * markup/_template/ traces the builder with stand-ins (subclasses of
  * StandIn) and hands the tree here. A tree whose stand-ins are whole
  * parameters only is serialized by the ordinary render walker into a
  * markup_baked template: each parameter it meets closes a static segment
  * and opens a slot, and a call fills the slots (most often in one
  * markup_baked_render, with no callback per slot). A tree with fields,
- * loops, conditions or formatting was compiled by _template.py into a
+ * loops, conditions or formatting was compiled by markup/_template/ into a
  * markup_program (compile.c); a call runs it with the data callbacks of
  * baked_data.c. Either way a call runs no Python code of the template and
  * returns one SafeString. baked_compile.c fills the function _compile
@@ -26,7 +26,7 @@
 /* Stand-ins                                                                  */
 /* ------------------------------------------------------------------------ */
 
-/* The base of every stand-in (markup._template.Stand, pm_stand_in in
+/* The base of every stand-in (markup._template.StandIn, pm_stand_in in
    state.h): a value known only per call while a builder runs. Python
    subclasses give it its behaviour; C needs only to recognise it (element
    construction keeps it, the render walker hands it to

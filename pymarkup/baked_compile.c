@@ -3,7 +3,7 @@
  * function. The tree is checked (no bool frozen from a test, no stand-in
  * where the writer cannot take one), then either flattened by the render
  * walker into a markup_baked template (whole parameters only) or, with the
- * program _template.py compiled, given its operations and error paths.
+ * program markup/_template/ compiled, given its operations and error paths.
  */
 #include "baked_impl.h"
 
@@ -296,7 +296,7 @@ done:
     return rc;
 }
 
-/* Reads the APPLY operations markup/_template.py wrote: tuples of (kind,
+/* Reads the APPLY operations markup/_template/ wrote: tuples of (kind,
    payload, path), and for a field read that forgives a field not there,
    what that gives. */
 static int read_ops(pm_baked *self, PyObject *ops) {

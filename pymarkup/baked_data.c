@@ -415,7 +415,7 @@ static void d_iter_end(void *ctx, void *iter) {
     pm_loop_iter_free(iter);
 }
 
-/* The fields of looped()'s loop (markup/_template.py); previtem and
+/* The fields of looped()'s loop (markup/_template/); previtem and
    nextitem are None where the loop has none. */
 static markup_status d_loop_value(void *ctx, uint32_t what, const markup_loop_state *loop,
                                   void **out) {

@@ -39,7 +39,7 @@ _Static_assert(MARKUP_COMPARE_LT == Py_LT && MARKUP_COMPARE_LE == Py_LE &&
                    MARKUP_COMPARE_GT == Py_GT && MARKUP_COMPARE_GE == Py_GE,
                "markup_compare_op is numbered as Py_LT ... Py_GE");
 
-/* One APPLY operation of a template program (markup/_template.py writes
+/* One APPLY operation of a template program (markup/_template/ writes
    them as tuples (kind, payload, path); the kinds and operators are
    binding.h's markup_apply_kind, markup_binary_op and markup_compare_op). */
 typedef struct pm_op {

@@ -1,6 +1,6 @@
 /*
  * compile.c - markup._core._ProgramBuilder: how the @baked compiler
- * (markup/_template.py) writes a template program.
+ * (markup/_template/) writes a template program.
  *
  * The builder owns one output buffer and one HTML writer for the whole
  * template. render() walks a (part of the) traced tree with the ordinary

@@ -104,7 +104,7 @@ static PyMethodDef module_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-/* The template instruction set of binding.h, for markup/_template.py to
+/* The template instruction set of binding.h, for markup/_template/ to
    compile with: each number is written once, in the header, and exported
    under its name without MARKUP_ (tests/python/test_program_table.py
    holds this list to the header). */

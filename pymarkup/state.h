@@ -381,7 +381,7 @@ typedef enum pm_format_use {
 } pm_format_use;
 
 /* What to do instead of a per-call value in <script>/<style> text: said
-   by tag.c for a stand-in met there and by the tracer in _template.py
+   by tag.c for a stand-in met there and by the tracer in markup/_template/
    for formatted text (as _core._RAW_PER_CALL_ADVICE). */
 #define PM_RAW_PER_CALL_ADVICE                                                                     \
     "which is raw (not escaped) and checked when the element is built, so it cannot change per "   \
@@ -419,7 +419,7 @@ int pm_has_html(pm_state *st, PyObject *obj);
 PyObject *pm_call_html_as_is(PyObject *method, PyObject *obj);
 
 /* The C part of every stand-in of a traced @baked builder (baked.c owns
-   the type; markup/_template.py subclasses it). */
+   the type; markup/_template/ subclasses it). */
 typedef struct pm_stand_in {
     PyObject_HEAD PyObject *name; /* the parameter's name, or a path     */
     PyObject *func_name;          /* the builder's qualified name          */

@@ -722,7 +722,7 @@ MARKUP_API markup_status markup_program_run(const markup_program *prog,
 
 /* libmarkup never reads these numbers: APPLY's `a` and LOOP_INFO's `b` are
    the caller's. They are the Python binding's, written here once because
-   its two halves must agree on them: markup/_template.py compiles
+   its two halves must agree on them: markup/_template/ compiles
    templates with them (taken from markup._core, which exports each under
    its name without MARKUP_) and pymarkup/baked.c runs what it compiled. A
    C caller may use them for its own callbacks, or numbers of its own.
