@@ -8,6 +8,7 @@ name or value is written. How a tree is written out is test_render.py's.
 import collections
 import gc
 import sys
+import weakref
 
 import markupsafe
 import pytest
@@ -29,6 +30,16 @@ def test_custom_tags():
     assert render(Tag("h7")("x")) == "<h7>x</h7>"
 
 
+def test_tag_takes_its_name_by_keyword_and_keeps_an_exact_str():
+    class Name(str):
+        pass
+
+    assert Tag(name="x-y").name == "x-y" and repr(Tag(name="x-y")) == "Tag('x-y')"
+    subclassed = Tag(Name("my-el"))
+    assert type(subclassed.name) is str and subclassed.name == "my-el"
+    assert render(subclassed("x")) == "<my-el>x</my-el>"
+
+
 def test_invalid_tag_name():
     for name in ["", "1abc", "my widget", "a<b", "é"]:
         with pytest.raises(ValueError) as exc:
@@ -39,6 +50,21 @@ def test_invalid_tag_name():
 def test_tag_name_must_be_str():
     with pytest.raises(TypeError):
         Tag(3)
+
+
+def test_tag_void_is_decided_by_the_name_in_any_case():
+    assert Tag("br").void and Tag("BR").void and Tag("Input").void
+    assert not Tag("x-y").void and not Tag("template").void and not h.Fragment.void
+    with pytest.raises(TypeError, match="void element"):
+        Tag("IMG")("caption")
+
+
+def test_tag_properties_are_read_only():
+    widget = Tag("x-y")
+    for name in ("name", "void"):
+        with pytest.raises(AttributeError):
+            setattr(widget, name, "z")
+    assert widget.name == "x-y" and not widget.void
 
 
 def test_factories_are_cached_singletons():
@@ -76,6 +102,15 @@ def test_factory_lookups_stay_right_through_the_lookup_cache():
         h.div
 
 
+def test_h_has_a_repr_a_sorted_dir_and_no_constructor():
+    assert repr(h) == "<markup.h: h.Div, h.Span, ... one factory per HTML element>"
+    names = dir(h)
+    assert names == sorted(names) and not any(n.startswith("_") for n in names)
+    assert {"Div", "HtmlDocument", "Fragment", "LinearGradient"} <= set(names)
+    with pytest.raises(TypeError):
+        type(h)()
+
+
 def test_unknown_h_attribute_suggests_tag():
     with pytest.raises(AttributeError) as exc:
         h.MyWidget
@@ -85,6 +120,21 @@ def test_unknown_h_attribute_suggests_tag():
 def test_lowercase_h_attribute_suggests_capitalized():
     with pytest.raises(AttributeError, match=r"h has no element 'div'.*h\.Div"):
         h.div
+
+
+@pytest.mark.parametrize(
+    "name, hint",
+    [
+        ("my_widget", "Tag('my-widget')"),
+        ("foo", "Tag('foo')"),
+        ("_private", 'Tag("name")'),
+        ("two words", 'Tag("name")'),
+    ],
+)
+def test_a_missing_h_name_suggests_the_custom_element_it_could_be(name, hint):
+    with pytest.raises(AttributeError) as exc:
+        getattr(h, name)
+    assert f"h has no element {name!r}" in str(exc.value) and hint in str(exc.value)
 
 
 # ---------------------------------------------------------------------------
@@ -395,6 +445,21 @@ def test_iterators_and_callables_are_taken_when_rendered():
     assert render(ticking) == "<p>1<br></p>"
 
 
+def test_lazy_children_say_their_kind_and_state_in_their_repr():
+    def later():
+        return "x"
+
+    it = iter(["a"])
+    el = h.P(it, later)
+    one_shot, call = el.children
+    assert repr(one_shot) == f"Lazy(iterator {it!r}, unused)"
+    assert repr(call) == f"Lazy(callable {later!r})"  # never taken: no state
+    assert render(el) == "<p>ax</p>"
+    assert repr(one_shot) == f"Lazy(iterator {it!r}, taken)"
+    assert repr(call) == f"Lazy(callable {later!r})" and not call.taken
+    assert one_shot.source is it and call.source is later
+
+
 def test_lazy_type_is_not_constructible():
     with pytest.raises(TypeError):
         Lazy()
@@ -518,6 +583,16 @@ def test_elements_are_inspectable():
     assert repr(h.P()) == "<Element p children=0>"
 
 
+def test_element_repr_names_a_doctype_and_counts_lazy_children():
+    assert repr(h.HtmlDocument()) == "<Element html doctype children=0>"
+    assert (
+        repr(h.HtmlDocument({"lang": "en"}, h.Body()))
+        == "<Element html doctype attrs={'lang': 'en'} children=1>"
+    )
+    assert repr(h.Fragment("a", iter([1]), lambda: "b")) == "<Fragment children=3 (2 lazy)>"
+    assert repr(h.Ul([h.Li("a")], (x for x in "b"))) == "<Element ul children=2 (1 lazy)>"
+
+
 def test_elements_cannot_be_created_directly():
     from markup import Element
 
@@ -541,6 +616,37 @@ def test_element_html_is_a_safe_string():
     assert markupsafe.escape(el) == render(el)  # not escaped twice
 
 
+def test_str_of_an_element_or_a_comment_is_its_html_as_a_safe_string():
+    for node, html in (
+        (h.P("a<", class_="c"), '<p class="c">a&lt;</p>'),
+        (Comment("a<"), "<!--a&lt;-->"),
+    ):
+        assert str(node) == html and type(str(node)) is SafeString
+        assert f"{node}" == html
+        assert node.__html__() == html and type(node.__html__()) is SafeString
+
+
+def test_html_methods_are_introspectable():
+    assert Element.__html__.__text_signature__ == "($self, /)"
+    assert Comment.__html__.__text_signature__ == "($self, /)"
+    assert "SafeString" in Element.__html__.__doc__
+    assert Element.__doc__.startswith("An HTML element built by h.* or Tag(...)")
+
+
+def test_an_element_in_a_cycle_through_its_child_is_collected():
+    class Holder:
+        def __html__(self):
+            return "<i>held</i>"
+
+    holder = Holder()
+    holder.element = h.Div(h.P(holder))  # holder -> element -> p -> holder
+    assert render(holder.element) == "<div><p><i>held</i></p></div>"
+    gone = weakref.ref(holder)
+    del holder
+    gc.collect()
+    assert gone() is None
+
+
 # ---------------------------------------------------------------------------
 # Comment
 # ---------------------------------------------------------------------------
@@ -560,6 +666,18 @@ def test_comment_of_a_number_is_its_text():
     for not_text in (True, None, b"x", ["x"]):
         with pytest.raises(TypeError, match=r"Comment\(\) takes a str, int or float"):
             Comment(not_text)
+
+
+def test_comment_text_is_a_read_only_plain_str():
+    class Text(str):
+        pass
+
+    comment = Comment(Text("a < b"))
+    assert type(comment.text) is str and comment.text == "a < b"
+    assert Comment(7).text == "7" and Comment(text="t").text == "t"
+    with pytest.raises(AttributeError):
+        comment.text = "changed"
+    assert render(comment) == "<!--a &lt; b-->"
 
 
 def test_comment_needs_str_or_a_number():
