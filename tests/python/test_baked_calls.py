@@ -131,7 +131,7 @@ def test_range_over_a_parameter_is_made_per_call():
 
 
 def test_per_call_in_a_component_inlined_with_a_constant():
-    # Found in review: the component's own decoration saw a parameter in
+    # A regression: the component's own decoration saw a parameter in
     # per_call(); inlined with a constant it is called once, with that
     # constant, as the plain builder calls it.
     def money(n):

@@ -76,7 +76,7 @@ def test_loop_body_uses_outer_parameters():
     "tag", ["title", "textarea", "iframe", "xmp", "noembed", "noframes", "noscript", "template"]
 )
 def test_regress_a_condition_or_loop_first_in_an_element_that_is_not_plain_html(tag):
-    # Found in review: where the start tag's '>' was not written at once
+    # A regression: where the start tag's '>' was not written at once
     # (the text elements, an undecided template), it went into the first
     # branch or the loop body: '<titleb</title>', '<textarea>a>b</textarea>'.
     element = Tag(tag)
