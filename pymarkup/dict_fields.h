@@ -39,7 +39,7 @@
    table of 2**dk_log2_index_bytes bytes, then the entries as key-value
    pairs when every key is a str); module load checks the mirror against
    PyDict_Next and keeps PyDict_Next alone if any answer differs
-   (tests/python/test_templates.py requires the direct reads on these
+   (tests/python/test_baked_fields.py requires the direct reads on these
    versions). */
 #if PM_FIELD_HINTS && PM_CPYTHON_LAYOUTS && PY_VERSION_HEX >= 0x030B0000
 #  define PM_DICT_ENTRIES 1

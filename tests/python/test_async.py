@@ -8,7 +8,7 @@ import tracemalloc
 
 import pytest
 
-from markup import Lazy, aiter_render, h, iter_render, render, render_bytes
+from markup import aiter_render, h, iter_render, render, render_bytes
 
 anyio = pytest.importorskip("anyio")
 
@@ -225,11 +225,6 @@ def test_many_threads_race_for_one_generator():
             t.join()
         assert sorted(map(str, outcomes)).count(str(ValueError)) == 3
         assert render(h.Ul([h.Li(i) for i in range(200)])) in outcomes
-
-
-def test_lazy_type_is_not_constructible():
-    with pytest.raises(TypeError):
-        Lazy()
 
 
 # --- memory ------------------------------------------------------------------

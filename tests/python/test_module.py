@@ -1,7 +1,6 @@
 """The extension module itself: fresh state on re-import, public names,
 signatures, the type stubs (checked with mypy), sub-interpreters."""
 
-import gc
 import importlib.util
 import inspect
 import os
@@ -111,41 +110,6 @@ def test_type_signatures_are_introspectable():
     assert markup.Comment.__text_signature__ == "(text)"
     assert markup.SafeString.__text_signature__ == "(object='', encoding=None, errors='strict')"
     assert list(inspect.signature(markup.Tag).parameters) == ["name"]
-
-
-def test_factories_are_cached_singletons():
-    assert markup.h.Div is markup.h.Div
-    assert repr(markup.h.Div) == "h.Div" and repr(markup.h.HtmlDocument) == "h.HtmlDocument"
-
-
-def test_factory_lookups_stay_right_through_the_lookup_cache():
-    # h.<Name> lookups are remembered by the name's address, a few dozen
-    # at a time: every name, looked up through fresh (not interned) strings
-    # and constants in many orders, gives its own factory, and the cache's
-    # references stay bounded (a leak would add one per lookup).
-    import random
-
-    h = markup.h
-    names = dir(h)
-    expected = {name: getattr(h, name) for name in names}
-    rng = random.Random(5)
-
-    def lookups(rounds):
-        for _ in range(rounds):
-            rng.shuffle(names)
-            for name in names:
-                fresh = "".join([name[:1], name[1:]])  # equal, but another object
-                assert getattr(h, fresh) is expected[name]
-                assert getattr(h, name) is expected[name]
-        gc.collect()
-        return sum(sys.getrefcount(f) for f in expected.values())
-
-    before = lookups(1)
-    after = lookups(50)
-    assert abs(after - before) <= 64  # at most the cache's entries moved
-    assert h.Div is expected["Div"] and h.Span is expected["Span"]
-    with pytest.raises(AttributeError, match="capitalized"):
-        h.div
 
 
 @pytest.mark.skipif(sys.version_info < (3, 10), reason="Py_TPFLAGS_IMMUTABLETYPE is 3.10+")
