@@ -755,7 +755,6 @@ def plot(report: dict[str, Any], path: str) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
     from matplotlib.patches import Patch
 
     main_pages = [k for k in report["pages"] if not k.startswith("scale-")]

@@ -23,7 +23,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from markup import h, iter_render, render_bytes  # noqa: E402
+from markup import h, iter_render, render_bytes
 
 ROUNDS = 31
 

@@ -37,12 +37,12 @@ if not settings.configured:
         ],
     )
 
-from django.http import HttpRequest, HttpResponse  # noqa: E402
-from django.shortcuts import render  # noqa: E402
-from django.urls import path  # noqa: E402
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import path
 
-from markup import Element, h  # noqa: E402
-from markup.django import stream  # noqa: E402
+from markup import Element, h
+from markup.django import stream
 
 BOOKS = [("Tea & <Sympathy>", 1953), ("The Book of Tea", 1906)]
 

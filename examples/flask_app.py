@@ -8,9 +8,7 @@ feed is streamed with markup.flask.stream().
 """
 
 from dataclasses import dataclass
-from typing import List, Optional, Union
-
-from typing import Iterator, Tuple
+from typing import Iterator, List, Optional, Tuple, Union
 
 from flask import Flask, Response, request
 

@@ -26,8 +26,8 @@ def baked_contender() -> Contender:
 
 def tree_contender() -> Contender:
     """Stario h.* tree"""
-    from stario.markup import render
     from stario.markup import html as h
+    from stario.markup import render
 
     products, admin = _tree_renderers(h, render)
     return Contender("Stario h.* tree (per call)", "stario", products, admin, NORMALIZATIONS)

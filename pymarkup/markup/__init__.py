@@ -12,6 +12,7 @@ import json as _json
 from typing import Any, Dict, Mapping, Optional, Union
 
 from . import _core
+from ._baked import baked
 from ._core import (
     MAX_DEPTH,
     Comment,
@@ -25,11 +26,8 @@ from ._core import (
     render,
     render_bytes,
 )
-
-from ._baked import baked
 from ._pretty import pretty
 from ._stream import aiter_render
-from ._tstring import html
 from ._template import (
     MISSING,
     LoopState,
@@ -45,6 +43,7 @@ from ._template import (
     per_call,
     when,
 )
+from ._tstring import html
 
 __all__ = [
     "MAX_DEPTH",

@@ -50,7 +50,7 @@ async def _drive(stream: Any, run_sync: Optional[RunSync]) -> AsyncIterator[byte
                 continue
             try:
                 await aclose()
-            except BaseException as exc:  # noqa: BLE001 - re-raised below
+            except BaseException as exc:
                 failure = failure or exc
         if failure is not None:
             raise failure

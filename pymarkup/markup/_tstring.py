@@ -185,7 +185,7 @@ class _Compiled:
         namespace: Dict[str, Any] = {"_build": _build, "_tree": self.tree}
         comma = "," if self.count else ""
         code = f"def html({names}):\n    return _build(_tree, ({names}{comma}))"
-        exec(code, namespace)  # noqa: S102 - parameter names are value0, value1, ...
+        exec(code, namespace)
         self.fn = baked(namespace["html"])
 
 

@@ -47,10 +47,12 @@ from django.template.backends.utils import (  # type: ignore[import-untyped]
     csrf_token_lazy,
 )
 
-# What @baked returns; a private runtime type, not in the stubs.
-from ._core import BakedFunction  # type: ignore[attr-defined]
+from . import _core
 from ._core import iter_render, render
 from ._stream import aiter_render
+
+# What @baked returns; a private runtime type, not in the stubs.
+BakedFunction = _core.BakedFunction  # type: ignore[attr-defined]
 
 __all__ = ["MarkupTemplates", "Template", "stream", "astream"]
 

@@ -153,7 +153,9 @@ def _run(htmls, timeout):
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.communicate()
-            raise RuntimeError(f"chromium did not read {len(htmls)} strings in {timeout:.0f} s")
+            raise RuntimeError(
+                f"chromium did not read {len(htmls)} strings in {timeout:.0f} s"
+            ) from None
     dom = stdout.decode("utf-8", "replace")
     start = dom.find(_RESULTS)
     if start < 0:

@@ -36,7 +36,6 @@ Inside <svg> and <math> the parser treats <script>, <style>, <title> and
 import itertools
 from dataclasses import dataclass, field
 from typing import Any, List, Tuple
-
 from xml.etree import ElementTree
 
 import html5lib

@@ -924,7 +924,7 @@ def test_rejected_attribute_name_character(char):
         with pytest.raises(ValueError, match="invalid attribute name"):
             h.Div(MappingOf({name: True}))
         with pytest.raises(ValueError, match="invalid attribute name"):
-            baked(lambda x: h.Div({name: x}))
+            baked(lambda x: h.Div({name: x}))  # noqa: B023 - traced here, in this iteration
 
 
 def test_empty_attribute_name():

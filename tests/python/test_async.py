@@ -211,14 +211,14 @@ def test_many_threads_race_for_one_generator():
         outcomes = []
         barrier = threading.Barrier(4)
 
-        def race():
+        def race(el, outcomes, barrier):
             barrier.wait()
             try:
                 outcomes.append(render(el))
             except ValueError as exc:
                 outcomes.append(type(exc))
 
-        threads = [threading.Thread(target=race) for _ in range(4)]
+        threads = [threading.Thread(target=race, args=(el, outcomes, barrier)) for _ in range(4)]
         for t in threads:
             t.start()
         for t in threads:

@@ -15,9 +15,9 @@ import threading
 
 import pytest
 
-from baked_pages import make_orders, order_row, product_page, product_row
 from markup import SafeString, baked, h, render, when
 
+from baked_pages import make_orders, order_row, product_page, product_row
 
 # ---------------------------------------------------------------------------
 # Decoration: what a builder may be and return

@@ -6,8 +6,9 @@ the data being rendered without crashing the template.
 
 import pytest
 
-from baked_pages import JINJA
 from markup import baked, classes, h, per_call, render, when
+
+from baked_pages import JINJA
 
 
 class Order:

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from baked_pages import JINJA, same_as_plain
 from markup import all_of, any_of, baked, contains, h, not_, per_call, render, when
 
+from baked_pages import JINJA, same_as_plain
 
 # ---------------------------------------------------------------------------
 # when(), comparisons, contains()

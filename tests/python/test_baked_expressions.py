@@ -18,7 +18,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from baked_pages import same_as_plain
 from markup import (
     SafeString,
     aria,
@@ -36,6 +35,7 @@ from markup import (
     when,
 )
 
+from baked_pages import same_as_plain
 
 # ---------------------------------------------------------------------------
 # Operators: computed per call or refused

@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from baked_pages import JINJA
 from markup import MISSING, SafeString, _core, baked, default, h, render, when
 
+from baked_pages import JINJA
 
 # ---------------------------------------------------------------------------
 # Lookup

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from baked_pages import JINJA, same_as_plain
 from markup import Tag, baked, h, looped, render, when
 
+from baked_pages import JINJA, same_as_plain
 
 # ---------------------------------------------------------------------------
 # Loops over any iterable

@@ -11,9 +11,9 @@ import tracemalloc
 
 import pytest
 
-from baked_pages import product_page, product_row, products
 from markup import SafeString, baked, h, render
 
+from baked_pages import product_page, product_row, products
 
 # ---------------------------------------------------------------------------
 # Reference counts and leaks

@@ -21,12 +21,13 @@ import os
 
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
+from test_parser_state import MODELS, PAY, REPORTED_BREAKOUTS
+
+from markup import Tag, h, render
 
 import browser
 import htmldom
 from htmldom import build
-from markup import Tag, h, render
-from test_parser_state import MODELS, PAY, REPORTED_BREAKOUTS
 
 pytestmark = pytest.mark.skipif(browser.CHROMIUM is None, reason=browser.MISSING)
 

@@ -16,7 +16,6 @@ import pytest
 import markup
 from markup import Comment, Element, Lazy, SafeString, Tag, h, render
 
-
 # ---------------------------------------------------------------------------
 # Tag and the h namespace
 # ---------------------------------------------------------------------------
@@ -99,7 +98,7 @@ def test_factory_lookups_stay_right_through_the_lookup_cache():
     assert abs(after - before) <= 64  # at most the cache's entries moved
     assert h.Div is expected["Div"] and h.Span is expected["Span"]
     with pytest.raises(AttributeError, match="capitalized"):
-        h.div
+        _ = h.div
 
 
 def test_h_has_a_repr_a_sorted_dir_and_no_constructor():
@@ -113,13 +112,13 @@ def test_h_has_a_repr_a_sorted_dir_and_no_constructor():
 
 def test_unknown_h_attribute_suggests_tag():
     with pytest.raises(AttributeError) as exc:
-        h.MyWidget
+        _ = h.MyWidget
     assert "Tag('my-widget')" in str(exc.value)
 
 
 def test_lowercase_h_attribute_suggests_capitalized():
     with pytest.raises(AttributeError, match=r"h has no element 'div'.*h\.Div"):
-        h.div
+        _ = h.div
 
 
 @pytest.mark.parametrize(

@@ -3,10 +3,11 @@ right exception type, and a message that names the element, the offending
 value, and what to do instead. What a factory refuses where the element is
 built is in test_element.py."""
 
-import conftest
 import pytest
 
 from markup import SafeString, h, render, render_bytes
+
+import conftest
 
 
 def test_mapping_after_child_in_a_baked_builder_shows_no_stand_in():

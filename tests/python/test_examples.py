@@ -15,8 +15,9 @@ from pathlib import Path
 import html5lib
 import pytest
 
-import conftest
 from markup import h, render_bytes
+
+import conftest
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

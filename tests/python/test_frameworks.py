@@ -10,8 +10,9 @@ import types
 
 import pytest
 
-import conftest
 from markup import Comment, SafeString, baked, h, render, render_bytes
+
+import conftest
 
 TEA = "Tea & <cake> é"
 
@@ -666,9 +667,9 @@ def test_glue_modules_are_not_imported_by_markup():
 
 
 def test_safestring_passes_through_responses():
-    from starlette.testclient import TestClient
     from starlette.applications import Starlette
     from starlette.routing import Route
+    from starlette.testclient import TestClient
 
     from markup.starlette import MarkupResponse
 

@@ -16,6 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from markup import Tag, baked, h, render, render_bytes
+
 from htmldom import (
     REPLACED,
     Cmt,
@@ -28,7 +30,6 @@ from htmldom import (
     parse_dom,
     text_as_parsed,
 )
-from markup import Tag, baked, h, render, render_bytes
 
 SETTINGS = settings(
     max_examples=150,

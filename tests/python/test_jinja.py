@@ -7,7 +7,6 @@ and through markup.jinja.Environment with the same settings."""
 import re
 import traceback
 
-import conftest
 import jinja2
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -15,6 +14,8 @@ from hypothesis import strategies as st
 from markupsafe import Markup
 
 import markup.jinja as mj
+
+import conftest
 
 
 class Html:

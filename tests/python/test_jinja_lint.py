@@ -5,7 +5,6 @@ against html5lib's parser), at load time or from the command line."""
 import subprocess
 from xml.dom import Node
 
-import conftest
 import html5lib
 import jinja2
 import pytest
@@ -14,6 +13,8 @@ from hypothesis import strategies as st
 
 import markup.jinja as mj
 from markup._core import _HtmlScan
+
+import conftest
 
 
 def findings(templates, name="page.html", **options):

@@ -7,9 +7,10 @@ text unescaped and Jinja2 would escape it (see test_render.py)."""
 
 import markupsafe
 import pytest
-from conftest import HOSTILE_TEXT, HOSTILE_VALUES, value_id
 
 from markup import Comment, SafeString, Tag, aria, data, escape, h, render, render_bytes
+
+from conftest import HOSTILE_TEXT, HOSTILE_VALUES, value_id
 
 # (name, build(v) -> tree, Jinja2 source using {{ v }})
 SHAPES = [

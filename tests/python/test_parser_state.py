@@ -23,9 +23,10 @@ import pytest
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
+from markup import SafeString, Tag, baked, escape, h, iter_render, render, when
+
 import htmldom
 from htmldom import El, Verbatim, bake, build, parse_dom
-from markup import SafeString, Tag, baked, escape, h, iter_render, render, when
 
 EXAMPLES = int(os.environ.get("MARKUP_PARSER_STATE_EXAMPLES", "300"))
 SETTINGS = settings(
@@ -406,7 +407,7 @@ def test_reported_breakouts_render_safely_or_raise(build_tree):
     except ValueError as exc:
         assert str(exc).startswith("<")
         return
-    for tag, attrs in _parsed_element_sets(html):
+    for tag, _attrs in _parsed_element_sets(html):
         assert tag.split(":")[-1] != "img", html
 
 

@@ -9,8 +9,8 @@ prints the failing example and a reproduction blob on failure."""
 import itertools
 
 import jinja2
-import pytest
 import markupsafe
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -5,6 +5,7 @@ ways: sys.getrefcount of the arguments before and after, and the total
 and tracemalloc, which settle after a warm-up)."""
 
 import gc
+import itertools
 import sys
 import tracemalloc
 
@@ -273,9 +274,10 @@ def test_safestring_methods_do_not_leak():
 
 def test_kwname_cache_is_bounded():
     # Unbounded **kwargs names must not grow memory forever.
-    def once(counter=[0]):
-        counter[0] += 1
-        h.P(**{f"k{counter[0]}": 1})
+    names = itertools.count()
+
+    def once():
+        h.P(**{f"k{next(names)}": 1})
 
     for _ in range(5000):  # fill the cache to its bound
         once()

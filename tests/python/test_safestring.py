@@ -8,9 +8,10 @@ import random
 
 import markupsafe
 import pytest
-from conftest import HOSTILE_VALUES, value_id
 
 from markup import SafeString, escape, h, render
+
+from conftest import HOSTILE_VALUES, value_id
 
 INPUTS = HOSTILE_VALUES + [
     None,

@@ -200,7 +200,9 @@ def test_stubs_match_the_extension(tmp_path):
     # interface the rest of markup uses; its modules are read for stubtest's
     # walk, not type-checked (the stand-ins' operators are the template
     # language, typed as Any).
-    (tmp_path / "stubtest.ini").write_text("[mypy-markup._template.*]\nignore_errors = True\n")
+    (tmp_path / "stubtest.ini").write_text(
+        "[mypy]\n[mypy-markup._template.*]\nignore_errors = True\n"
+    )
     proc = subprocess.run(
         [
             *conftest.PYTHON,

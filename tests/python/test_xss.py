@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from markup import Tag, baked, h, render, tojson
+
 from htmldom import (
     REPLACED,
     Cmt,
@@ -32,7 +34,6 @@ from htmldom import (
     slot_values,
     text_as_parsed,
 )
-from markup import Tag, baked, h, render, tojson
 
 CORPUS_DIR = Path(__file__).resolve().parents[1] / "data" / "xss"
 CODE_POINT = re.compile(r"\{\{U\+([0-9A-Fa-f]{4,6})\}\}")

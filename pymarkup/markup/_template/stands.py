@@ -80,7 +80,7 @@ class StandIn(_core.StandIn):
     def __repr__(self) -> str:
         return self._m_session.marker(self, "", "r")
 
-    def _arith(op: str, swap: bool = False):  # noqa: N805 - builds methods
+    def _arith(op: str, swap: bool = False):
         def method(self, other):
             return _Binary(op, other, self) if swap else _Binary(op, self, other)
 
@@ -194,7 +194,7 @@ class StandIn(_core.StandIn):
             "is passed to reversed()", "iterate per_call(reversed, x), or reverse it in the caller"
         )
 
-    def _refusing(what: str, hint: str = "compute the value in the caller"):  # noqa: N805
+    def _refusing(what: str, hint: str = "compute the value in the caller"):
         def method(self, *args: Any) -> Any:
             self._refuse(what, hint)
 
