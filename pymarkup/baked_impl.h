@@ -16,6 +16,7 @@
 
 #include "state.h"
 
+#include "dict_fields.h" /* PM_HAVE_ATOMICS, for size_hint */
 #include "number_format.h"
 
 /* One slot of a baked function's template. */
