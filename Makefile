@@ -116,12 +116,12 @@ pytest: install
 jinja2-suite: install
 	bash scripts/jinja2-suite.sh $(abspath $(PY)) $(abspath $(BUILD))/jinja2-suite
 
-## Lint: clang-format (check mode) over every C source; clang-tidy over
-## libmarkup/ and pymarkup/ (the static analyzer and the bugprone checks
-## that .clang-tidy keeps; any finding fails), from the compile commands of
-## a Debug configure in $(BUILD)/tidy, whose asserts the analyzer reads;
-## ruff (lint and format check) over the Python code. `make format`
-## rewrites the formatting.
+## Lint: clang-format (check mode) over every C source; ruff (lint and
+## format check) over the Python code; then clang-tidy over libmarkup/ and
+## pymarkup/ (the static analyzer and the bugprone checks that .clang-tidy
+## keeps; any finding fails; about 2 minutes at JOBS=2), from the compile
+## commands of a Debug configure in $(BUILD)/tidy, whose asserts the
+## analyzer reads. `make format` rewrites the formatting.
 C_SOURCES = $(shell git ls-files '*.c' '*.h' '*.cpp' 2>/dev/null || find include libmarkup pymarkup tests fuzz bench examples -name '*.[ch]')
 TIDY_SOURCES = $(wildcard libmarkup/*.c pymarkup/*.c)
 lint-deps: $(VENV)/.lint-stamp
@@ -131,12 +131,12 @@ $(VENV)/.lint-stamp: requirements-lint.txt $(VENV)/.stamp
 
 lint: system lint-deps
 	$(VENV)/bin/clang-format --dry-run --Werror $(C_SOURCES)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 	$(CMAKE) -S . -B $(BUILD)/tidy -DCMAKE_BUILD_TYPE=Debug -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
 	  -DMARKUP_BUILD_PYTHON=ON -DMARKUP_BUILD_TESTS=ON -DPython_EXECUTABLE=$(abspath $(PY)) >/dev/null
 	printf '%s\n' $(TIDY_SOURCES) | xargs -P $(JOBS) -n 1 \
 	  $(VENV)/bin/clang-tidy -p $(BUILD)/tidy --quiet --warnings-as-errors='*'
-	$(VENV)/bin/ruff check .
-	$(VENV)/bin/ruff format --check .
 
 format: lint-deps
 	$(VENV)/bin/clang-format -i $(C_SOURCES)
