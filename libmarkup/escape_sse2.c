@@ -36,7 +36,8 @@
        : (j) >= (p2) ? GROUP_SLOT(2, (j) - (p2), a, b, c, d)                                       \
        : (j) >= (p1) ? GROUP_SLOT(1, (j) - (p1), a, b, c, d)                                       \
                      : GROUP_SLOT(0, (j), a, b, c, d))
-#  define GROUP_AT(j, a, b, c, d) GROUP_PICK(j, a, b, c, d, a, a + b, a + b + c, a + b + c + d)
+#  define GROUP_AT(j, a, b, c, d)                                                                  \
+      GROUP_PICK(j, a, b, c, d, (a), (a) + (b), (a) + (b) + (c), (a) + (b) + (c) + (d))
 #  define GROUP_ROW(a, b, c, d)                                                                    \
       {GROUP_AT(0, a, b, c, d),                                                                    \
        GROUP_AT(1, a, b, c, d),                                                                    \
@@ -69,7 +70,7 @@
        0x80,                                                                                       \
        0x80,                                                                                       \
        0x80,                                                                                       \
-       a + b + c + d}
+       (a) + (b) + (c) + (d)}
 /* Two key bits per byte, low byte first: bit 0 "special", bit 1 the
    byte's bit 4 (set for < and >, clear for & " '; ignored when clean).
    So the four codes escape to 1, 5, 1 and 4 bytes. */

@@ -8,6 +8,7 @@
  * checks nothing but the callbacks' answers. The run keeps its value stack
  * and loop frames on the C stack: a program holds no state between runs.
  */
+#include <assert.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -110,10 +111,12 @@ markup_status markup_program_add_static(markup_program_builder *b, const char *s
     size_t at = b->statics.len;
     markup_status st = markup_buf_append(&b->statics, s, n);
     if (st != MARKUP_OK) return st;
-    instr *last = b->ncode ? &b->code[b->ncode - 1] : NULL;
-    if (last && last->op == MARKUP_OP_STATIC && last->a + last->b == at && b->target != b->ncode) {
-        last->b += (uint32_t)n;
-        return MARKUP_OK;
+    if (b->ncode) {
+        instr *last = &b->code[b->ncode - 1];
+        if (last->op == MARKUP_OP_STATIC && last->a + last->b == at && b->target != b->ncode) {
+            last->b += (uint32_t)n;
+            return MARKUP_OK;
+        }
     }
     st = push_instr(b, (instr){MARKUP_OP_STATIC, 0, (uint32_t)at, (uint32_t)n});
     if (st != MARKUP_OK) markup_buf_truncate(&b->statics, at);
@@ -570,6 +573,9 @@ markup_status markup_program_run(const markup_program *prog, const markup_progra
     /* Where the last static HTML written ends, in the statics and in the
        output: a newline point comes first when nothing was written since. */
     size_t static_end = 0, out_end = 0;
+    /* The asserts below restate what markup_program_builder_finish checked
+       of every program: a stack, loop or capture is never read past what
+       was pushed, and a PARAM names a parameter. */
     while (st == MARKUP_OK && pc < prog->ncode) {
         const instr *in = &code[pc];
         at = pc;
@@ -591,6 +597,7 @@ markup_status markup_program_run(const markup_program *prog, const markup_progra
             break;
         case MARKUP_OP_WRITE: {
             markup_program_slot first;
+            assert(r.sp == 1);
             st = data->write(ctx,
                              slot_here(&prog->slots[in->a].pub, static_end, out_end, out, &first),
                              r.stack[0], out);
@@ -600,6 +607,7 @@ markup_status markup_program_run(const markup_program *prog, const markup_progra
         }
         case MARKUP_OP_IF: {
             bool yes = false;
+            assert(r.sp == 1);
             st = data->truth(ctx, r.stack[0], &yes);
             release_stack(&r, 0);
             pc = yes ? pc + 1 : in->a;
@@ -612,6 +620,7 @@ markup_status markup_program_run(const markup_program *prog, const markup_progra
             pc++;
             break;
         case MARKUP_OP_END_CAPTURE: {
+            assert(r.ncaptures > 0);
             size_t begin = r.captures[--r.ncaptures];
             void *v = NULL;
             const char *text = out->data ? out->data + begin : "";
@@ -625,6 +634,7 @@ markup_status markup_program_run(const markup_program *prog, const markup_progra
         }
         case MARKUP_OP_LOOP: {
             void *iter = NULL;
+            assert(r.sp == 1);
             st = data->iter_begin(ctx, r.stack[0], &iter);
             release_stack(&r, 0);
             if (st != MARKUP_OK) break;
@@ -645,6 +655,7 @@ markup_status markup_program_run(const markup_program *prog, const markup_progra
         }
         case MARKUP_OP_END_LOOP: {
             bool more = false;
+            assert(r.nloops > 0);
             st = advance(&r, &r.loops[r.nloops - 1], &more);
             if (st != MARKUP_OK) break;
             if (more) {
@@ -658,6 +669,7 @@ markup_status markup_program_run(const markup_program *prog, const markup_progra
         case MARKUP_OP_PARAM:
         case MARKUP_OP_ITEM:
         field: {
+            assert(in->op != MARKUP_OP_PARAM || in->a < nparams);
             void *v =
                 in->op == MARKUP_OP_PARAM ? params[in->a] : r.loops[r.nloops - 1 - in->a].item;
             if (in->fused != FUSE_NONE) { /* the APPLY after it, on the borrowed value */
@@ -732,6 +744,7 @@ markup_status markup_program_run(const markup_program *prog, const markup_progra
                 markup_program_slot first;
                 const markup_program_slot *slot =
                     slot_here(&prog->slots[code[pc + 1].a].pub, static_end, out_end, out, &first);
+                assert(r.sp > 0);
                 st = data->apply_write(ctx, in->a, r.stack[r.sp - 1], slot, out);
                 release_stack(&r, r.sp - 1);
                 pc += 2;

@@ -413,7 +413,7 @@ void markup_scan_at(const markup_scan *scan, markup_scan_where *where) {
     case S_ATTR_VALUE_QUOTED:
     case S_ATTR_VALUE_UNQUOTED:
         where->place = MARKUP_PLACE_ATTR_VALUE;
-        where->quote = scan->state_ == S_ATTR_VALUE_QUOTED ? (char)scan->quote_ : 0;
+        where->quote = (char)(scan->state_ == S_ATTR_VALUE_QUOTED ? scan->quote_ : 0);
         where->value_start = scan->value_len_ == 0;
         if (!(scan->flags_ & F_ATTR_VALUE)) {
             where->attr = scan->attr_;

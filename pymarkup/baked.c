@@ -309,8 +309,7 @@ static Py_ssize_t find_param(pm_baked *self, PyObject *kw) {
 static int bind_arguments(pm_baked *self, PyObject *const *args, Py_ssize_t nargs,
                           PyObject *kwnames, PyObject **values, unsigned char *defaulted) {
     Py_ssize_t npos = nargs < self->npositional ? nargs : self->npositional;
-    for (Py_ssize_t i = 0; i < npos; i++) values[i] = args[i];
-    for (Py_ssize_t i = npos; i < self->nparams; i++) values[i] = NULL;
+    for (Py_ssize_t i = 0; i < self->nparams; i++) values[i] = i < npos ? args[i] : NULL;
 
     if (kwnames) {
         Py_ssize_t nkw = PyTuple_GET_SIZE(kwnames);

@@ -176,7 +176,7 @@ static int attr_write(pm_render_ctx *ctx, const char *name, Py_ssize_t name_len,
     markup_error err = MARKUP_ERROR_INIT;
     if (ctx->attrs) {
         markup_context at = ctx->w ? markup_writer_start_tag_context(ctx->w) : ctx->attrs_at;
-        if (trusted && (st = markup_context_check_attr_html(at, s, n, &err)) != MARKUP_OK)
+        if (trusted && markup_context_check_attr_html(at, s, n, &err) != MARKUP_OK)
             return attr_value_error(ctx, name, name_len, &err);
         st = trusted ? markup_html_write_attr_html(ctx->attrs, name, (size_t)name_len, s, n)
                      : markup_html_write_attr(ctx->attrs, name, (size_t)name_len, s, n);
