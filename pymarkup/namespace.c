@@ -137,7 +137,7 @@ static PM_NOINLINE PyObject *namespace_missing(pm_namespace *self, PyObject *nam
                 if (i > 0) kebab[k++] = '-';
                 kebab[k++] = (char)(c + 32);
             } else {
-                kebab[k++] = c == '_' ? '-' : c;
+                kebab[k++] = (char)(c == '_' ? '-' : c);
             }
         }
         PyObject *alt = PyUnicode_FromStringAndSize(camel, n);
@@ -286,7 +286,7 @@ static int add_foreign_factories(pm_state *st, const char *const *names, size_t 
         for (const char *c = names[i]; *c != '\0' && k + 1 < sizeof attr; c++) {
             if (*c == '-') continue;
             int upper = c == names[i] || c[-1] == '-';
-            attr[k++] = upper && *c >= 'a' && *c <= 'z' ? (char)(*c - 'a' + 'A') : *c;
+            attr[k++] = (char)(upper && *c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
         }
         attr[k] = '\0';
         if (add_factory(st, names[i], attr, 0) < 0) return -1;

@@ -101,11 +101,19 @@ static PyObject *safestring_alloc(pm_state *st, Py_ssize_t length, int kind, int
                                   void **chars) {
     PyTypeObject *type = st->safestring_type;
     size_t header = ascii ? sizeof(PyASCIIObject) : sizeof(PyCompactUnicodeObject);
-    if (length > (PY_SSIZE_T_MAX - (Py_ssize_t)header) / kind - 1) return PyErr_NoMemory();
+    /* NULL written out on failure (PyErr_NoMemory() returns it too, where
+       clang-tidy's analyzer cannot see it). */
+    if (length > (PY_SSIZE_T_MAX - (Py_ssize_t)header) / kind - 1) {
+        PyErr_NoMemory();
+        return NULL;
+    }
     size_t size = header + (size_t)(length + 1) * (size_t)kind;
     if (size < (size_t)type->tp_basicsize) size = (size_t)type->tp_basicsize;
     PyObject *op = PyObject_Malloc(size);
-    if (op == NULL) return PyErr_NoMemory();
+    if (op == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
     memset(op, 0, header);
     PyObject_Init(op, type); /* takes a reference to the type */
     PyASCIIObject *a = (PyASCIIObject *)op;

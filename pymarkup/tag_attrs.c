@@ -357,7 +357,8 @@ static PM_NOINLINE PyObject *kwname_convert(pm_tag *tag, PyObject *kw) {
     char small[64];
     char *out = n <= (Py_ssize_t)sizeof small ? small : PyMem_Malloc((size_t)n);
     if (out == NULL) return PyErr_NoMemory();
-    for (Py_ssize_t i = 0; i < n; i++) out[i] = s[i] == '_' && !bare_underscore ? '-' : s[i];
+    for (Py_ssize_t i = 0; i < n; i++)
+        out[i] = (char)(s[i] == '_' && !bare_underscore ? '-' : s[i]);
     PyObject *name = PyUnicode_DecodeUTF8(out, n, "strict");
     if (out != small) PyMem_Free(out);
     if (name == NULL) return NULL;
