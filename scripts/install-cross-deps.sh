@@ -34,5 +34,5 @@ echo "installing Debian packages: ${missing[*]}"
 for arch in arm64 armhf s390x; do
   dpkg --print-foreign-architectures | grep -qx "$arch" || $SUDO dpkg --add-architecture "$arch"
 done
-$SUDO apt-get update -qq
+bash "$(dirname "$0")/apt-update.sh"
 $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -16,5 +16,5 @@ fi
 echo "installing Debian packages: ${missing[*]}"
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-$SUDO apt-get update -qq
+bash "$(dirname "$0")/apt-update.sh"
 $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -34,7 +34,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     exit 1
   fi
   echo "installing Debian packages: ${missing[*]}"
-  $SUDO apt-get update -qq
+  bash "$(dirname "$0")/apt-update.sh"
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
     "${missing[@]}" >/dev/null
 fi
