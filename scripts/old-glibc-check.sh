@@ -31,7 +31,7 @@ if [ "$(id -u)" -ne 0 ]; then
   exit 1
 fi
 if ! command -v debootstrap >/dev/null; then
-  apt-get update -qq
+  bash "$(dirname "$0")/apt-update.sh"
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap
 fi
 
