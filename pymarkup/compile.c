@@ -23,7 +23,20 @@ typedef struct pm_program_builder {
     size_t flushed; /* bytes of buf already in the program */
     markup_writer w;
     int static_ascii; /* everything flushed so far is ASCII */
+    /* A t-string's own text is the static HTML (static()): what the walker
+       writes meanwhile only moves the writer to where each value stands
+       and is dropped, so that the buffer stays the program's statics. */
+    int verbatim;
+    /* Where the content of a t-string's pre, listing or textarea began to
+       the writer (in what it dropped) and in the template's text: a value
+       written there comes first in it, as in markup_writer_newline_start. */
+    size_t shadow_at, verbatim_at;
 } pm_program_builder;
+
+/* A content offset of the writer's, as an offset of the program's statics. */
+static size_t static_offset(const pm_program_builder *pb, size_t at) {
+    return at && at == pb->shadow_at ? pb->verbatim_at : at;
+}
 
 static int raise_status(markup_status st) {
     if (st == MARKUP_OK) return 0;
@@ -143,8 +156,13 @@ static int add_static(pm_program_builder *pb, size_t end) {
    after a slot or a branch point). The buffer's offsets are the program's
    static offsets: all of it goes there, in order. */
 static int flush(pm_program_builder *pb) {
+    if (pb->verbatim) {
+        (void)markup_writer_take_newline_mark(&pb->w, NULL);
+        pb->buf.len = pb->flushed;
+        return 0;
+    }
     size_t at = 0;
-    size_t content_at = markup_writer_take_newline_mark(&pb->w, &at);
+    size_t content_at = static_offset(pb, markup_writer_take_newline_mark(&pb->w, &at));
     if (content_at && at >= pb->flushed && at <= pb->buf.len &&
         (add_static(pb, at) < 0 ||
          raise_status(markup_program_add_static_newline(pb->b, content_at)) < 0))
@@ -215,13 +233,23 @@ static PyObject *pb_child_slot(PyObject *op, PyObject *arg) {
     markup_error err = MARKUP_ERROR_INIT;
     markup_status status = markup_writer_check_child_slot(&pb->w, &err);
     if (status != MARKUP_OK) return slot_refused(status, &err), NULL;
+    size_t newline_at = markup_writer_newline_start(&pb->w);
+    if (newline_at && pb->verbatim) {
+        /* The writer's offset is in what it wrote and drops: the value
+           comes first when the writer wrote nothing since, and then the
+           element's content begins where the template's text now ends. */
+        int first = newline_at == pb->buf.len;
+        if (flush(pb) < 0) return NULL;
+        newline_at = first ? pb->buf.len : 0;
+    }
+    newline_at = static_offset(pb, newline_at);
     markup_program_slot slot = {MARKUP_SLOT_CHILD,
                                 markup_writer_context(&pb->w),
                                 (unsigned)depth,
                                 NULL,
                                 0,
                                 false,
-                                markup_writer_newline_start(&pb->w)};
+                                newline_at};
     return add_slot(pb, &slot);
 }
 
@@ -306,6 +334,42 @@ static PyObject *pb_attr_close(PyObject *op, PyObject *Py_UNUSED(x)) {
     Py_RETURN_NONE;
 }
 
+/* verbatim(on): from now (on) or no longer, the static HTML is only what
+   static() adds; what the walker writes is dropped. */
+static PyObject *pb_verbatim(PyObject *op, PyObject *arg) {
+    pm_program_builder *pb = (pm_program_builder *)op;
+    int on = PyObject_IsTrue(arg);
+    if (on < 0 || pb_usable(pb) < 0) return NULL;
+    size_t shadow_at = pb->verbatim && !on ? markup_writer_newline_start(&pb->w) : 0;
+    int first = shadow_at && shadow_at == pb->buf.len; /* nothing written since */
+    if (flush(pb) < 0) return NULL;
+    if (pb->verbatim && !on) {
+        pb->shadow_at = shadow_at;
+        pb->verbatim_at = first ? pb->buf.len : 0;
+    }
+    pb->verbatim = on;
+    Py_RETURN_NONE;
+}
+
+static PyObject *pb_static(PyObject *op, PyObject *arg) {
+    pm_program_builder *pb = (pm_program_builder *)op;
+    if (pb_usable(pb) < 0) return NULL;
+    if (!pb->verbatim) {
+        PyErr_SetString(PyExc_ValueError, "static: only in verbatim mode");
+        return NULL;
+    }
+    Py_ssize_t n;
+    const char *s = PyUnicode_Check(arg) ? pm_utf8(arg, &n, NULL, "html()") : NULL;
+    if (!s) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "static: text must be a str");
+        return NULL;
+    }
+    if (flush(pb) < 0 || raise_status(markup_buf_append(&pb->buf, s, (size_t)n)) < 0 ||
+        add_static(pb, pb->buf.len) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyObject *pb_emit(PyObject *op, PyObject *args) {
     pm_program_builder *pb = (pm_program_builder *)op;
     int code;
@@ -374,6 +438,9 @@ static PyMethodDef pb_methods[] = {
     {"attr_open", pb_attr_open, METH_O, "attr_open(name): start attribute `name`'s value."},
     {"attr_text", pb_attr_text, METH_O, "attr_text(text): static text of the open value."},
     {"attr_close", pb_attr_close, METH_NOARGS, "attr_close(): end the open value."},
+    {"verbatim", pb_verbatim, METH_O,
+     "verbatim(on): static HTML only from static(); the walker's output is dropped."},
+    {"static", pb_static, METH_O, "static(text): the template's own text, as it is."},
     {"emit", pb_emit, METH_VARARGS, "emit(op, a, b) -> the instruction's position."},
     {"here", pb_here, METH_NOARGS, "The next instruction's position (a jump target)."},
     {"patch", pb_patch, METH_VARARGS, "patch(at, a): set the target of a jump."},

@@ -9,6 +9,7 @@ the interpolations' values to that program.
 
 import collections.abc
 import importlib
+import re
 import sys
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
@@ -24,6 +25,11 @@ _SPREAD = _OPEN + "spread" + _CLOSE
 # Elements without an end tag (the standard's void elements).
 _VOID = frozenset(
     "area base br col embed hr img input link meta source track wbr param keygen".split()
+)
+
+# Where HTML goes on inside svg and math.
+_INTEGRATION_POINTS = frozenset(
+    "foreignobject desc title mi mo mn ms mtext annotation-xml".split()
 )
 
 # Compiled templates by their literal parts; bounded, since a program's
@@ -89,17 +95,56 @@ def _html(template: Any) -> "_core.SafeString":
             value = _children(value)
         values.append(value)
     if _template._sessions():
-        # Inside a @baked builder being traced: the elements themselves,
-        # which become part of the builder's program.
-        return _build(compiled.tree, tuple(values))
+        # Inside a @baked builder being traced: a node of the builder's
+        # program, its values the builder's.
+        return _node(compiled, tuple(values))
     if compiled.spreads:
-        return _core.render(_build(compiled.tree, tuple(values)))
+        return _spread_call(compiled, values)
     for index, name in compiled.joined:
         if not isinstance(values[index], (str, int, float)):
             values[index] = _joined(name, values[index])
     if compiled.fn is None:
         compiled.bake()
     return compiled.fn(*values)
+
+
+# Templates with spread mappings, baked once per set of attribute names.
+_SPREAD_BAKED: Dict[Tuple[Any, ...], Callable[..., Any]] = {}
+
+
+def _spread_call(compiled: _Compiled, values: List[Any]) -> Any:
+    """A template with `<a {attrs}>`: baked for the names each mapping
+    gives, each name's value a parameter."""
+    spread = {i: compiled.spread(i, values[i]) for i in compiled.spreads}
+    names = [tuple(attrs) for attrs in spread.values()]
+    key = (compiled, tuple(names))
+    fn = _SPREAD_BAKED.get(key)
+    if fn is None:
+        fn = _bake_spread(compiled, names)
+        if len(_SPREAD_BAKED) >= _COMPILED_MAX:
+            _SPREAD_BAKED.clear()
+        _SPREAD_BAKED[key] = fn
+    args = [v for i, v in enumerate(values) if i not in compiled.spreads]
+    for attrs in spread.values():
+        args.extend(attrs.values())
+    return fn(*args)
+
+
+def _bake_spread(compiled: _Compiled, names: List[Tuple[str, ...]]) -> Callable[..., Any]:
+    plain = [f"value{i}" for i in range(compiled.count) if i not in compiled.spreads]
+    rebuilt = {f"value{i}": f"value{i}" for i in range(compiled.count)}
+    extra: List[str] = []
+    for n, i in enumerate(compiled.spreads):
+        params = [f"spread{i}_{k}" for k in range(len(names[n]))]
+        extra.extend(params)
+        rebuilt[f"value{i}"] = (
+            "{" + ", ".join(f"_names[{n}][{k}]: {p}" for k, p in enumerate(params)) + "}"
+        )
+    args = ", ".join(plain + extra)
+    values = ", ".join(rebuilt[f"value{i}"] for i in range(compiled.count))
+    namespace: Dict[str, Any] = {"_node": _node, "_self": compiled, "_names": names}
+    exec(f"def html({args}):\n    return _node(_self, ({values},))", namespace)
+    return baked(namespace["html"])  # type: ignore[no-any-return]
 
 
 def _joined(name: str, value: Any) -> Any:
@@ -155,26 +200,45 @@ class TemplateError(ValueError):
 
 
 class _Compiled:
-    """A t-string's elements, which of its values are a whole class or
-    style value, and (once called outside a trace) its baked function."""
+    """A t-string's literal parts, read: its text in pieces around the
+    values (`pieces[i]` comes before value i, the last after them all),
+    what each value is to the HTML (`slots`), its elements (`tree`, for
+    the shell the writer follows) and, once called outside a trace, its
+    baked function."""
 
-    __slots__ = ("tree", "count", "joined", "joined_at", "spreads", "fn")
+    __slots__ = (
+        "tree",
+        "count",
+        "pieces",
+        "slots",
+        "joined",
+        "joined_at",
+        "spreads",
+        "beside",
+        "fn",
+    )
 
-    def __init__(self, tree: "_Node", count: int) -> None:
-        self.tree, self.count = tree, count
+    def __init__(
+        self, tree: "_Node", pieces: List[str], slots: List[Tuple[str, str, Tuple[int, ...]]]
+    ) -> None:
+        self.tree, self.count, self.pieces, self.slots = tree, len(slots), pieces, slots
         # A mapping spread as attributes changes the element's attributes
-        # per call: such a template is built and rendered per call.
-        self.spreads = any(name == _SPREAD for node in _walk(tree) for name, _ in node.attrs)
+        # per call: such a template is baked for each set of names.
+        self.spreads = tuple(i for i, (kind, _, _) in enumerate(slots) if kind == "spread")
         self.joined = tuple(
-            (parts[0], name)
-            for node in _walk(tree)
-            for name, parts in node.attrs
-            if name in ("class", "style")
-            and parts
-            and len(parts) == 1
-            and isinstance(parts[0], int)
+            (i, name.lower())
+            for i, (kind, name, _) in enumerate(slots)
+            if kind == "attr" and name.lower() in ("class", "style")
         )
         self.joined_at = tuple(index for index, _ in self.joined)
+        # For each spread mapping, the other attributes of its start tag.
+        self.beside: Dict[int, frozenset] = {}
+        for node in _walk(tree):
+            for name, parts in node.attrs:
+                if name == _SPREAD:
+                    self.beside[parts[0]] = frozenset(  # type: ignore[index]
+                        other for other, _ in node.attrs if other != _SPREAD
+                    )
         self.fn: Optional[Callable[..., Any]] = None
 
     def bake(self) -> None:
@@ -182,11 +246,80 @@ class _Compiled:
         # @baked; its errors name the value by its place: html() argument
         # 'value2'.
         names = ", ".join(f"value{i}" for i in range(self.count))
-        namespace: Dict[str, Any] = {"_build": _build, "_tree": self.tree}
+        namespace: Dict[str, Any] = {"_node": _node, "_self": self}
         comma = "," if self.count else ""
-        code = f"def html({names}):\n    return _build(_tree, ({names}{comma}))"
+        code = f"def html({names}):\n    return _node(_self, ({names}{comma}))"
         exec(code, namespace)
         self.fn = baked(namespace["html"])
+
+    # -- what the @baked compiler asks (markup/_template/compiler.py) --------
+
+    def shell(self, marks: List[Any]) -> Any:
+        """The template's elements with `marks[i]` where value i stands."""
+        return _core.h.Fragment([_shell(child, marks) for child in self.tree.children])
+
+    def attr_value(self, name: str, value: Any) -> Any:
+        return _joined(name.lower(), value)
+
+    def spread(self, index: int, value: Any) -> Dict[str, Any]:
+        """The attributes of a mapping spread in a start tag, checked and
+        named as an element's (a later one of the same name wins)."""
+        if isinstance(value, _template.StandIn):
+            raise TypeError(
+                f"html(): value {index} is a mapping of attributes spread in a start tag, "
+                f"which @baked fixes when baking; give each attribute its value (name={{value}})"
+            )
+        if not isinstance(value, collections.abc.Mapping):
+            raise TypeError(
+                f"html(): value {index} stands where attributes go (<a {{attrs}}>), so it must "
+                f"be a mapping of attribute names to values, got {type(value).__name__}"
+            )
+        attrs = {name: _joined(name, item) for name, item in value.items()}
+        for name in attrs:
+            if not isinstance(name, str):
+                raise TypeError(
+                    f"html(): value {index} spreads attributes, and their names must be str, "
+                    f"got {type(name).__name__}"
+                )
+            if name.lower() in self.beside[index]:
+                # The parser keeps the first of two, whichever was meant.
+                raise ValueError(
+                    f"html(): value {index} spreads attribute {name!r}, which its start tag "
+                    f"also gives; give it once"
+                )
+        _core.Tag("span")(attrs)  # the names checked as an element's
+        return attrs
+
+
+def _node(compiled: _Compiled, values: Tuple[Any, ...]) -> Any:
+    """A t-string in a builder being traced: a node the compiler writes."""
+    sessions = _template._sessions()
+    session = next(reversed(sessions.values()))
+    return _core.h.Fragment([_template._TString(session, compiled, values)])
+
+
+def _shell(child: Any, marks: List[Any]) -> Any:
+    if isinstance(child, int):
+        return marks[child]
+    if not isinstance(child, _Node):
+        return child  # text, a Comment, the doctype
+    attrs: Dict[str, Any] = {}
+    for name, parts in child.attrs:
+        values = [part for part in parts or () if isinstance(part, int)]
+        if name == _SPREAD:
+            attrs[f"data-markup-spread-{values[0]}"] = marks[values[0]]
+        elif values:
+            attrs[name] = marks[values[0]]
+        else:
+            attrs[name] = True if parts is None else "".join(parts)
+    return _core.Tag(child.tag)(attrs, [_shell(c, marks) for c in child.children])
+
+
+# An attribute's name, '=' and opening quote (if any) at the end of the text
+# before its value: what a whole attribute value's slot writes itself.
+_ATTR_BEFORE = re.compile(r"(\s*)([^\s/>=]+)\s*=\s*([\"']?)\Z")
+# The same, for a value with text around it that is not quoted.
+_UNQUOTED_BEFORE = re.compile(r"[^\s/>=]+\s*=\s*(?=[^\s\"'>]*\Z)")
 
 
 def _compile(strings: Tuple[str, ...]) -> _Compiled:
@@ -197,14 +330,110 @@ def _compile(strings: Tuple[str, ...]) -> _Compiled:
                 "html(): the t-string holds U+E000 or U+E001, which markup uses "
                 "to mark where values go"
             )
-    _check_places(strings)
+    pieces, slots = _places(strings)
     source = strings[0] + "".join(f"{_OPEN}{i}{_CLOSE}{s}" for i, s in enumerate(strings[1:]))
-    compiled = _Compiled(_read(source), len(strings) - 1)
-    if (
-        not _template._sessions() and not compiled.spreads
-    ):  # in a trace, the builder's compile checks it
+    tree = _read(source)
+    _agree(tree, slots)
+    compiled = _Compiled(tree, pieces, slots)
+    if not _template._sessions() and not compiled.spreads:
         compiled.bake()  # the template's own HTML, checked by the writer now
     return compiled
+
+
+def _places(strings: Tuple[str, ...]) -> Tuple[List[str], List[Tuple[str, str, Tuple[int, ...]]]]:
+    """What each value is to the HTML, as libmarkup's tokenizer (the
+    standard's states) reads the literal parts, and the template's text in
+    pieces around them. A value where the parser would read it as anything
+    but text, an attribute's value or a mapping of attributes is refused."""
+    scan = _core._HtmlScan()
+    pieces = list(strings)
+    slots: List[Tuple[str, str, Tuple[int, ...]]] = []
+    line = 1
+    group: List[int] = []  # the values of the attribute value being read
+    for i, literal in enumerate(strings[:-1]):
+        scan.text(literal)
+        line += literal.count("\n")
+        place, tag, attr, quote, value_start = scan.at()
+        after = strings[i + 1]
+        if place == "tag_name":
+            raise _fail("a value stands in a tag name", line)
+        if place == "attr_name":
+            if not _spread_here(literal, after):
+                raise _fail(
+                    "a value stands in an attribute name; a mapping of attributes stands "
+                    "alone among them (<a {attrs} href=...>), a value of one after its "
+                    "name (name={value})",
+                    line,
+                )
+            pieces[i] = pieces[i].rstrip()  # each attribute is written with its space
+            slots.append(("spread", "", (i,)))
+        elif place == "comment":
+            raise _fail("a value is in a comment; comments are fixed text", line)
+        elif place == "raw_text":
+            raise _fail(f"a value is in the text of a <{tag}>, {_core._RAW_PER_CALL_ADVICE}", line)
+        elif place in ("text", "rcdata"):
+            slots.append(("child", "", (i,)))
+        else:
+            ends = after[:1] == quote if quote else after[:1].isspace() or after[:1] in ("", ">")
+            if quote == "" and after.startswith("/>"):
+                ends = True
+            if value_start and ends and not group:
+                match = _ATTR_BEFORE.search(pieces[i])
+                if match is None:  # pragma: no cover - the tokenizer read a name
+                    raise _fail("a value stands where the parser reads no attribute", line)
+                pieces[i] = pieces[i][: match.start()]
+                if quote:
+                    pieces[i + 1] = pieces[i + 1][1:]
+                slots.append(("attr", match.group(2), (i,)))
+            else:
+                if not group:
+                    if not quote:  # quoted on output: the value is one attribute value
+                        match = _UNQUOTED_BEFORE.search(pieces[i])
+                        if match is None:  # pragma: no cover - as above
+                            raise _fail("a value stands where the parser reads no attribute", line)
+                        pieces[i] = pieces[i][: match.end()] + '"' + pieces[i][match.end() :]
+                    name = re.search(r"([^\s/>=]+)\s*=\s*[\"']?[^\"'=]*\Z", pieces[i])
+                    slots.append(("parts", name.group(1) if name else attr, ()))
+                    first = i
+                else:
+                    slots.append(("in_parts", "", ()))
+                group.append(i)
+                stays = quote not in after if quote else not re.search(r"[\s>]", after)
+                if not stays:
+                    if not quote:
+                        end = re.search(r"[\s>]|/>", after)
+                        at = end.start() if end else len(after)
+                        pieces[i + 1] = pieces[i + 1][:at] + '"' + pieces[i + 1][at:]
+                    kind, name_, _ = slots[first]
+                    slots[first] = (kind, name_, tuple(group))
+                    group = []
+        scan.value()
+    return pieces, slots
+
+
+def _agree(tree: "_Node", slots: List[Tuple[str, str, Tuple[int, ...]]]) -> None:
+    """The elements read by the standard library's parser put each value
+    where libmarkup's tokenizer does: else the template is ambiguous."""
+    found: Dict[int, str] = {}
+    for node in [tree, *_walk(tree)]:
+        for child in node.children:
+            if isinstance(child, int):
+                found[child] = "child"
+        for name, parts in node.attrs:
+            values = tuple(part for part in parts or () if isinstance(part, int))
+            if name == _SPREAD:
+                found[values[0]] = "spread"
+            elif values and slots[values[0]][0] == "attr" and parts == [values[0]]:
+                found[values[0]] = "attr"
+            elif values and slots[values[0]][0] == "parts" and slots[values[0]][2] == values:
+                found.update((i, "parts") for i in values)
+    for i, (kind, _, _) in enumerate(slots):
+        want = "parts" if kind == "in_parts" else kind
+        if found.get(i) != want:
+            raise TemplateError(
+                f"html(): value {i} stands where HTML parsers may disagree on what it is; "
+                f"quote attribute values and close tags with '>'"
+            )
 
 
 def _walk(node: "_Node") -> Any:
@@ -218,32 +447,6 @@ def _spread_here(before: str, after: str) -> bool:
     """Whether a value in a start tag stands alone, where a whole attribute
     would: after whitespace, before whitespace, '>' or '/>'."""
     return before[-1:].isspace() and (after[:1].isspace() or after[:1] in (">", "/"))
-
-
-def _check_places(strings: Tuple[str, ...]) -> None:
-    """Refuses a value where the HTML parser would read it as anything but
-    text or an attribute's value, as libmarkup's tokenizer (the standard's
-    states) reads the literal parts."""
-    scan = _core._HtmlScan()
-    line = 1
-    for i, literal in enumerate(strings[:-1]):
-        scan.text(literal)
-        line += literal.count("\n")
-        place, tag = scan.at()[:2]
-        if place == "tag_name":
-            raise _fail("a value stands in a tag name", line)
-        if place == "attr_name" and not _spread_here(literal, strings[i + 1]):
-            raise _fail(
-                "a value stands in an attribute name; a mapping of attributes stands "
-                "alone among them (<a {attrs} href=...>), a value of one after its "
-                "name (name={value})",
-                line,
-            )
-        if place == "comment":
-            raise _fail("a value is in a comment; comments are fixed text", line)
-        if place == "raw_text":
-            raise _fail(f"a value is in the text of a <{tag}>, {_core._RAW_PER_CALL_ADVICE}", line)
-        scan.value()
 
 
 def _split(text: str) -> List[Any]:
@@ -325,8 +528,26 @@ def _read(source: str) -> "_Node":
 
         def handle_startendtag(self, tag: str, attrs: List[Tuple[str, Optional[str]]]) -> None:
             self.handle_starttag(tag, attrs)
-            if tag not in _VOID:
-                self.open.pop()
+            if tag in _VOID:
+                return
+            if not self.foreign():
+                raise _fail(
+                    f"<{tag}/> does not end the element in HTML (only void elements and "
+                    f"those inside svg or math end with '/>'); write <{tag}></{tag}>",
+                    self.line(),
+                )
+            self.open.pop()
+
+        def foreign(self) -> bool:
+            """Whether the element just opened is an svg or math one, which
+            '/>' ends: svg and math themselves, and what stands inside them
+            but not inside one of their HTML integration points."""
+            for node in reversed(self.open):
+                if node.tag in ("svg", "math"):
+                    return True
+                if node is not self.open[-1] and node.tag in _INTEGRATION_POINTS:
+                    return False
+            return False
 
         def handle_endtag(self, tag: str) -> None:
             if tag in _VOID:
@@ -343,12 +564,6 @@ def _read(source: str) -> "_Node":
 
         def handle_data(self, data: str) -> None:
             parent = self.open[-1]
-            if parent.tag in ("pre", "listing", "textarea") and not parent.children:
-                # The HTML parser drops a newline right after these start
-                # tags; markup's writer would keep a text's first one.
-                # (A CR LF or a lone CR is a newline to it.)
-                data = data[2:] if data.startswith("\r\n") else data
-                data = data[1:] if data.startswith(("\n", "\r")) else data
             if _OPEN in data and parent.tag in (
                 "script",
                 "style",
@@ -382,55 +597,3 @@ def _read(source: str) -> "_Node":
     return _Reader(source).read()
 
 
-def _build(node: _Node, values: Tuple[Any, ...]) -> Any:
-    """The h.* elements of `node`'s children, with `values` (the builder's
-    parameters) where the template has its interpolations."""
-    return _core.h.Fragment([_child(child, values) for child in node.children])
-
-
-def _child(child: Any, values: Tuple[Any, ...]) -> Any:
-    if isinstance(child, int):
-        return values[child]
-    if not isinstance(child, _Node):
-        return child  # text, a Comment, the doctype
-    attrs: Dict[str, Any] = {}
-    for name, parts in child.attrs:
-        if name == _SPREAD:
-            attrs.update(_spread(values, parts[0]))  # type: ignore[index]
-        else:
-            attrs[name] = _attr_value(parts, values)
-    return _core.Tag(child.tag)(attrs, [_child(c, values) for c in child.children])
-
-
-def _spread(values: Tuple[Any, ...], index: int) -> "collections.abc.Mapping[str, Any]":
-    """A mapping of attributes spread in a start tag, `<a {attrs}>`: its
-    attributes in its order, where it stands among the others (a later one
-    of the same name wins)."""
-    value = values[index]
-    if isinstance(value, _template.StandIn):
-        raise TypeError(
-            f"html(): value {index} is a mapping of attributes spread in a start tag, "
-            f"which @baked fixes when baking; give each attribute its value (name={{value}})"
-        )
-    if not isinstance(value, collections.abc.Mapping):
-        raise TypeError(
-            f"html(): value {index} stands where attributes go (<a {{attrs}}>), so it must "
-            f"be a mapping of attribute names to values, got {type(value).__name__}"
-        )
-    return value
-
-
-def _attr_value(parts: Optional[List[Any]], values: Tuple[Any, ...]) -> Any:
-    """An attribute's value: one value alone is that value (None or False
-    leave the attribute out, True writes it bare); text around values is
-    the text with each value formatted in, as an f-string."""
-    if parts is None:
-        return True  # written without a value: <input disabled>
-    if not parts:
-        return ""
-    if len(parts) == 1:
-        return values[parts[0]] if isinstance(parts[0], int) else parts[0]
-    text = ""
-    for part in parts:
-        text += part if isinstance(part, str) else format(values[part], "")
-    return text

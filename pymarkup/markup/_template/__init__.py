@@ -52,6 +52,7 @@ from .session import _tracing as _tracing
 from .stands import StandIn, per_call
 from .stands import _find_stand as _find_stand
 from .stands import _per_call as _per_call
+from .stands import _TString as _TString
 from .stands import inliner as inliner
 from .trace import compile_program, trace
 from .trace import needs_program as needs_program

@@ -55,7 +55,9 @@ from .stands import (
     _LoopVar,
     _Param,
     _path_of,
+    _Slot,
     _Text,
+    _TString,
     _When,
 )
 from .table import _BINARY, _COMPARE, _LOOKAHEAD_FIELDS, _LOOP_INFO, _MARK
@@ -77,6 +79,7 @@ class _Compiler:
         self.bound: List[_Loop] = []  # loops open around the code being compiled
         self.paths: Dict[int, str] = {}  # statement -> what its value is, for errors
         self.used = [False] * nparams
+        self.tstrings: List[_TString] = []  # the t-strings being compiled, innermost last
 
     # -- expressions ------------------------------------------------------
 
@@ -337,6 +340,12 @@ class _Compiler:
         """A stand-in as a child (name None) or as attribute `name`'s value;
         also a str with markers."""
         pb = self.pb
+        if isinstance(value, _Slot):
+            self.tstring_value(value._m_index, name, depth)
+            return
+        if isinstance(value, _TString) and name is None:
+            self.tstring(value, depth)
+            return
         if isinstance(value, _When):
             if name is None:
                 pb.content()
@@ -373,6 +382,78 @@ class _Compiler:
             self.expr(value)
             what = self.path(value)
         self.paths[pb.emit(OP_WRITE, slot, 0)] = what
+
+    # -- t-strings -----------------------------------------------------------
+
+    def tstring(self, node: _TString, depth: int) -> None:
+        """A t-string: the template's own text is the static HTML, as it is
+        written. The writer walks a shell of its elements, and what it
+        writes is dropped: it only follows where each value stands, which
+        is what the value's slot is checked and written with."""
+        pb = self.pb
+        template = node._m_template
+        pb.content()
+        pb.verbatim(True)
+        self.tstrings.append(node)
+        try:
+            marks = [_Slot(self.session, i) for i in range(len(node._m_values))]
+            pb.render(template.shell(marks), depth)
+        finally:
+            self.tstrings.pop()
+        pb.static(template.pieces[-1])
+        pb.verbatim(False)
+
+    def tstring_value(self, index: int, name: Optional[str], depth: int) -> None:
+        """Value `index` of the innermost t-string, after the template's
+        text before it. Values are written as markup writes them anywhere
+        (verbatim off): a child, a whole attribute with its name, the
+        attributes of a mapping; the values inside a longer attribute value
+        are each escaped text in the template's own."""
+        pb = self.pb
+        node = self.tstrings[-1]
+        template, values = node._m_template, node._m_values
+        kind, aname, group = template.slots[index]
+        pb.static(template.pieces[index])
+        if kind == "parts":
+            pb.attr_open(aname)  # checked; the text around the values is the template's
+            for i in group:
+                if i != index:
+                    pb.static(template.pieces[i])
+                value = values[i]
+                if isinstance(value, StandIn) or (isinstance(value, str) and _MARK in value):
+                    slot = pb.text_slot()
+                    if isinstance(value, str):
+                        self.text_expr(self.session.split(value))
+                    else:
+                        self.field_expr((value, "", ""), FORMAT_JOINED)
+                    self.paths[pb.emit(OP_WRITE, slot, 0)] = self.path(value)
+                else:
+                    pb.static(str(_core.escape(format(value, ""))))
+            return
+        if kind == "child":
+            pb.content()
+        pb.verbatim(False)
+        value = values[index]
+        per_call = isinstance(value, StandIn) or (isinstance(value, str) and _MARK in value)
+        if kind == "child":
+            if per_call:
+                self.on_stand_in(value, None, depth)
+            elif isinstance(value, (list, tuple)):
+                self.on_children(tuple(value), 0, depth)
+            else:
+                self.child(value, depth)
+        elif kind == "attr":
+            if per_call:
+                self.on_stand_in(value, aname, 0)
+            else:
+                pb.render_attr(aname, template.attr_value(aname, value))
+        else:  # a mapping spread among the attributes
+            for key, item in template.spread(index, value).items():
+                if isinstance(item, StandIn) or (isinstance(item, str) and _MARK in item):
+                    self.on_stand_in(item, key, 0)
+                else:
+                    pb.render_attr(key, item)
+        pb.verbatim(True)
 
     def branch(self, value: Any, name: Optional[str], depth: int) -> None:
         if name is None:  # as any child: formatted text, loops, stand-ins

@@ -566,6 +566,45 @@ class _Const(StandIn):
         return (id(self._m_value),)
 
 
+class _TString(StandIn):
+    """A t-string (markup.html) in a traced builder: its template's own
+    text is the static HTML, and its values are written where they stand.
+    `template` gives the text in pieces around the values, what each value
+    is to the HTML (a child, an attribute ...) and the template's elements
+    as a shell that the writer follows (markup/_tstring.py)."""
+
+    __slots__ = ("_m_template", "_m_values")
+
+    def __new__(cls, session: "_Session", template: Any, values: Tuple[Any, ...]) -> "_TString":
+        self = StandIn.__new__(cls, session, "")
+        self._m_template, self._m_values = template, values
+        return self
+
+    def _m_path(self) -> str:
+        return "a t-string"
+
+    def _m_args(self):
+        return self._m_values
+
+    def _m_identity(self) -> Tuple[Any, ...]:
+        return (id(self._m_template),)
+
+
+class _Slot(StandIn):
+    """Where value `index` of the t-string being compiled stands in its
+    shell: made by the compiler, never traced."""
+
+    __slots__ = ("_m_index",)
+
+    def __new__(cls, session: "_Session", index: int) -> "_Slot":
+        self = StandIn.__new__(cls, session, "")
+        self._m_index = index
+        return self
+
+    def _m_path(self) -> str:
+        return f"t-string value {self._m_index}"
+
+
 def inliner(func: Any, defaults: Dict[str, Any]) -> Any:
     """The builder a @baked function runs when it is called with stand-ins
     while another builder is traced (it is then inlined there). It is given
