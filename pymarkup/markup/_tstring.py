@@ -112,7 +112,7 @@ def _html(template: Any) -> "_core.SafeString":
 _SPREAD_BAKED: Dict[Tuple[Any, ...], Callable[..., Any]] = {}
 
 
-def _spread_call(compiled: _Compiled, values: List[Any]) -> Any:
+def _spread_call(compiled: "_Compiled", values: List[Any]) -> Any:
     """A template with `<a {attrs}>`: baked for the names each mapping
     gives, each name's value a parameter."""
     spread = {i: compiled.spread(i, values[i]) for i in compiled.spreads}
@@ -130,7 +130,7 @@ def _spread_call(compiled: _Compiled, values: List[Any]) -> Any:
     return fn(*args)
 
 
-def _bake_spread(compiled: _Compiled, names: List[Tuple[str, ...]]) -> Callable[..., Any]:
+def _bake_spread(compiled: "_Compiled", names: List[Tuple[str, ...]]) -> Callable[..., Any]:
     plain = [f"value{i}" for i in range(compiled.count) if i not in compiled.spreads]
     rebuilt = {f"value{i}": f"value{i}" for i in range(compiled.count)}
     extra: List[str] = []
@@ -291,7 +291,7 @@ class _Compiled:
         return attrs
 
 
-def _node(compiled: _Compiled, values: Tuple[Any, ...]) -> Any:
+def _node(compiled: "_Compiled", values: Tuple[Any, ...]) -> Any:
     """A t-string in a builder being traced: a node the compiler writes."""
     sessions = _template._sessions()
     session = next(reversed(sessions.values()))
@@ -521,15 +521,32 @@ def _read(source: str) -> "_Node":
                         self.line(),
                     )
                 parsed.append((name, _split(value) if value is not None else None))
+            # <img src={x}/>: the tokenizer would read the '/' into the
+            # unquoted value; the value is written quoted, and '/>' ends the tag.
+            last = parsed[-1][1] if parsed else None
+            closes = (
+                last is not None
+                and len(last) >= 2
+                and last[-1] == "/"
+                and isinstance(last[-2], int)
+                and (self.get_starttag_text() or "").endswith("/>")
+            )
+            if closes:
+                del last[-1]
             node = _Node(tag, parsed, self.line())
             self.open[-1].children.append(node)
             if tag not in _VOID:
                 self.open.append(node)
+                if closes:
+                    self.ended(tag)
 
         def handle_startendtag(self, tag: str, attrs: List[Tuple[str, Optional[str]]]) -> None:
             self.handle_starttag(tag, attrs)
-            if tag in _VOID:
-                return
+            if tag not in _VOID:
+                self.ended(tag)
+
+        def ended(self, tag: str) -> None:
+            """'/>' ended the start tag of the element just opened."""
             if not self.foreign():
                 raise _fail(
                     f"<{tag}/> does not end the element in HTML (only void elements and "

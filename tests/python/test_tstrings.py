@@ -173,6 +173,99 @@ def test_template_text_and_whitespace_are_kept():
 
 
 @needs_314
+def test_the_templates_bytes_are_the_outputs_where_no_value_goes():
+    # Quotes, case, entities, whitespace inside tags and '/>' in svg are
+    # the template's: only a value's own place changes.
+    source = (
+        "<!DOCTYPE html>\n<SECTION class='card'  id=main >\n"
+        '  <svg viewBox="0 0 8 8"><linearGradient id=g /><path d="M0 0"/></svg>\n'
+        "  <p>&copy; 2026 &amp; &lt;more&gt;</p><BR>\n"
+        "  <!-- a note -->\n</SECTION>\n"
+    )
+    assert html(Template(source)) == source
+    at = source.index("<p>") + 3
+    out = html(t(source[:at], "<x>", source[at:]))
+    assert out == source[:at] + "&lt;x&gt;" + source[at:]
+
+
+@needs_314
+def test_a_value_owns_its_attributes_place_and_nothing_more():
+    value = 'a"<b'
+    # A whole value: the attribute is written with its name, quoted.
+    assert html(t("<a href=", value, ">l</a>")) == '<a href="a&#34;&lt;b">l</a>'
+    assert html(t("<a href='", value, "'>l</a>")) == '<a href="a&#34;&lt;b">l</a>'
+    assert html(t("<img src=", value, "/>")) == '<img src="a&#34;&lt;b"/>'
+    # Left out with its own whitespace, the rest of the tag as written.
+    out = html(t("<input\n  type=checkbox\n  checked=", False, "\n  name=n>"))
+    assert out == "<input\n  type=checkbox\n  name=n>"
+    # Inside a longer value the template's quotes stay; unquoted, the value
+    # is quoted whole so that the value cannot end it.
+    assert html(t("<p class='a ", value, " b'>t</p>")) == "<p class='a a&#34;&lt;b b'>t</p>"
+    out = html(t("<p class=a", value, "b id=z>t</p>"))
+    assert out == '<p class="aa&#34;&lt;bb" id=z>t</p>'
+    ((_, attrs, _),) = parse_dom(out)
+    assert dict(attrs) == {"class": f"a{value}b", "id": "z"}
+    out = html(t("<p title=", "x", "-", "y z", ">t</p>"))
+    assert dict(parse_dom(out)[0][1]) == {"title": "x-y z"}
+
+
+@needs_314
+def test_slash_ends_only_what_the_parser_ends():
+    # In HTML '/>' ends void elements only: <div/> opens a div the parser
+    # keeps open, so the template would not mean what it shows.
+    with pytest.raises(ValueError, match=r"<div/> does not end the element in HTML"):
+        html(t("<div/><p>", "x", "</p>"))
+    with pytest.raises(ValueError, match=r"<script/> does not end"):
+        html(t("<script/><p>x</p>"))
+    with pytest.raises(ValueError, match=r"in the text of a <script>"):
+        html(t("<script/>", "x"))  # the tokenizer reads script text there
+    with pytest.raises(ValueError, match=r"<div/> does not end"):
+        html(t("<svg><foreignObject><div/></foreignObject></svg>"))
+    out = html(t("<svg><circle r=", 2, "/><g/></svg><math><mi/></math>"))
+    assert out == '<svg><circle r="2"/><g/></svg><math><mi/></math>'
+    assert [tag for tag, _ in elements(parse_dom(out))] == [
+        "svg:svg",
+        "svg:circle",
+        "svg:g",
+        "math:math",
+        "math:mi",
+    ]
+
+
+@needs_314
+def test_a_value_first_in_pre_keeps_its_newline_after_the_templates():
+    for tag in ("pre", "textarea", "listing"):
+        for source in ((f"<{tag}>", f"</{tag}>"), (f"<{tag}>\n", f"</{tag}>")):
+            out = html(t(source[0], "\nz", source[1]))
+            assert parse_dom(out)[0][2] == [("#text", "\nz")], (tag, source, out)
+        out = html(t(f"<{tag}>a", "\nz", f"</{tag}>"))
+        assert out == f"<{tag}>a\nz</{tag}>"
+
+
+@needs_314
+def test_under_baked_a_t_string_writes_the_same_bytes():
+    def card(title, rows):
+        return html(
+            t(
+                "<section class='card'>\n  <h2 >",
+                title,
+                "</h2>\n  <svg viewBox='0 0 1 1'><path d=",
+                title,
+                "/></svg>\n  <ul>",
+                [html(t("\n    <li class=row data-id=", r["id"], ">", r["name"], "</li>")) for r in rows],
+                "\n  </ul>\n</section>",
+            )
+        )
+
+    rows = [{"id": i, "name": f"<n{i}>"} for i in range(3)]
+    assert baked(card)("T & t", rows) == card("T & t", rows)
+    assert card("T", rows[:1]) == (
+        "<section class='card'>\n  <h2 >T</h2>\n  <svg viewBox='0 0 1 1'><path d=\"T\"/></svg>"
+        '\n  <ul>\n    <li class=row data-id="0">&lt;n0&gt;</li>\n  </ul>\n</section>'
+    )
+
+
+@needs_314
 @pytest.mark.parametrize(
     "parts, message",
     [
@@ -341,3 +434,101 @@ def test_a_t_string_renders_the_dom_of_the_same_h_tree(cls, title, kids):
         )
     )
     assert parse_dom(out) == parse_dom(render(tree))
+
+
+# Random templates: elements (HTML, svg, the text elements), attributes
+# quoted three ways or not, values as children, whole attribute values and
+# parts of longer ones. Hostile values must change no element and no
+# attribute: the DOM is the one the same template makes with a harmless
+# word in every place, but for the text of the values themselves.
+_TAGS = ["div", "p", "span", "b", "title", "textarea", "pre", "svg", "g", "desc"]
+_HOSTILE_VALUES = st.sampled_from(
+    [
+        "v",
+        "\"'><img src=x onerror=alert(1)>",
+        "</title></textarea></style><script>x</script>",
+        "</svg><style><img src=x onerror=1></style>",
+        "a b=c",
+        "&amp;&#x3c;",
+        "\n",
+        "-->",
+    ]
+)
+
+
+@st.composite
+def _random_template(draw, depth=0):
+    """A t-string as alternating literal parts and value places, the
+    places numbered in order."""
+    parts = [""]
+    places = []
+
+    def value(kind):
+        places.append(kind)
+        parts.append(None)
+        parts.append("")
+
+    for _ in range(draw(st.integers(0, 3))):
+        tag = draw(st.sampled_from(_TAGS))
+        parts[-1] += f"<{tag}"
+        for n in range(draw(st.integers(0, 2))):
+            form = draw(st.sampled_from(["static", "whole", "quoted", "parts", "unquoted-parts"]))
+            if form == "static":
+                parts[-1] += f" s{n}=\"x y\""
+            elif form == "whole":
+                parts[-1] += f" a{n}="
+                value("attr")
+            elif form == "quoted":
+                parts[-1] += f" a{n}='"
+                value("attr")
+                parts[-1] += "'"
+            elif form == "parts":
+                parts[-1] += f' a{n}="x '
+                value("attr")
+                parts[-1] += ' y"'
+            else:
+                parts[-1] += f" a{n}=x"
+                value("attr")
+                parts[-1] += "y"
+        parts[-1] += ">"
+        if draw(st.booleans()):
+            value("child")
+        if depth < 2 and tag not in ("title", "textarea") and draw(st.booleans()):
+            inner_parts, inner_places = draw(_random_template(depth + 1))
+            parts[-1] += inner_parts[0]
+            for k, place in enumerate(inner_places):
+                value(place)
+                parts[-1] += inner_parts[2 * k + 2]
+        parts[-1] += f"</{tag}>"
+    return parts, places
+
+
+def _shape(nodes):
+    """Elements and attribute names, without text or attribute values."""
+    out = []
+    for node in nodes:
+        if node[0] in ("#text", "#comment"):
+            continue
+        tag, attrs, kids = node
+        out.append((tag, sorted(name for name, _ in attrs), _shape(kids)))
+    return out
+
+
+@needs_314
+@settings(max_examples=300, deadline=None)
+@given(template=_random_template(), data=st.data())
+def test_hostile_values_change_no_element_and_no_attribute(template, data):
+    parts, places = template
+    values = [data.draw(_HOSTILE_VALUES) for _ in places]
+    build = lambda vals: Template(  # noqa: E731
+        *[
+            p if i % 2 == 0 else Interpolation(vals[i // 2], "x")
+            for i, p in enumerate(parts)
+        ]
+    )
+    try:
+        harmless = html(build(["v"] * len(places)))
+    except ValueError:
+        return  # a value placed where the writer refuses one (svg's title ...)
+    out = html(build(values))
+    assert _shape(parse_dom(out)) == _shape(parse_dom(harmless))
