@@ -11,7 +11,7 @@ import collections.abc
 import importlib
 import re
 import sys
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Tuple
 
 from . import _core, _template
 from ._baked import baked
@@ -28,9 +28,7 @@ _VOID = frozenset(
 )
 
 # Where HTML goes on inside svg and math.
-_INTEGRATION_POINTS = frozenset(
-    "foreignobject desc title mi mo mn ms mtext annotation-xml".split()
-)
+_INTEGRATION_POINTS = frozenset("foreignobject desc title mi mo mn ms mtext annotation-xml".split())
 
 # Compiled templates by their literal parts; bounded, since a program's
 # literal parts are as many as its t-string literals.
@@ -232,11 +230,11 @@ class _Compiled:
         )
         self.joined_at = tuple(index for index, _ in self.joined)
         # For each spread mapping, the other attributes of its start tag.
-        self.beside: Dict[int, frozenset] = {}
+        self.beside: Dict[int, FrozenSet[str]] = {}
         for node in _walk(tree):
             for name, parts in node.attrs:
                 if name == _SPREAD:
-                    self.beside[parts[0]] = frozenset(  # type: ignore[index]
+                    self.beside[parts[0]] = frozenset(
                         other for other, _ in node.attrs if other != _SPREAD
                     )
         self.fn: Optional[Callable[..., Any]] = None
@@ -531,7 +529,7 @@ def _read(source: str) -> "_Node":
                 and isinstance(last[-2], int)
                 and (self.get_starttag_text() or "").endswith("/>")
             )
-            if closes:
+            if closes and last is not None:
                 del last[-1]
             node = _Node(tag, parsed, self.line())
             self.open[-1].children.append(node)
@@ -612,5 +610,3 @@ def _read(source: str) -> "_Node":
             raise _fail(f"<?{data}> is not HTML", self.line())
 
     return _Reader(source).read()
-
-

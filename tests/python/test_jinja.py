@@ -95,6 +95,18 @@ CONTEXT = {
         "{{ loop.nextitem.id }}{% endfor %}",
         "{% for k, v in pairs.items() %}{{ k }}={{ v }};{% else %}none{% endfor %}",
         "{% for i in empty %}x{% else %}empty{% endfor %}",
+        # filtered loops: loop.* counts and else asks about the items let through
+        "{% for i in items if i.id > 1 %}{{ loop.index }}/{{ loop.length }}:{{ i.name }}"
+        "{% if not loop.last %},{% endif %}{{ loop.revindex }}{{ loop.cycle('a', 'b') }}"
+        "{% else %}none{% endfor %}",
+        "{% for i in items if i.id > 99 %}{{ loop.index }}{% else %}none{% endfor %}",
+        # the items are the targets, as Jinja2's filter yields them: [1, 2] as (1, 2)
+        "{% for a, b in [[1, 2], [3, 4], [5, 6]] if a > 1 %}{{ loop.previtem }}{{ a }}"
+        "{% endfor %}",
+        "{% for k, v in pairs.items() if v != 'Y' %}{{ loop.index0 }}{{ k }}={{ v }}"
+        "{{ loop.previtem }}{% else %}-{% endfor %}",
+        "{% for a in range(3) %}{% for i in items if i.id != a %}{{ a }}{{ loop.index }}"
+        "{{ loop.changed(i.ok) }}{% endfor %}{% endfor %}",
         "{% for i in range(3) %}{% for j in range(i) %}{{ i }}{{ j }}{{ loop.index }}"
         "{% endfor %}{{ loop.index }}{% endfor %}",
         "{{ title|upper }} {{ items|length }} {{ none|default('d') }}"
@@ -233,7 +245,12 @@ def test_a_changed_parent_is_jinja2s_to_render():
         ("{% macro m() %}{{ caller() }}{% endmacro %}{{ m() }}", "without a call block"),
         ("{% macro m() %}x{% endmacro %}{% call m() %}x{% endcall %}", "does not use caller"),
         ("{% for x in xs recursive %}{{ loop(x) }}{% endfor %}", "a recursive for loop"),
-        ("{% for x in xs if x %}{{ loop.index }}{% endfor %}", "a filtered loop"),
+        ("{% for x in xs if x.ok() %}{{ loop.index }}{% endfor %}", "whose test calls"),
+        (
+            "{% set ns = namespace(m=0) %}{% for x in xs if x > ns.m %}{{ loop.index }}"
+            "{% set ns.m = x %}{% endfor %}",
+            "whose test reads a name its body may change",
+        ),
         ("{% extends name %}", "an extends of a template named at run time"),
         (
             "{% block b %}{% set t = 1 %}{% macro m() %}{{ t }}{% endmacro %}{{ m() }}"
@@ -463,6 +480,10 @@ def blocks():
             ),
             st.tuples(st.sampled_from(["xs", "d", "s", "range(4)"]), expressions(), inner).map(
                 lambda p: f"{{% for item in {p[0]} if {p[1]} %}}{p[2]}{{% endfor %}}"
+            ),
+            st.tuples(st.sampled_from(["xs", "d", "range(4)"]), expressions(), inner, inner).map(
+                lambda p: f"{{% for item in {p[0]} if {p[1]} %}}{p[2]}{{{{ loop.index }}}}"
+                f"{{% else %}}{p[3]}{{% endfor %}}"
             ),
             st.tuples(expressions(), inner).map(
                 lambda p: f"{{% with v = {p[0]}, w = v %}}{p[1]}{{{{ w }}}}{{% endwith %}}"

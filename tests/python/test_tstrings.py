@@ -69,10 +69,13 @@ def test_text_attributes_and_children():
         )
     )
     assert isinstance(page, SafeString)
-    assert page == (  # the template's text as written; each value quoted and escaped
-        '<section class=card>\n  <h2>&lt;b&gt;Tea &amp; cake&lt;/b&gt;</h2>\n'
-        '  <ul><li class="a">a</li><li class="b&lt;">b&lt;</li></ul>\n'
-        "  <footer>made with <em>markup</em></footer>\n</section>"
+    assert (
+        page
+        == (  # the template's text as written; each value quoted and escaped
+            "<section class=card>\n  <h2>&lt;b&gt;Tea &amp; cake&lt;/b&gt;</h2>\n"
+            '  <ul><li class="a">a</li><li class="b&lt;">b&lt;</li></ul>\n'
+            "  <footer>made with <em>markup</em></footer>\n</section>"
+        )
     )
     assert render(page) == page and page.__html__() == page
 
@@ -252,7 +255,10 @@ def test_under_baked_a_t_string_writes_the_same_bytes():
                 "</h2>\n  <svg viewBox='0 0 1 1'><path d=",
                 title,
                 "/></svg>\n  <ul>",
-                [html(t("\n    <li class=row data-id=", r["id"], ">", r["name"], "</li>")) for r in rows],
+                [
+                    html(t("\n    <li class=row data-id=", r["id"], ">", r["name"], "</li>"))
+                    for r in rows
+                ],
                 "\n  </ul>\n</section>",
             )
         )
@@ -329,7 +335,9 @@ def test_a_mapping_spreads_as_attributes_by_markups_rules():
         html(t("<p ", {"id": "a"}, " id=b>x</p>"))
     # Each name is a parameter: the same template with other values.
     assert html(t("<p ", {"id": "c", "hidden": False}, ">x</p>")) == '<p id="c">x</p>'
-    assert html(t("<p ", {"id": "<d>", "hidden": True}, ">x</p>")) == '<p id="&lt;d&gt;" hidden>x</p>'
+    assert (
+        html(t("<p ", {"id": "<d>", "hidden": True}, ">x</p>")) == '<p id="&lt;d&gt;" hidden>x</p>'
+    )
     with pytest.raises(TypeError, match=r"must be a mapping of attribute names"):
         html(t("<p ", ["id"], ">x</p>"))
     with pytest.raises(ValueError):
@@ -474,7 +482,7 @@ def _random_template(draw, depth=0):
         for n in range(draw(st.integers(0, 2))):
             form = draw(st.sampled_from(["static", "whole", "quoted", "parts", "unquoted-parts"]))
             if form == "static":
-                parts[-1] += f" s{n}=\"x y\""
+                parts[-1] += f' s{n}="x y"'
             elif form == "whole":
                 parts[-1] += f" a{n}="
                 value("attr")
@@ -521,10 +529,7 @@ def test_hostile_values_change_no_element_and_no_attribute(template, data):
     parts, places = template
     values = [data.draw(_HOSTILE_VALUES) for _ in places]
     build = lambda vals: Template(  # noqa: E731
-        *[
-            p if i % 2 == 0 else Interpolation(vals[i // 2], "x")
-            for i, p in enumerate(parts)
-        ]
+        *[p if i % 2 == 0 else Interpolation(vals[i // 2], "x") for i, p in enumerate(parts)]
     )
     try:
         harmless = html(build(["v"] * len(places)))

@@ -6,7 +6,7 @@ Jinja2's nodes."""
 import copy
 import inspect
 import threading
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from jinja2 import filters as _jinja_filters
 from jinja2.exceptions import TemplateNotFound, TemplateRuntimeError
@@ -98,6 +98,11 @@ class _AsyncItems:
             return _await_now(self.items.__anext__())
         except StopAsyncIteration:
             raise StopIteration from None
+
+
+def _append(items: List[Any], item: Any) -> None:
+    """An item that passed a filtered loop's test."""
+    items.append(item)
 
 
 def _sync_iterable(iterable: Any) -> Any:

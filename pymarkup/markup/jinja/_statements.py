@@ -1,7 +1,7 @@
 """Statements: output, if, for, and the scopes loops open."""
 
 import functools
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from jinja2 import nodes
 from jinja2.utils import _PassArg
@@ -16,6 +16,7 @@ from ._nodes import (
     _walk_all,
 )
 from ._runtime import (
+    _append,
     _await_now,
     _sync_iterable,
     _text_markup,
@@ -29,6 +30,7 @@ from ._writer import (
     OP_ITEM,
     OP_JUMP,
     OP_LOOP,
+    OP_PARAM,
     OP_WRITE,
     _base_undefined,
     _inline_if_hint,
@@ -184,37 +186,34 @@ class StatementCompiler(ExpressionCompiler):
         if node.recursive:
             raise Unsupported("a recursive for loop")
         names = _targets(node.target)
-        if node.test is not None:
-            # Items the test refuses are skipped, which is Jinja2's filtered
-            # loop where nothing counts the items (loop.*) or asks whether
-            # any was left (else).
-            if node.else_ or any(
+        iterable_place = None
+        if node.test is not None and (
+            node.else_
+            or any(
                 isinstance(n, nodes.Name) and n.name == "loop"
                 for n in _walk_all(node.body + [node.test])
-            ):
-                raise Unsupported("a filtered loop (for ... if ...) with loop.* or an else")
+            )
+        ):
+            # loop.* counts, and else asks about, only the items the test
+            # lets through: those are collected first, and the loop runs
+            # over them.
+            iterable_place = self.filtered_items(node, names)
         loop = _Loop(names)
-        self.expr(node.iter)  # in the scope around the loop
-        if self.env.is_async:  # Jinja2's auto_aiter: an async iterable's items
-            self.apply("CALL", 1, _sync_iterable)
+        if iterable_place is None:
+            self.expr(node.iter)  # in the scope around the loop
+            if self.env.is_async:  # Jinja2's auto_aiter: an async iterable's items
+                self.apply("CALL", 1, _sync_iterable)
+        else:
+            self.emit(OP_PARAM, iterable_place)
         flags = _J["LOOP_ELSE"] if node.else_ else 0
         start = self.emit(OP_LOOP, 0, flags)
         self.loops.append(loop)
         try:
             self.scope_locals(loop, node.body, node.lineno)
-            if len(names) > 1 or any(names.values()):
-                # Each item unpacked once, when its turn comes, as Python's
-                # for does (an error there is an error even if no name is
-                # used); the names read the tuple kept in a place of its own.
-                count = len(names)
-                self.emit(OP_ITEM, 0)
-                self.apply("AS_TUPLE", 1, _unpacker(count), 0, count)
-                self.names.append(None)  # type: ignore[arg-type]
-                loop.tuple_at = len(self.names) - 1
-                self.apply("STORE", 1, None, loop.tuple_at)
-                self.patch(self.emit(OP_IF), self.here())
+            self.bind_targets(loop, names)
             skip: List[int] = []
-            if node.test is not None:
+            if node.test is not None and iterable_place is None:
+                # Items the test refuses are skipped: nothing counts them.
                 self.condition(node.test, skip)
             self.body(node.body)
             for at in skip:
@@ -233,6 +232,67 @@ class StatementCompiler(ExpressionCompiler):
             finally:
                 self.local_scope -= 1
             self.patch(end, self.here())
+
+    def bind_targets(self, loop: _Loop, names: Dict[str, Tuple[int, ...]]) -> None:
+        if len(names) > 1 or any(names.values()):
+            # Each item unpacked once, when its turn comes, as Python's
+            # for does (an error there is an error even if no name is
+            # used); the names read the tuple kept in a place of its own.
+            count = len(names)
+            self.emit(OP_ITEM, 0)
+            self.apply("AS_TUPLE", 1, _unpacker(count), 0, count)
+            self.names.append(None)  # type: ignore[arg-type]
+            loop.tuple_at = len(self.names) - 1
+            self.apply("STORE", 1, None, loop.tuple_at)
+            self.patch(self.emit(OP_IF), self.here())
+
+    def filtered_items(self, node: Any, names: Dict[str, Tuple[int, ...]]) -> int:
+        """The items of `for ... in ... if test` that pass the test, in a
+        list kept in a place of its own (whose number this gives). Jinja2
+        tests each item as its loop reaches it; testing them all first is
+        the same where the test cannot see what the body does: no loop
+        variable, no call and nothing the body can change (a namespace)."""
+        test_names = [n for n in _walk_all([node.test]) if isinstance(n, nodes.Name)]
+        if any(n.name == "loop" for n in test_names) or any(
+            isinstance(n, nodes.Call) for n in _walk_all([node.test])
+        ):
+            raise Unsupported(
+                "a filtered loop with loop.* or an else whose test calls or reads loop"
+            )
+        if any(isinstance(n, nodes.NSRef) for n in _walk_all(node.body)) and any(
+            n.name not in names for n in test_names
+        ):
+            raise Unsupported(
+                "a filtered loop with loop.* or an else whose test reads a name its body may change"
+            )
+        self.apply("LIST", 0)
+        self.names.append(None)  # type: ignore[arg-type]
+        place = len(self.names) - 1
+        self.keep(place)
+        self.expr(node.iter)
+        if self.env.is_async:
+            self.apply("CALL", 1, _sync_iterable)
+        start = self.emit(OP_LOOP, 0, 0)
+        scan = _Loop(names)
+        self.loops.append(scan)
+        try:
+            self.bind_targets(scan, names)
+            skip: List[int] = []
+            self.condition(node.test, skip)
+            self.emit(OP_PARAM, place)
+            if scan.tuple_at >= 0:  # Jinja2 yields the target: a tuple of the names
+                self.emit(OP_PARAM, scan.tuple_at)
+            else:
+                self.emit(OP_ITEM, 0)
+            self.apply("CALL", 2, _append)
+            self.patch(self.emit(OP_IF), self.here())
+            for at in skip:
+                self.patch(at, self.here())
+        finally:
+            self.loops.pop()
+        self.emit(OP_END_LOOP, start + 1)
+        self.patch(start, self.here())
+        return place
 
     def scope_locals(self, scope: _Loop, body: List[Any], line: int) -> None:
         """The names a loop's body (or a block's) sets: each iteration (or
