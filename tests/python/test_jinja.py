@@ -76,6 +76,11 @@ CONTEXT = {
     "text": Text(),
     "empty": [],
     "gen": (i for i in ()),
+    "tree": [
+        {"name": "a<", "kids": [{"name": "b", "kids": [{"name": "c&", "kids": []}]}]},
+        {"name": "b", "kids": []},
+        {"name": "d", "kids": [{"name": "e", "kids": []}, {"name": "f", "kids": []}]},
+    ],
 }
 
 
@@ -100,6 +105,16 @@ CONTEXT = {
         "{% if not loop.last %},{% endif %}{{ loop.revindex }}{{ loop.cycle('a', 'b') }}"
         "{% else %}none{% endfor %}",
         "{% for i in items if i.id > 99 %}{{ loop.index }}{% else %}none{% endfor %}",
+        # recursive loops: each level a run of the loop's program, its depth counted
+        "<ul>{% for i in tree recursive %}<li class='{{ title }}'>{{ loop.depth }}.{{ loop.index }}"
+        "/{{ loop.length }} {{ i.name }}{% set seen = loop.depth0 %}{{ seen }}"
+        "{% if i.kids %}<ul>{{ loop(i.kids) }}</ul>{% endif %}{{ loop.cycle('a', 'b') }}"
+        "</li>{% else %}<li>none</li>{% endfor %}</ul>",
+        "{% for i in tree if i.name != 'b' recursive %}{{ i.name }}{{ loop.index }}"
+        "({{ loop(i.kids)|upper }}){% endfor %}",
+        "{% for a in [1, 2] %}{% for i in tree recursive %}{{ a }}{{ i.name }}"
+        "{{ loop.previtem.name }}{{ loop(i.kids) }}{% endfor %}{% endfor %}",
+        "{% for i in tree recursive %}{{ loop(missing) }}{% endfor %}",
         # the items are the targets, as Jinja2's filter yields them: [1, 2] as (1, 2)
         "{% for a, b in [[1, 2], [3, 4], [5, 6]] if a > 1 %}{{ loop.previtem }}{{ a }}"
         "{% endfor %}",
@@ -189,6 +204,32 @@ def test_traceback_points_into_the_template():
     ]
 
 
+def test_traceback_points_into_a_recursive_loops_body():
+    def fail(x):
+        if x == "deep":
+            raise KeyError("boom")
+        return x
+
+    source = "{% for i in tree recursive %}\n{{ fail(i.name) }}\n{{ loop(i.kids) }}{% endfor %}"
+    tree = [{"name": "top", "kids": [{"name": "deep", "kids": []}]}]
+    got = {}
+    for env_class in (jinja2.Environment, mj.Environment):
+        env = env_class(loader=jinja2.DictLoader({"tree.html": source}))
+        template = env.get_template("tree.html")
+        with pytest.raises(KeyError):
+            template.render(fail=fail, tree=tree)
+        try:
+            template.render(fail=fail, tree=tree)
+        except KeyError as exc:
+            got[env_class] = [
+                (f.filename, f.lineno) for f in traceback.extract_tb(exc.__traceback__)
+            ][-2:]
+    assert mj.Environment().from_string(source).markup_native
+    # the template's line that failed, then the function it called
+    assert got[mj.Environment][0] == ("<template>", 2)
+    assert got[jinja2.Environment] == got[mj.Environment]
+
+
 TEMPLATES = {
     "base.html": "<title>{% block title %}Base{% endblock %}</title>"
     "{% for i in items %}[{% block item scoped %}{{ i.id }}{% endblock %}]{% endfor %}"
@@ -244,7 +285,15 @@ def test_a_changed_parent_is_jinja2s_to_render():
         ("{% macro m() %}{{ caller()|e }}{% endmacro %}{% call m() %}x{% endcall %}", "caller"),
         ("{% macro m() %}{{ caller() }}{% endmacro %}{{ m() }}", "without a call block"),
         ("{% macro m() %}x{% endmacro %}{% call m() %}x{% endcall %}", "does not use caller"),
-        ("{% for x in xs recursive %}{{ loop(x) }}{% endfor %}", "a recursive for loop"),
+        (
+            "{% macro m(x) %}{{ x }}{% endmacro %}{% for x in xs recursive %}{{ m(x) }}"
+            "{{ loop(x) }}{% endfor %}",
+            "a recursive loop that calls a macro",
+        ),
+        (
+            "{% for x in xs recursive %}{% for y in x %}{{ loop(y) }}{% endfor %}{% endfor %}",
+            "the loop variable used other than",
+        ),
         ("{% for x in xs if x.ok() %}{{ loop.index }}{% endfor %}", "whose test calls"),
         (
             "{% set ns = namespace(m=0) %}{% for x in xs if x > ns.m %}{{ loop.index }}"
@@ -488,6 +537,12 @@ def blocks():
             st.tuples(expressions(), inner).map(
                 lambda p: f"{{% with v = {p[0]}, w = v %}}{p[1]}{{{{ w }}}}{{% endwith %}}"
                 + "{{ v }}"
+            ),
+            # a recursive loop down nested lists (and the keys of dicts)
+            st.tuples(st.sampled_from(["xs", "d", "s", "[xs, [d, [s]]]"]), inner, inner).map(
+                lambda p: f"{{% for item in {p[0]} recursive %}}{p[1]}[{{{{ loop.depth }}}}"
+                "{% if item is iterable and item is not string %}{{ loop(item) }}{% endif %}]"
+                f"{{% else %}}{p[2]}{{% endfor %}}"
             ),
             st.tuples(expressions(), inner).map(
                 lambda p: f"{{% call(c, k='<k>') mac({p[0]}) %}}{{{{ c }}}}{{{{ k }}}}{p[1]}"

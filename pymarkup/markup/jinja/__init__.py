@@ -183,7 +183,8 @@ class _NativeTemplate:
         tb = exc.__traceback__
         if pc is None or not 0 <= pc < len(lines) or tb is None:
             return exc
-        frame = _template_frame(exc, self.filename or "<template>", lines[pc])  # type: ignore[attr-defined]
+        line = getattr(exc, "_markup_line", None) or lines[pc]  # in a recursive loop's program
+        frame = _template_frame(exc, self.filename or "<template>", line)  # type: ignore[attr-defined]
         last = frame
         called = tb.tb_next  # the frames of what the template called
         while called is not None:

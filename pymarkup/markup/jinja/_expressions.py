@@ -19,6 +19,7 @@ from ._runtime import (
     NATIVE_FILTERS,
     _call_awaited,
     _slice,
+    _sync_iterable,
     _with_context,
     _with_locals,
 )
@@ -139,6 +140,9 @@ class ExpressionCompiler(ProgramWriter):
         if any("loop" in scope.names or "loop" in scope.locals for scope in self.loops):
             return False  # a loop target named `loop`
         loop, level = found
+        if loop.recursion is not None and node.attr in ("depth", "depth0"):
+            self.emit(OP_PARAM, loop.recursion[node.attr == "depth0"])
+            return True
         if node.attr in _LOOP_CONSTANTS:
             self.apply("CONST", 0, _LOOP_CONSTANTS[node.attr])
             return True
@@ -288,6 +292,15 @@ class ExpressionCompiler(ProgramWriter):
                 self.expr(arg)
             self.emit(OP_CYCLE, self.innermost_loop()[1], len(node.args))  # type: ignore[index]
             return
+        if (
+            isinstance(callee, nodes.Name)
+            and callee.name == "loop"
+            and not self.shadowed("loop")
+            and self.innermost_loop() is not None
+            and self.innermost_loop()[0].recursion is not None  # type: ignore[index]
+        ):
+            self.recurse(node)
+            return
         if _is_loop_changed(node) and not any("loop" in loop.names for loop in self.loops):
             found = self.innermost_loop()
             if found is None or node.kwargs:
@@ -301,6 +314,22 @@ class ExpressionCompiler(ProgramWriter):
         self.expr(callee)
         self.calls = True
         self.call_args(self.call, node, 1, self.visible_locals())
+
+    def recurse(self, node: Any) -> None:
+        """loop(items) in a recursive loop's body: its program run for the
+        items one level deeper, with the names it read handed down."""
+        if node.kwargs or len(node.args) != 1:
+            raise Unsupported("loop(...) with other than one argument")
+        loop = self.innermost_loop()[0]  # type: ignore[index]
+        assert loop.recursion is not None  # (expr_Call calls this only then)
+        depth, _, (recurse, captured) = loop.recursion
+        for place in captured:
+            self.emit(OP_PARAM, place)
+        self.expr(node.args[0])
+        if self.env.is_async:
+            self.apply("CALL", 1, _sync_iterable)
+        self.emit(OP_PARAM, depth)  # this level's depth: the next one's depth0
+        self.apply("CALL", len(captured) + 2, recurse)
 
     # Values chosen by a test (`a if c else b`, `a or b`, `a and b`) are
     # computed by branches into a place of the program's own, which only a

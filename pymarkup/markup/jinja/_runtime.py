@@ -105,6 +105,40 @@ def _append(items: List[Any], item: Any) -> None:
     items.append(item)
 
 
+# The names a recursive loop's program reads its items and depth by: no
+# template's name (a Jinja2 name cannot hold a space).
+_RECURSION_ITEMS = " items"
+_RECURSION_DEPTH = (" depth", " depth0")
+
+
+class _Recursion:
+    """A recursive loop's program as Jinja2's loop function: called with
+    the names its body reads, the items and the depth0 of the level, it
+    gives the level's output, Markup when the template autoescapes."""
+
+    def __init__(self, autoescape: bool) -> None:
+        self.autoescape = autoescape
+        self.program: Any = None  # set once compiled
+        self.names: Tuple[str, ...] = ()
+        self.lines: Tuple[int, ...] = ()  # the template line of each instruction
+
+    def __call__(self, *args: Any) -> Any:
+        vars = dict(zip(self.names, args))
+        vars[_RECURSION_DEPTH[0]] = args[-1] + 1
+        try:
+            out = self.program.render(vars, ())
+        except Exception as exc:
+            # The line that failed, for the template's traceback; the
+            # program that called this one then records where it stands.
+            pc = getattr(exc, "_markup_pc", None)
+            if pc is not None:
+                if not hasattr(exc, "_markup_line") and 0 <= pc < len(self.lines):
+                    exc._markup_line = self.lines[pc]  # type: ignore[attr-defined]
+                del exc._markup_pc  # type: ignore[attr-defined]
+            raise
+        return Markup(out) if self.autoescape else out
+
+
 def _sync_iterable(iterable: Any) -> Any:
     return _AsyncItems(iterable) if hasattr(iterable, "__aiter__") else iterable
 
@@ -214,6 +248,7 @@ internal_code: set = {
     _await_now.__code__,
     _AsyncItems.__next__.__code__,
     _include.__code__,
+    _Recursion.__call__.__code__,
 }
 
 

@@ -7,6 +7,7 @@ from jinja2 import nodes
 from jinja2.utils import _PassArg
 from markupsafe import escape
 
+from .. import _core
 from ._expressions import ExpressionCompiler
 from ._nodes import (
     Unsupported,
@@ -16,11 +17,15 @@ from ._nodes import (
     _walk_all,
 )
 from ._runtime import (
+    _RECURSION_DEPTH,
+    _RECURSION_ITEMS,
     _append,
     _await_now,
+    _Recursion,
     _sync_iterable,
     _text_markup,
     _unpacker,
+    _verbatim,
     _with_context,
 )
 from ._writer import (
@@ -35,6 +40,19 @@ from ._writer import (
     _base_undefined,
     _inline_if_hint,
     _Loop,
+)
+
+# What a recursive loop's body may not hold: its program is compiled alone,
+# without the template's blocks, macros and imports.
+_NOT_IN_RECURSION = (
+    nodes.Macro,
+    nodes.CallBlock,
+    nodes.Block,
+    nodes.Include,
+    nodes.Import,
+    nodes.FromImport,
+    nodes.Extends,
+    nodes.ScopedEvalContextModifier,
 )
 
 
@@ -184,7 +202,8 @@ class StatementCompiler(ExpressionCompiler):
 
     def stmt_For(self, node: Any) -> None:
         if node.recursive:
-            raise Unsupported("a recursive for loop")
+            self.recursive_for(node)
+            return
         names = _targets(node.target)
         iterable_place = None
         if node.test is not None and (
@@ -199,6 +218,7 @@ class StatementCompiler(ExpressionCompiler):
             # over them.
             iterable_place = self.filtered_items(node, names)
         loop = _Loop(names)
+        loop.recursion = getattr(node, "markup_recursion", None)
         if iterable_place is None:
             self.expr(node.iter)  # in the scope around the loop
             if self.env.is_async:  # Jinja2's auto_aiter: an async iterable's items
@@ -232,6 +252,73 @@ class StatementCompiler(ExpressionCompiler):
             finally:
                 self.local_scope -= 1
             self.patch(end, self.here())
+
+    def recursive_for(self, node: Any) -> None:
+        """{% for x in xs recursive %}: the loop, its test and its else are
+        a program of their own, run for the loop's items and again for
+        each loop(...) in its body, as Jinja2's loop function is. The names
+        the body reads are taken where the loop stands and handed down, so
+        every level sees the values the first one saw."""
+        self.same_autoescape("a recursive loop")
+        parts = node.body + node.else_ + ([node.test] if node.test is not None else [])
+        for n in _walk_all(parts):
+            if isinstance(n, _NOT_IN_RECURSION):
+                raise Unsupported(f"a recursive loop holding {_describe(n)}")
+            if isinstance(n, nodes.Name) and (
+                n.name in self.macro_names or n.name in self.imported or n.name in self.modules
+            ):
+                raise Unsupported("a recursive loop that calls a macro")
+        targets = _targets(node.target)
+        read = {
+            n.name
+            for n in _walk_all(parts)
+            if isinstance(n, nodes.Name) and n.name not in targets and n.name != "loop"
+        }
+        captured = sorted(read | (set(_assigned_in(node.body)) - set(targets)))
+        sub = type(self)(self.env, self.name)
+        sub.eval_ctx = sub.template_eval_ctx = self.eval_ctx
+        sub.call = self.call
+        sub.local_scope = 1  # what it sets stays in it, as in any loop
+        depth = _RECURSION_DEPTH
+        inner = nodes.For(
+            node.target,
+            nodes.Name(_RECURSION_ITEMS, "load", lineno=node.lineno),
+            node.body,
+            node.else_,
+            node.test,
+            False,
+            lineno=node.lineno,
+        )
+        recurse = _Recursion(self.eval_ctx.autoescape)
+        for name in (*captured, _RECURSION_ITEMS, *depth):
+            sub.names.append(name)
+        inner.markup_recursion = (  # type: ignore[attr-defined]
+            sub.names.index(depth[0]),
+            sub.names.index(depth[1]),
+            (recurse, [sub.names.index(name) for name in captured]),
+        )
+        sub.line = self.line
+        sub.body([inner])
+        self.calls = True  # the body may call what takes the render's context
+        recurse.program = _core._JinjaProgram(
+            sub.code,
+            tuple(sub.ops),
+            tuple(sub.names),
+            self.env.undefined,
+            bool(self.eval_ctx.autoescape),
+        )
+        recurse.names = (*captured, _RECURSION_ITEMS, depth[1])
+        recurse.lines = tuple(sub.lines)
+        # The first level: written as Jinja2 yields the loop's result, as it is.
+        for name in captured:
+            self.expr_Name(nodes.Name(name, "load", lineno=node.lineno))
+        self.expr(node.iter)
+        if self.env.is_async:
+            self.apply("CALL", 1, _sync_iterable)
+        self.apply("CONST", 0, 0)
+        self.apply("CALL", len(captured) + 2, recurse)
+        self.apply("CALL", 1, _verbatim)
+        self.emit(OP_WRITE, 0)
 
     def bind_targets(self, loop: _Loop, names: Dict[str, Tuple[int, ...]]) -> None:
         if len(names) > 1 or any(names.values()):

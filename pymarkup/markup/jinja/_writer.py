@@ -88,6 +88,9 @@ class _Loop:
         self.visible = True
         self.is_loop = True  # False: a block's body, a scope without a loop
         self.is_block = False  # a block's body (where a macro may be defined)
+        # a recursive loop's own (its program's): the places of its depth
+        # and depth0, and the call that runs the body for loop(...)
+        self.recursion: Optional[Tuple[int, int, Any]] = None
 
 
 class Compiled:
