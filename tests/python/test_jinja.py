@@ -135,6 +135,9 @@ CONTEXT = {
         " {{ 'x' if none }}",
         "{% set x = n * 2 %}{{ x }}{% set title = 'new' %}{{ title }}",
         "{{ '<lit>' }}{{ 1 + 2 }}{{ none is none }}",
+        # chained comparisons: the first false result (or the last) is the value
+        "{{ 1 < n < 10 }}{{ 1 < n > price }}{{ 0 <= n == 7 != none }}{% if 'T' in title != n %}"
+        "y{% endif %}{{ 3 < n < missing }}{{ n < 3 < missing }}",
         "{% for i in gen %}{{ i }}{% endfor %}",
         "{% macro card(t, cls='c', n=t ~ '!') %}<div class='{{ cls }}'>{{ t }}{{ n }}"
         "{% set local = t|upper %}{{ local }}{{ title }}</div>{% endmacro %}"
@@ -301,6 +304,7 @@ def test_a_changed_parent_is_jinja2s_to_render():
             "whose test reads a name its body may change",
         ),
         ("{% extends name %}", "an extends of a template named at run time"),
+        ("{{ 1 < n < user.age }}", "a chained comparison of other than names and constants"),
         (
             "{% block b %}{% set t = 1 %}{% macro m() %}{{ t }}{% endmacro %}{{ m() }}"
             "{% endblock %}",
@@ -489,6 +493,9 @@ def expressions():
                 ),
                 inner,
             ).map(lambda p: f"({p[0]} {p[1]} {p[2]})"),
+            st.tuples(inner, st.sampled_from(["<", "==", "!=", ">=", "in"]), atoms()).map(
+                lambda p: f"({p[0]} < n {p[1]} {p[2]})"
+            ),
             inner.map(lambda e: f"(not {e})"),
             st.tuples(inner, inner, inner).map(lambda p: f"({p[0]} if {p[1]} else {p[2]})"),
         ),

@@ -18,6 +18,7 @@ from ._nodes import (
 from ._runtime import (
     NATIVE_FILTERS,
     _call_awaited,
+    _chained_compare,
     _slice,
     _sync_iterable,
     _with_context,
@@ -185,11 +186,18 @@ class ExpressionCompiler(ProgramWriter):
     expr_Not = expr_Neg = expr_Pos = unop
 
     def expr_Compare(self, node: Any) -> None:
-        if len(node.ops) != 1:
-            raise Unsupported("a chained comparison")
         self.expr(node.expr)
-        self.expr(node.ops[0].expr)
-        self.apply("COMPARE", 2, None, _COMPARE[node.ops[0].op])
+        if len(node.ops) == 1:
+            self.expr(node.ops[0].expr)
+            self.apply("COMPARE", 2, None, _COMPARE[node.ops[0].op])
+            return
+        # a < b < c: Python stops at the first comparison that is false, so
+        # what follows it is computed first only where that cannot differ
+        if not all(isinstance(op.expr, (nodes.Const, nodes.Name)) for op in node.ops[1:]):
+            raise Unsupported("a chained comparison of other than names and constants")
+        for op in node.ops:
+            self.expr(op.expr)
+        self.apply("CALL", len(node.ops) + 1, _chained_compare(tuple(op.op for op in node.ops)))
 
     def expr_Concat(self, node: Any) -> None:
         for part in node.nodes:

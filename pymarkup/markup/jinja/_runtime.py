@@ -4,7 +4,9 @@ to their end, Jinja2's runtime checks and messages. Nothing here reads
 Jinja2's nodes."""
 
 import copy
+import functools
 import inspect
+import operator
 import threading
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
@@ -98,6 +100,35 @@ class _AsyncItems:
             return _await_now(self.items.__anext__())
         except StopAsyncIteration:
             raise StopIteration from None
+
+
+_OPERATORS: Dict[str, Callable[[Any, Any], Any]] = {
+    "eq": operator.eq,
+    "ne": operator.ne,
+    "gt": operator.gt,
+    "gteq": operator.ge,
+    "lt": operator.lt,
+    "lteq": operator.le,
+    "in": lambda a, b: a in b,
+    "notin": lambda a, b: a not in b,
+}
+
+
+@functools.lru_cache(maxsize=None)
+def _chained_compare(ops: Tuple[str, ...]) -> Callable[..., Any]:
+    """a < b <= c as Python compares: pair by pair, the first false result
+    (or the last) is the value."""
+    compare = [_OPERATORS[op] for op in ops]
+
+    def chained(*operands: Any) -> Any:
+        result: Any = True
+        for i, op in enumerate(compare):
+            result = op(operands[i], operands[i + 1])
+            if not result:
+                return result
+        return result
+
+    return chained
 
 
 def _append(items: List[Any], item: Any) -> None:
