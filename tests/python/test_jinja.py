@@ -135,6 +135,10 @@ CONTEXT = {
         " {{ 'x' if none }}",
         "{% set x = n * 2 %}{{ x }}{% set title = 'new' %}{{ title }}",
         "{{ '<lit>' }}{{ 1 + 2 }}{{ none is none }}",
+        # {% set outer = loop %}: the outer loop's fields from inside another
+        "{% for row in [items, empty, items] %}{{ outer }}{% set outer = loop %}"
+        "{% for i in row %}[{{ outer.index }}.{{ loop.index }}{{ outer.last }}"
+        "{{ outer.cycle('<', '>') }}{{ outer.changed(i.id) }}]{% endfor %}{% endfor %}",
         # chained comparisons: the first false result (or the last) is the value
         "{{ 1 < n < 10 }}{{ 1 < n > price }}{{ 0 <= n == 7 != none }}{% if 'T' in title != n %}"
         "y{% endif %}{{ 3 < n < missing }}{{ n < 3 < missing }}",
@@ -305,6 +309,11 @@ def test_a_changed_parent_is_jinja2s_to_render():
         ),
         ("{% extends name %}", "an extends of a template named at run time"),
         ("{{ 1 < n < user.age }}", "a chained comparison of other than names and constants"),
+        ("{% for i in items %}{% set l = loop %}{{ l }}{% endfor %}", "the loop variable used"),
+        (
+            "{% for i in items %}{% if i %}{% set l = loop %}{% endif %}{{ l.index }}{% endfor %}",
+            "the loop variable used",
+        ),
         (
             "{% block b %}{% set t = 1 %}{% macro m() %}{{ t }}{% endmacro %}{{ m() }}"
             "{% endblock %}",

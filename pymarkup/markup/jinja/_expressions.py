@@ -13,7 +13,6 @@ from .. import _core
 from ._nodes import (
     Unsupported,
     _describe,
-    _is_loop_changed,
 )
 from ._runtime import (
     NATIVE_FILTERS,
@@ -90,6 +89,8 @@ class ExpressionCompiler(ProgramWriter):
             level += loop.is_loop  # ITEM counts loops only
             if not loop.visible:
                 continue
+            if name in loop.aliases:
+                raise Unsupported("the loop variable used other than as loop.<field>")
             if name in loop.locals:
                 self.emit(OP_PARAM, loop.locals[name])
                 return
@@ -134,12 +135,29 @@ class ExpressionCompiler(ProgramWriter):
                 level += 1
         return None
 
+    def loop_named(self, name: str) -> Optional[Tuple[_Loop, int]]:
+        """The loop that `name` stands for here, `loop` or a name the body
+        set to it ({% set outer = loop %}), and how many loops out it is."""
+        if name == "loop":
+            if any("loop" in scope.names or "loop" in scope.locals for scope in self.loops):
+                return None  # a loop target named `loop`
+            return self.innermost_loop()
+        level = 0
+        for scope in reversed(self.loops):
+            if scope.visible:
+                if name in scope.aliases:
+                    return scope, level
+                if name in scope.names or name in scope.locals:
+                    return None
+            level += scope.is_loop
+        return None
+
     def loop_field(self, node: Any) -> bool:
-        found = self.innermost_loop()
-        if not (isinstance(node.node, nodes.Name) and node.node.name == "loop" and found):
+        if not isinstance(node.node, nodes.Name):
             return False
-        if any("loop" in scope.names or "loop" in scope.locals for scope in self.loops):
-            return False  # a loop target named `loop`
+        found = self.loop_named(node.node.name)
+        if found is None:
+            return False
         loop, level = found
         if loop.recursion is not None and node.attr in ("depth", "depth0"):
             self.emit(OP_PARAM, loop.recursion[node.attr == "depth0"])
@@ -286,19 +304,17 @@ class ExpressionCompiler(ProgramWriter):
         if node.dyn_args is not None or node.dyn_kwargs is not None:
             raise Unsupported("*args or **kwargs in a call")
         callee = node.node
-        if (
-            isinstance(callee, nodes.Getattr)
-            and callee.attr == "cycle"
-            and isinstance(callee.node, nodes.Name)
-            and callee.node.name == "loop"
-            and self.innermost_loop() is not None
-            and not any("loop" in loop.names for loop in self.loops)
-        ):
+        named = (
+            self.loop_named(callee.node.name)
+            if isinstance(callee, nodes.Getattr) and isinstance(callee.node, nodes.Name)
+            else None
+        )
+        if named is not None and callee.attr == "cycle":
             if node.kwargs or not node.args:
                 raise Unsupported("loop.cycle() without arguments or with keywords")
             for arg in node.args:
                 self.expr(arg)
-            self.emit(OP_CYCLE, self.innermost_loop()[1], len(node.args))  # type: ignore[index]
+            self.emit(OP_CYCLE, named[1], len(node.args))
             return
         if (
             isinstance(callee, nodes.Name)
@@ -309,9 +325,9 @@ class ExpressionCompiler(ProgramWriter):
         ):
             self.recurse(node)
             return
-        if _is_loop_changed(node) and not any("loop" in loop.names for loop in self.loops):
-            found = self.innermost_loop()
-            if found is None or node.kwargs:
+        if named is not None and callee.attr == "changed":
+            found = named
+            if node.kwargs:
                 raise Unsupported("loop.changed() here")
             # On the record this run of the loop keeps, as @baked's loops do.
             self.emit(OP_LOOP_INFO, found[1], _core.LOOP_CHANGES)

@@ -456,6 +456,9 @@ class MacroCompiler(TemplateCompiler):
             self.filter_or_test(node.filter, self.env.filters, "filter", pushed=True)
 
     def stmt_Assign(self, node: Any) -> None:
+        if self.loops and id(node) in self.loops[-1].alias_sets:
+            self.loops[-1].aliases.add(node.target.name)  # {% set outer = loop %}
+            return
         if isinstance(node.target, nodes.NSRef):
             self.namespace_set(node.target, node.node)
             return

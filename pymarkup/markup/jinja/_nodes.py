@@ -79,14 +79,3 @@ def _describe(node: Any) -> str:
     what = type(node).__name__
     line = getattr(node, "lineno", None)
     return f"{what} (line {line})" if line else what
-
-
-def _is_loop_changed(node: Any) -> bool:
-    """Whether `node` is a call loop.changed(...)."""
-    return (
-        isinstance(node, nodes.Call)
-        and isinstance(node.node, nodes.Getattr)
-        and node.node.attr == "changed"
-        and isinstance(node.node.node, nodes.Name)
-        and node.node.node.name == "loop"
-    )

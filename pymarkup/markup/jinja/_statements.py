@@ -1,5 +1,6 @@
 """Statements: output, if, for, and the scopes loops open."""
 
+import collections
 import functools
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
@@ -219,6 +220,21 @@ class StatementCompiler(ExpressionCompiler):
             iterable_place = self.filtered_items(node, names)
         loop = _Loop(names)
         loop.recursion = getattr(node, "markup_recursion", None)
+        # {% set outer = loop %} at the top of the body, the name set
+        # nowhere else: uses of outer.<field> are fields of this loop
+        stores = collections.Counter(
+            n.name for n in _walk_all(node.body) if isinstance(n, nodes.Name) and n.ctx == "store"
+        )
+        for stmt in node.body:
+            if (
+                isinstance(stmt, nodes.Assign)
+                and isinstance(stmt.target, nodes.Name)
+                and isinstance(stmt.node, nodes.Name)
+                and stmt.node.name == "loop"
+                and stores[stmt.target.name] == 1
+                and stmt.target.name not in names
+            ):
+                loop.alias_sets.add(id(stmt))
         if iterable_place is None:
             self.expr(node.iter)  # in the scope around the loop
             if self.env.is_async:  # Jinja2's auto_aiter: an async iterable's items

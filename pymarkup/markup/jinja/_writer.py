@@ -91,6 +91,10 @@ class _Loop:
         # a recursive loop's own (its program's): the places of its depth
         # and depth0, and the call that runs the body for loop(...)
         self.recursion: Optional[Tuple[int, int, Any]] = None
+        # {% set outer = loop %} at the top of the body: the Assign nodes
+        # (by id) that name this loop, and the names set so far
+        self.alias_sets: Set[int] = set()
+        self.aliases: Set[str] = set()
 
 
 class Compiled:
