@@ -379,13 +379,30 @@ def test_a_context_callable_sees_what_was_set_around():
     assert outputs[1] == "inner=10top=1top=1inner=20top=1top=1inner=None"
 
 
-def test_bytecode_cache_templates_say_why(tmp_path):
+def test_templates_from_a_bytecode_cache_render_natively(tmp_path):
+    # Jinja2 hands over the cached code without the source: the loader's
+    # source is compiled again, once, and the template renders natively.
     cache = jinja2.FileSystemBytecodeCache(str(tmp_path))
-    loader = jinja2.DictLoader({"t.html": "{{ x }}"})
-    mj.Environment(loader=loader, bytecode_cache=cache).get_template("t.html")
-    again = mj.Environment(loader=loader, bytecode_cache=cache).get_template("t.html")
-    assert not again.markup_native and "bytecode cache" in again.markup_reason
-    assert again.render(x=1) == "1"
+    templates = {
+        "t.html": "<p>{{ x }}</p>{% for i in xs %}{{ loop.index }}{% endfor %}",
+        "r.html": "{% for x in xs %}{{ x }}{% break %}{% endfor %}",
+    }
+    loader = jinja2.DictLoader(templates)
+    first = mj.Environment(loader=loader, bytecode_cache=cache, autoescape=True)
+    first.get_template("t.html")
+    assert list(tmp_path.iterdir())  # the cache holds the code now
+    again = mj.Environment(loader=loader, bytecode_cache=cache, autoescape=True)
+    template = again.get_template("t.html")
+    assert template.markup_native, template.markup_reason
+    plain = jinja2.Environment(loader=loader, autoescape=True).get_template("t.html")
+    assert template.render(x="<a>", xs="ab") == plain.render(x="<a>", xs="ab")
+    # a construct that falls back says which, as when compiled first
+    exts = ["jinja2.ext.loopcontrols"]
+    mj.Environment(loader=loader, bytecode_cache=cache, extensions=exts).get_template("r.html")
+    again = mj.Environment(loader=loader, bytecode_cache=cache, extensions=exts)
+    cached = again.get_template("r.html")
+    assert not cached.markup_native and "Break" in cached.markup_reason
+    assert cached.render(xs=[1, 2]) == "1"
 
 
 # -- random templates against Jinja2 -------------------------------------

@@ -51,7 +51,7 @@ __all__ = [
 
 _LINT_SETTINGS = (None, "warn", "error")
 
-_NOT_SEEN = "compiled before markup.jinja was given the environment, or read from a bytecode cache"
+_NOT_SEEN = "compiled before markup.jinja was given the environment"
 
 
 class _Pending(threading.local):
@@ -108,6 +108,27 @@ class _Accelerating:
         return code
 
 
+def _from_bytecode_cache(env: Any, template: Any) -> Optional[Tuple[Any, Optional[str]]]:
+    """A template whose code came from the environment's bytecode cache,
+    which Jinja2 hands over without its source: the loader gives the source
+    again (the cache keeps code only for the source it was made from),
+    which is parsed and compiled to a program once, as the template loads."""
+    if env.bytecode_cache is None or env.loader is None or template.name is None:
+        return None
+    try:
+        source, filename, _ = env.loader.get_source(env, template.name)
+        tree = env._parse(source, template.name, filename)
+    except Exception:  # gone or changed since: Jinja2's code renders it
+        return None
+    _pending.parsed = None
+    if env.markup_lint is not None:
+        lint_loaded(env, tree, template.name, filename, source)
+    try:
+        return compile_template(env, tree, template.name), None
+    except Unsupported as exc:
+        return None, str(exc)
+
+
 class _NativeTemplate:
     """What markup adds to a jinja2.Template: render() runs the program."""
 
@@ -122,7 +143,12 @@ class _NativeTemplate:
     @classmethod
     def from_code(cls, environment: Any, code: Any, globals: Any, uptodate: Any = None) -> Any:
         template = super().from_code(environment, code, globals, uptodate)  # type: ignore[misc]
-        found = _compiled(environment).get(code)
+        known = _compiled(environment)
+        found = known.get(code)
+        if found is None and isinstance(environment, _Accelerating):
+            found = _from_bytecode_cache(environment, template)
+            if found is not None:
+                known[code] = found
         if found is not None:
             template._markup_program, template.markup_reason = found
         return template

@@ -4,7 +4,6 @@ to their end, Jinja2's runtime checks and messages. Nothing here reads
 Jinja2's nodes."""
 
 import copy
-import functools
 import inspect
 import operator
 import threading
@@ -114,10 +113,19 @@ _OPERATORS: Dict[str, Callable[[Any, Any], Any]] = {
 }
 
 
-@functools.lru_cache(maxsize=None)
+_CHAINS: Dict[Tuple[str, ...], Callable[..., Any]] = {}
+
+
 def _chained_compare(ops: Tuple[str, ...]) -> Callable[..., Any]:
     """a < b <= c as Python compares: pair by pair, the first false result
-    (or the last) is the value."""
+    (or the last) is the value. One function per chain of operators."""
+    found = _CHAINS.get(ops)
+    if found is None:
+        found = _CHAINS[ops] = _chain(ops)
+    return found
+
+
+def _chain(ops: Tuple[str, ...]) -> Callable[..., Any]:
     compare = [_OPERATORS[op] for op in ops]
 
     def chained(*operands: Any) -> Any:
