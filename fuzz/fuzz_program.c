@@ -239,7 +239,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     static const char *const pieces[] = {"<p>", "</p>", "<li class=\"x\">", "&amp;", ""};
     for (size_t steps = 0; building && fuzz_more(&in) && steps < 256; steps++) {
-        uint8_t op = fuzz_take_u8(&in) % (MARKUP_OP_END_CAPTURE + 1);
+        uint8_t op = fuzz_take_u8(&in) % (MARKUP_OP_BREAK + 1);
         if (op == MARKUP_OP_NEWLINE) op = MARKUP_OP_CAPTURE; /* not emitted: a static's */
         uint8_t a = fuzz_take_u8(&in), bb = fuzz_take_u8(&in);
         if (op == MARKUP_OP_STATIC) {

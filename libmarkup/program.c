@@ -163,8 +163,7 @@ markup_status markup_program_add_slot(markup_program_builder *b, const markup_pr
 
 markup_status markup_program_emit(markup_program_builder *b, markup_op op, uint32_t a,
                                   uint32_t b_arg, uint32_t *at) {
-    if (!b || op == MARKUP_OP_STATIC || op == MARKUP_OP_NEWLINE ||
-        (unsigned)op > MARKUP_OP_END_CAPTURE)
+    if (!b || op == MARKUP_OP_STATIC || op == MARKUP_OP_NEWLINE || (unsigned)op > MARKUP_OP_BREAK)
         return MARKUP_ERR_INVALID_ARG;
     if (at) *at = (uint32_t)b->ncode;
     return push_instr(b, (instr){(uint8_t)op, 0, a, b_arg});
@@ -180,7 +179,7 @@ markup_status markup_program_patch(markup_program_builder *b, uint32_t at, uint3
     if (!b || at >= b->ncode) return MARKUP_ERR_INVALID_ARG;
     markup_op op = (markup_op)b->code[at].op;
     if (op != MARKUP_OP_IF && op != MARKUP_OP_JUMP && op != MARKUP_OP_LOOP &&
-        op != MARKUP_OP_END_LOOP)
+        op != MARKUP_OP_END_LOOP && op != MARKUP_OP_BREAK)
         return MARKUP_ERR_INVALID_ARG; /* only a jump has a target */
     b->code[at].a = a;
     if (a == b->ncode) b->target = a;
@@ -279,6 +278,15 @@ static markup_status check_program(const markup_program_builder *b, markup_error
                 why = "a CAPTURE inside a loop that ends after it";
             else
                 nopen--;
+            break;
+        case MARKUP_OP_BREAK:
+            if (stack) why = "a value is left on the stack";
+            if (!nopen)
+                why = "a BREAK outside a loop";
+            else if (in->a != b->code[open[nopen - 1]].a)
+                why = "a BREAK that does not go where its loop ends";
+            else if (capture_of[pc] != capture_of[open[nopen - 1]])
+                why = "a BREAK out of a capture";
             break;
         case MARKUP_OP_CAPTURE:
             if (stack) why = "a value is left on the stack";
@@ -614,6 +622,11 @@ markup_status markup_program_run(const markup_program *prog, const markup_progra
             break;
         }
         case MARKUP_OP_JUMP: pc = in->a; break;
+        case MARKUP_OP_BREAK:
+            assert(r.nloops > 0);
+            end_loop(&r);
+            pc = in->a;
+            break;
         case MARKUP_OP_CAPTURE:
             r.captures[r.ncaptures++] = out->len;
             static_end = 0; /* no newline point reaches into or out of it */

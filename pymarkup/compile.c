@@ -243,13 +243,9 @@ static PyObject *pb_child_slot(PyObject *op, PyObject *arg) {
         newline_at = first ? pb->buf.len : 0;
     }
     newline_at = static_offset(pb, newline_at);
-    markup_program_slot slot = {MARKUP_SLOT_CHILD,
-                                markup_writer_context(&pb->w),
-                                (unsigned)depth,
-                                NULL,
-                                0,
-                                false,
-                                newline_at};
+    markup_program_slot slot = {
+        MARKUP_SLOT_CHILD, markup_writer_context(&pb->w), (unsigned)depth, NULL, 0, false,
+        newline_at};
     return add_slot(pb, &slot);
 }
 

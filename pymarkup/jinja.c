@@ -679,8 +679,8 @@ static int build(pm_jinja *self, PyObject *code) {
         int opcode;
         unsigned long a, bb;
         if (!PyArg_ParseTuple(item, "ikk:_JinjaProgram instruction", &opcode, &a, &bb)) goto fail;
-        if (opcode <= MARKUP_OP_STATIC || opcode == MARKUP_OP_NEWLINE ||
-            opcode > MARKUP_OP_END_CAPTURE || a > UINT32_MAX || bb > UINT32_MAX) {
+        if (opcode <= MARKUP_OP_STATIC || opcode == MARKUP_OP_NEWLINE || opcode > MARKUP_OP_BREAK ||
+            a > UINT32_MAX || bb > UINT32_MAX) {
             PyErr_Format(PyExc_ValueError, "_JinjaProgram: instruction %zd out of range", pc);
             goto fail;
         }

@@ -128,6 +128,7 @@ static const struct {
     PM_CONST(OP_NEWLINE),
     PM_CONST(OP_CAPTURE),
     PM_CONST(OP_END_CAPTURE),
+    PM_CONST(OP_BREAK),
     PM_CONST(LOOP_LOOKAHEAD),
     /* markup_apply_kind */
     PM_CONST(APPLY_CONST),

@@ -532,7 +532,12 @@ MARKUP_API markup_status markup_baked_write_value(markup_slot_kind kind, const c
      END_CAPTURE  take what was written since the CAPTURE out of the
                 output and push data->capture(those bytes). Captures nest
                 with each other and with loops: one opened inside a loop
-                ends inside it, and no jump enters or leaves one */
+                ends inside it, and no jump enters or leaves one
+     BREAK      end the innermost loop now, as its END_LOOP does when no
+                item is left, and go to instruction `a` (the one its LOOP
+                names: just after the END_LOOP). Not from inside a capture
+                opened in that loop. (To go on with the next item, a JUMP
+                to the END_LOOP.) */
 typedef enum markup_op {
     MARKUP_OP_STATIC = 0,
     MARKUP_OP_WRITE,
@@ -547,7 +552,8 @@ typedef enum markup_op {
     MARKUP_OP_APPLY,
     MARKUP_OP_NEWLINE,
     MARKUP_OP_CAPTURE,
-    MARKUP_OP_END_CAPTURE
+    MARKUP_OP_END_CAPTURE,
+    MARKUP_OP_BREAK
 } markup_op;
 
 #define MARKUP_LOOP_LOOKAHEAD 1u

@@ -43,6 +43,7 @@ OP_APPLY: int
 OP_NEWLINE: int
 OP_CAPTURE: int
 OP_END_CAPTURE: int
+OP_BREAK: int
 LOOP_LOOKAHEAD: int
 # markup_apply_kind
 APPLY_CONST: int

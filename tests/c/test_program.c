@@ -442,6 +442,58 @@ static void test_loop_else(void **state) {
     assert_null(p);
 }
 
+/* BREAK ends the loop where it stands (an else is not entered); a JUMP
+   to the END_LOOP goes on with the next item. Over the orders: write each
+   customer, stop after the overdue one, and skip the separator after the
+   first: "Ann &amp; Bo|Cy" then "!". Every iteration is ended. */
+static void test_break_and_continue(void **state) {
+    (void)state;
+    markup_program_builder *b = NULL;
+    assert_int_equal(markup_program_builder_new(NULL, 1, &b), MARKUP_OK);
+    uint32_t text = child_slot(b, 1);
+    uint32_t loop = 0, brk = 0, skip = 0, next = 0, jump = 0;
+    emit(b, MARKUP_OP_PARAM, 0, 0);
+    assert_int_equal(markup_program_emit(b, MARKUP_OP_LOOP, 0, MARKUP_LOOP_ELSE, &loop), MARKUP_OK);
+    emit(b, MARKUP_OP_ITEM, 0, 0);
+    emit(b, MARKUP_OP_APPLY, APPLY_CUSTOMER, 1);
+    emit(b, MARKUP_OP_WRITE, text, 0);
+    emit(b, MARKUP_OP_ITEM, 0, 0);
+    emit(b, MARKUP_OP_APPLY, APPLY_OVERDUE, 1);
+    assert_int_equal(markup_program_emit(b, MARKUP_OP_IF, 0, 0, &skip), MARKUP_OK);
+    assert_int_equal(markup_program_emit(b, MARKUP_OP_BREAK, 0, 0, &brk), MARKUP_OK);
+    assert_int_equal(markup_program_patch(b, skip, markup_program_here(b)), MARKUP_OK);
+    assert_int_equal(markup_program_emit(b, MARKUP_OP_JUMP, 0, 0, &next), MARKUP_OK);
+    stat(b, "never");
+    assert_int_equal(markup_program_patch(b, next, markup_program_here(b)), MARKUP_OK);
+    stat(b, "|");
+    uint32_t end = 0;
+    assert_int_equal(markup_program_emit(b, MARKUP_OP_END_LOOP, loop + 1, 0, &end), MARKUP_OK);
+    (void)end;
+    assert_int_equal(markup_program_patch(b, loop, markup_program_here(b)), MARKUP_OK);
+    assert_int_equal(markup_program_patch(b, brk, markup_program_here(b)), MARKUP_OK);
+    assert_int_equal(markup_program_emit(b, MARKUP_OP_JUMP, 0, 0, &jump), MARKUP_OK);
+    stat(b, "none");
+    assert_int_equal(markup_program_patch(b, jump, markup_program_here(b)), MARKUP_OK);
+    stat(b, "!");
+    markup_program *p = NULL;
+    markup_error err = MARKUP_ERROR_INIT;
+    assert_int_equal(markup_program_builder_finish(b, &p, &err), MARKUP_OK);
+
+    data_ctx c = {0};
+    markup_buf out;
+    markup_buf_init(&out, NULL);
+    val all = {.kind = VAL_ORDERS, .orders = orders, .n = 3};
+    void *params[] = {&all};
+    assert_int_equal(markup_program_run(p, &data_ops, &c, params, 1, &out, NULL), MARKUP_OK);
+    const char *want = "Ann &amp; Bo|Cy!";
+    assert_int_equal(out.len, strlen(want));
+    assert_memory_equal(out.data, want, out.len);
+    assert_int_equal(c.live, 0);
+    assert_int_equal(c.iters_open, 0);
+    markup_buf_free(&out);
+    markup_program_free(p);
+}
+
 /* What a capture's body writes becomes a value (written here once more,
    so escaped twice), in each loop iteration, nested captures too; without
    a capture callback the run fails there and gives everything back. */
@@ -741,6 +793,21 @@ static void test_builder_checks(void **state) {
          {0, 0, 0, 0, 0},
          5,
          1},
+        {"break outside a loop", {MARKUP_OP_BREAK}, {1}, {0}, 1, 0},
+        {"break past its loop's end",
+         {MARKUP_OP_PARAM, MARKUP_OP_LOOP, MARKUP_OP_BREAK, MARKUP_OP_END_LOOP, MARKUP_OP_PARAM,
+          MARKUP_OP_WRITE},
+         {0, 4, 5, 2, 0, 0},
+         {0},
+         6,
+         2},
+        {"break out of a capture",
+         {MARKUP_OP_PARAM, MARKUP_OP_LOOP, MARKUP_OP_CAPTURE, MARKUP_OP_BREAK,
+          MARKUP_OP_END_CAPTURE, MARKUP_OP_WRITE, MARKUP_OP_END_LOOP},
+         {0, 7, 0, 7, 0, 0, 2},
+         {0},
+         7,
+         3},
         {"capture without end", {MARKUP_OP_CAPTURE}, {0}, {0}, 1, 0},
         {"end without capture", {MARKUP_OP_END_CAPTURE, MARKUP_OP_WRITE}, {0, 0}, {0, 0}, 2, 0},
         {"value left at a capture", {MARKUP_OP_PARAM, MARKUP_OP_CAPTURE}, {0, 0}, {0, 0}, 2, 1},
@@ -799,6 +866,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_orders_page),
         cmocka_unit_test(test_loop_else),
+        cmocka_unit_test(test_break_and_continue),
         cmocka_unit_test(test_capture),
         cmocka_unit_test(test_failure_midway),
         cmocka_unit_test(test_failure_after_a_field_read),

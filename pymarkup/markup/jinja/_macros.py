@@ -440,6 +440,7 @@ class MacroCompiler(TemplateCompiler):
             raise Unsupported("a block's output used inside an expression")
         scope = _Loop({})
         scope.is_loop = False
+        scope.captures = True
         self.emit(OP_CAPTURE)
         self.loops.append(scope)
         self.local_scope += 1

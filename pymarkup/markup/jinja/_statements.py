@@ -31,6 +31,7 @@ from ._runtime import (
 )
 from ._writer import (
     _J,
+    OP_BREAK,
     OP_END_LOOP,
     OP_IF,
     OP_ITEM,
@@ -258,8 +259,12 @@ class StatementCompiler(ExpressionCompiler):
             self.loops.pop()
         if loop.lookahead:
             self.code[start] = (OP_LOOP, 0, flags | _J["LOOP_LOOKAHEAD"])
-        self.emit(OP_END_LOOP, start + 1)
+        end_loop = self.emit(OP_END_LOOP, start + 1)
+        for at in loop.continues:
+            self.patch(at, end_loop)
         self.patch(start, self.here())
+        for at in loop.breaks:
+            self.patch(at, self.here())
         if node.else_:
             end = self.emit(OP_JUMP)
             self.local_scope += 1  # what the else part sets stays in it
@@ -335,6 +340,25 @@ class StatementCompiler(ExpressionCompiler):
         self.apply("CALL", len(captured) + 2, recurse)
         self.apply("CALL", 1, _verbatim)
         self.emit(OP_WRITE, 0)
+
+    def loop_to_leave(self, what: str) -> _Loop:
+        """The loop a {% break %} or {% continue %} (loopcontrols) ends or
+        goes on with: the innermost, unless a block's output being captured
+        or a macro compiled in place stands between."""
+        for scope in reversed(self.loops):
+            if scope.captures:
+                raise Unsupported(f"a {what} inside a block set or a filter block")
+            if scope.is_loop:
+                if not scope.visible:
+                    break
+                return scope
+        raise Unsupported(f"a {what} outside a loop of its own")
+
+    def stmt_Break(self, node: Any) -> None:
+        self.loop_to_leave("break").breaks.append(self.emit(OP_BREAK))
+
+    def stmt_Continue(self, node: Any) -> None:
+        self.loop_to_leave("continue").continues.append(self.emit(OP_JUMP))
 
     def bind_targets(self, loop: _Loop, names: Dict[str, Tuple[int, ...]]) -> None:
         if len(names) > 1 or any(names.values()):

@@ -39,7 +39,7 @@ OP_PARAM, OP_ITEM, OP_LOOP_INFO, OP_CYCLE, OP_APPLY = (
     _core.OP_CYCLE,
     _core.OP_APPLY,
 )
-OP_CAPTURE, OP_END_CAPTURE = _core.OP_CAPTURE, _core.OP_END_CAPTURE
+OP_CAPTURE, OP_END_CAPTURE, OP_BREAK = _core.OP_CAPTURE, _core.OP_END_CAPTURE, _core.OP_BREAK
 
 _BINARY = {
     nodes.Add: _J["ADD"],
@@ -95,6 +95,10 @@ class _Loop:
         # (by id) that name this loop, and the names set so far
         self.alias_sets: Set[int] = set()
         self.aliases: Set[str] = set()
+        self.captures = False  # a block set's or filter block's body
+        # {% break %} and {% continue %} in the body: their jumps, to patch
+        self.breaks: List[int] = []
+        self.continues: List[int] = []
 
 
 class Compiled:
