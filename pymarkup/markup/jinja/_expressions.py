@@ -19,6 +19,7 @@ from ._runtime import (
     _call_awaited,
     _chained_compare,
     _slice,
+    _spread_args,
     _sync_iterable,
     _with_context,
     _with_locals,
@@ -254,8 +255,6 @@ class ExpressionCompiler(ProgramWriter):
             self.filter_or_test(node.node, table, what, pushed=True)
         elif (node.node is None) != pushed:
             raise Unsupported(f"a {what} block")
-        if node.dyn_args is not None or node.dyn_kwargs is not None:
-            raise Unsupported(f"*args or **kwargs in a {what}")
         func = table.get(node.name)
         if func is None:
             raise Unsupported(f"the unknown {what} '{node.name}'")
@@ -284,8 +283,11 @@ class ExpressionCompiler(ProgramWriter):
         """The arguments of a call of `func`, whose first `before` values
         are pushed; `local_vars` (names set around, for a callable that
         takes the context) go as the keyword _markup_locals."""
+        # in Python's order: the positional ones, *args, the keywords, **kwargs
         for arg in node.args:
             self.expr(arg)
+        if node.dyn_args is not None:
+            self.expr(node.dyn_args)
         for kw in node.kwargs:
             self.expr(kw.value)
         names = [kw.key for kw in node.kwargs]
@@ -298,11 +300,23 @@ class ExpressionCompiler(ProgramWriter):
         count = before + len(node.args) + len(names)
         if self.env.is_async:  # Jinja2 awaits what a call or filter gives
             func = functools.partial(_call_awaited, func)
+        if node.dyn_args is not None or node.dyn_kwargs is not None:
+            if node.dyn_kwargs is not None:
+                self.expr(node.dyn_kwargs)
+            func = functools.partial(
+                _spread_args,
+                func,
+                before + len(node.args),
+                node.dyn_args is not None,
+                tuple(names),
+                node.dyn_kwargs is not None,
+            )
+            count += (node.dyn_args is not None) + (node.dyn_kwargs is not None)
+            self.apply("CALL", count, func)
+            return
         self.apply("CALL", count, func, kwnames=tuple(names) or None)
 
     def expr_Call(self, node: Any) -> None:
-        if node.dyn_args is not None or node.dyn_kwargs is not None:
-            raise Unsupported("*args or **kwargs in a call")
         callee = node.node
         named = (
             self.loop_named(callee.node.name)

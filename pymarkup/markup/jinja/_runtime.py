@@ -215,6 +215,34 @@ def _include(
     return Markup("".join(events))
 
 
+def _spread_args(
+    func: Callable[..., Any],
+    npositional: int,
+    star: bool,
+    kwnames: Tuple[str, ...],
+    starstar: bool,
+    *values: Any,
+) -> Any:
+    """func(*positional, *args, **keywords, **kwargs) from the values a
+    program pushed in that order, as Python passes them."""
+    args = list(values[:npositional])
+    at = npositional
+    if star:
+        args.extend(values[at])
+        at += 1
+    kwargs = dict(zip(kwnames, values[at : at + len(kwnames)]))
+    at += len(kwnames)
+    if starstar:
+        mapping = values[at]
+        if not hasattr(mapping, "keys"):
+            raise TypeError(f"argument after ** must be a mapping, not {type(mapping).__name__}")
+        for key in mapping.keys():
+            if key in kwargs:
+                raise TypeError(f"got multiple values for keyword argument {key!r}")
+            kwargs[key] = mapping[key]
+    return func(*args, **kwargs)
+
+
 def _slice(obj: Any, start: Any, stop: Any, step: Any) -> Any:
     return obj[start:stop:step]
 
@@ -287,6 +315,7 @@ internal_code: set = {
     _await_now.__code__,
     _AsyncItems.__next__.__code__,
     _include.__code__,
+    _spread_args.__code__,
     _Recursion.__call__.__code__,
 }
 
