@@ -93,7 +93,11 @@ class MacroCompiler(TemplateCompiler):
         """A macro defined in a block's body: compiled in place as one at
         the top is, where what its body reads is the context's (not a name
         the block or the loops around it set) and its name is the block's
-        to call only (block_body forgets it after)."""
+        to call only (block_body forgets it after). In a loop's body, its
+        body may read the loops' targets too (loop_macro)."""
+        if self.loops and self.loops[-1].is_loop and self.loops[-1].visible:
+            self.loop_macro(node)
+            return
         if not (self.loops and self.loops[-1].is_block and not self.module_scope):
             raise Unsupported("a macro defined inside a loop, a with, a macro or an include")
         params = {arg.name for arg in node.args} | set(_assigned_in(node.body))
@@ -106,6 +110,31 @@ class MacroCompiler(TemplateCompiler):
         if (read - params) & around or node.name in around:
             raise Unsupported("a macro in a block that reads or is a name the block sets")
         self.macro_names.add(node.name)
+
+    def loop_macro(self, node: Any) -> None:
+        """A macro defined in a loop's body, called in that body: compiled
+        in place with the loops around it in sight, which is what Jinja2's
+        macro (a closure in the loop) sees, where its body reads the loops'
+        targets and the context, not a name the body sets nor `loop`. Its
+        name is the body's to call only (stmt_For forgets it after)."""
+        if self.module_scope or self.expanding:
+            raise Unsupported("a macro defined inside a loop of a macro or an imported template")
+        params = {arg.name for arg in node.args} | set(_assigned_in(node.body))
+        read = {
+            n.name
+            for n in _walk_all(node.body + node.defaults)
+            if isinstance(n, nodes.Name) and n.ctx == "load"
+        } - params
+        set_around = {name for scope in self.loops for name in scope.locals}
+        targets = {name for scope in self.loops for name in scope.names}
+        if read & set_around or "loop" in read or node.name in set_around | targets:
+            raise Unsupported("a macro in a loop that reads or is a name the loop's body sets")
+        loop = self.loops[-1]
+        loop.macros_defined.append(
+            (node.name, self.macros.get(node.name), node.name in self.macro_names)
+        )
+        self.macro_names.add(node.name)
+        self.macro_sites[node.name] = list(self.loops)
 
     def check_macro(self, node: Any) -> None:
         body_names = [n for n in _walk_all(node.body) if isinstance(n, nodes.Name)]
@@ -191,7 +220,14 @@ class MacroCompiler(TemplateCompiler):
         site = (self.loops, self.macros, self.macro_names, self.module_scope)
         scope = _Loop({})
         scope.is_loop = False
-        self.loops = [scope]  # the macro's own: its parameters, what it sets
+        around: List[_Loop] = []
+        defined_in = self.macro_sites.get(name) if module is None else None
+        if defined_in is not None:
+            # defined in a loop's body: called there, it sees those loops
+            around = defined_in
+            if self.loops != around:
+                raise Unsupported(f"the macro '{name}' called other than where its loop defines it")
+        self.loops = [*around, scope]  # the macro's own: its parameters, what it sets
         self.expanding.append(name)
         self.callers.append((caller, site) if caller is not None else None)
         self.local_scope += 1

@@ -257,6 +257,15 @@ class StatementCompiler(ExpressionCompiler):
                 self.patch(at, self.here())  # on to END_LOOP: the next item
         finally:
             self.loops.pop()
+            for name, hidden, was_macro in reversed(loop.macros_defined):
+                # the body's own macros are gone after it
+                self.macro_sites[name] = None
+                if hidden is None:
+                    self.macros.pop(name, None)
+                else:
+                    self.macros[name] = hidden
+                if not was_macro:
+                    self.macro_names.discard(name)
         if loop.lookahead:
             self.code[start] = (OP_LOOP, 0, flags | _J["LOOP_LOOKAHEAD"])
         end_loop = self.emit(OP_END_LOOP, start + 1)

@@ -99,6 +99,8 @@ class _Loop:
         # {% break %} and {% continue %} in the body: their jumps, to patch
         self.breaks: List[int] = []
         self.continues: List[int] = []
+        # macros the body defined: (name, the macro it hides, was it a macro name)
+        self.macros_defined: List[Tuple[str, Any, bool]] = []
 
 
 class Compiled:
@@ -181,6 +183,8 @@ class ProgramWriter:
         self.deps: List[Tuple[str, Optional[str], Any]] = []
         self.macro_names: Set[str] = set()  # the macros the template defines at the top
         self.macros: Dict[str, Any] = {}  # those defined so far, by name
+        # a macro defined in a loop's body -> the scopes around it there
+        self.macro_sites: Dict[str, Optional[List[_Loop]]] = {}
         self.expanding: List[str] = []  # the macros being compiled in place
         # per macro being compiled in place: the call block that called it
         # and the scope that block stands in, or None for a plain call
