@@ -94,9 +94,6 @@ static PyMethodDef module_methods[] = {
      "_title_ascii(s, /)\n--\n\nJinja2's title of an ASCII str, else None."},
     {"_strip_tags", pm_strip_tags, METH_O,
      "_strip_tags(s, /)\n--\n\ns without tags, whitespace collapsed."},
-    {"_tstring_values", (PyCFunction)(void (*)(void))pm_tstring_values, METH_FASTCALL,
-     "_tstring_values(interpolations, joined, template_type, /)\n--\n\n"
-     "The values a compiled t-string takes, or None for html()'s slow way."},
     {"_loop_changed", (PyCFunction)(void (*)(void))pm_loop_changed, METH_FASTCALL,
      "_loop_changed(record, *values, /)\n--\n\nloop.changed(*values) on a loop's record."},
     {"_set_attr_joiners", (PyCFunction)(void (*)(void))set_attr_joiners, METH_FASTCALL,
@@ -212,6 +209,7 @@ static int module_exec(PyObject *module) {
     if (pm_stream_init(module, st) < 0) return -1;
     if (pm_jinja_init(module, st) < 0) return -1;
     if (pm_scan_init(module, st) < 0) return -1;
+    if (pm_tstring_init(module, st) < 0) return -1;
 
     if (PyModule_AddIntConstant(module, "MAX_DEPTH", MARKUP_MAX_DEPTH) < 0) return -1;
     for (size_t i = 0; i < sizeof program_constants / sizeof *program_constants; i++) {
@@ -245,6 +243,11 @@ static int module_traverse(PyObject *module, visitproc visit, void *arg) {
     Py_VISIT(st->mapping_abc);
     Py_VISIT(st->class_joiner);
     Py_VISIT(st->style_joiner);
+    Py_VISIT(st->tstring_cache);
+    Py_VISIT(st->tstring_slow);
+    Py_VISIT(st->tstring_tracing);
+    Py_VISIT(st->template_type);
+    Py_VISIT(st->interpolation_type);
     return 0;
 }
 
@@ -275,6 +278,17 @@ static int module_clear(PyObject *module) {
     Py_CLEAR(st->str_eager);
     Py_CLEAR(st->class_joiner);
     Py_CLEAR(st->style_joiner);
+    Py_CLEAR(st->tstring_cache);
+    Py_CLEAR(st->tstring_slow);
+    Py_CLEAR(st->tstring_tracing);
+    Py_CLEAR(st->template_type);
+    Py_CLEAR(st->interpolation_type);
+    Py_CLEAR(st->str_strings);
+    Py_CLEAR(st->str_interpolations);
+    Py_CLEAR(st->str_fn);
+    Py_CLEAR(st->str_joined_at);
+    Py_CLEAR(st->str_dict);
+    Py_CLEAR(st->str_sessions);
     for (size_t i = 0; i < PM_NAME_CACHE; i++) Py_CLEAR(st->valid_names[i]);
     return 0;
 }

@@ -116,6 +116,20 @@ typedef struct pm_state {
     PyObject *str_format_spec; /* interned "format_spec"                     */
     PyObject *str_style;       /* interned "style"                             */
     PyObject *str_eager;       /* key in the thread state dict: pm_eager_children */
+    /* Owned by tstring.c: what markup.html()'s fast path reads, set by
+       _tstring_setup (NULL until then, and on Pythons without t-strings):
+       the compiled templates by literal parts, the Python way for the
+       rest, the tracer's thread-local state, string.templatelib.Template,
+       and the names it reads. */
+    PyObject *tstring_cache;
+    PyObject *tstring_slow;
+    PyObject *tstring_tracing;
+    PyObject *template_type;
+    PyObject *interpolation_type;
+    /* Where Template and Interpolation keep their fields (read from their
+       member descriptors at setup; -1: read them as attributes). */
+    Py_ssize_t off_strings, off_interpolations, off_value, off_conversion, off_format_spec;
+    PyObject *str_strings, *str_interpolations, *str_fn, *str_joined_at, *str_dict, *str_sessions;
     /* markup's classes()/styles() rules for a list or mapping given as the
        value of class or style (set by the package's __init__; until then
        such values are refused as for any other attribute). */
@@ -610,9 +624,9 @@ int pm_compile_init(PyObject *module, pm_state *st);
 /* Provided by baked.c: creates the baked types, sets st->stand_in_type,
    and adds its names to the module. Returns 0 or -1 with an exception. */
 int pm_baked_init(PyObject *module, pm_state *st);
-/* tstring.c: _core._tstring_values(interpolations, joined, Template), the
-   per-call step of markup.html(). */
-PyObject *pm_tstring_values(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+/* Provided by tstring.c: adds _tstring_setup and markup.html()'s fast
+   path, _tstring_html; its state is visited and cleared by module.c. */
+int pm_tstring_init(PyObject *module, pm_state *st);
 
 /* Adds _compile (baked_compile.c), after pm_baked_init made the types. */
 int pm_baked_compile_init(PyObject *module);

@@ -36,27 +36,9 @@ _COMPILED: Dict[Tuple[str, ...], "_Compiled"] = {}
 _COMPILED_MAX = 4096
 
 
-def html(template: Any) -> "_core.SafeString":
-    """The HTML of a t-string: ``html(t"<p class={cls}>{text}</p>")``.
-
-    Values are escaped where they stand, as markup escapes children and
-    attribute values; elements, ``SafeString`` values, lists and other
-    t-strings are children. Needs CPython 3.14 (t-strings)."""
-    # The usual call: a t-string compiled before, its values plain, no
-    # builder being traced; its values are read in C.
-    compiled = _COMPILED.get(getattr(template, "strings", None))  # type: ignore[arg-type]
-    if (
-        compiled is not None
-        and compiled.fn is not None
-        and not _template._tracing.__dict__.get("sessions")
-    ):
-        values = _core._tstring_values(template.interpolations, compiled.joined_at, _TEMPLATE)
-        if values is not None:
-            return compiled.fn(*values)  # type: ignore[no-any-return]
-    return _html(template)
-
-
 def _html(template: Any) -> "_core.SafeString":
+    """html() for what its fast way in C (tstring.c) leaves: a t-string met
+    the first time, values that need Python, a builder being traced."""
     if sys.version_info < (3, 14):
         raise RuntimeError(
             "html() renders t-strings (PEP 750), which need Python 3.14 or newer; "
@@ -180,6 +162,21 @@ def _template_type() -> Any:
     if _TEMPLATE is None:
         _TEMPLATE = importlib.import_module("string.templatelib").Template
     return _TEMPLATE
+
+
+# html(template): the fast way in C for a t-string compiled before whose
+# values are plain, else _html. Its docstring is the C function's.
+html = _core._tstring_html
+if sys.version_info >= (3, 14):
+    _core._tstring_setup(
+        _COMPILED,
+        _html,
+        _template._tracing,
+        _template_type(),
+        importlib.import_module("string.templatelib").Interpolation,
+    )
+else:
+    _core._tstring_setup(_COMPILED, _html, _template._tracing, None, None)
 
 
 def _children(items: Any) -> Any:

@@ -537,3 +537,44 @@ def test_hostile_values_change_no_element_and_no_attribute(template, data):
         return  # a value placed where the writer refuses one (svg's title ...)
     out = html(build(values))
     assert _shape(parse_dom(out)) == _shape(parse_dom(harmless))
+
+
+@needs_314
+def test_html_neither_leaks_nor_loses_references():
+    # The fast way (tstring.c) and the Python way, values kept by nothing
+    # else, checked as test_refcount checks other calls.
+    import gc
+    import tracemalloc
+
+    value = "<v> é"
+    attrs = {"data-x": "1"}
+    hostile = object()
+
+    def once():
+        html(t("<p class=", value, ">", value, "</p>"))  # fast
+        html(t("<p ", attrs, ">", [value, h.B(value)], "</p>"))  # spread, a list
+        html(t("<i>", t("<b>", value, "</b>"), "</i>"))  # a nested t-string
+        try:
+            html(t("<p>", hostile, "</p>"))
+        except TypeError:
+            pass
+
+    before = sys.getrefcount(value), sys.getrefcount(attrs), sys.getrefcount(hostile)
+    for _ in range(50):
+        once()
+    gc.collect()
+    assert (sys.getrefcount(value), sys.getrefcount(attrs), sys.getrefcount(hostile)) == before
+    tracemalloc.start()
+    try:
+        for _ in range(300):
+            once()
+        gc.collect()
+        mem0, _ = tracemalloc.get_traced_memory()
+        for _ in range(300):
+            once()
+        gc.collect()
+        mem1, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    # a leak of one small object per html() call would show 1,200 of them
+    assert mem1 - mem0 < 10000
