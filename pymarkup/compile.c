@@ -342,6 +342,8 @@ static PyObject *pb_verbatim(PyObject *op, PyObject *arg) {
     if (pb->verbatim && !on) {
         pb->shadow_at = shadow_at;
         pb->verbatim_at = first ? pb->buf.len : 0;
+    } else if (on) { /* a new stretch of template text: no value stands at it yet */
+        pb->shadow_at = pb->verbatim_at = 0;
     }
     pb->verbatim = on;
     Py_RETURN_NONE;

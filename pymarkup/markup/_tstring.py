@@ -27,9 +27,6 @@ _VOID = frozenset(
     "area base br col embed hr img input link meta source track wbr param keygen".split()
 )
 
-# Where HTML goes on inside svg and math.
-_INTEGRATION_POINTS = frozenset("foreignobject desc title mi mo mn ms mtext annotation-xml".split())
-
 # Compiled templates by their literal parts; bounded, since a program's
 # literal parts are as many as its t-string literals.
 _COMPILED: Dict[Tuple[str, ...], "_Compiled"] = {}
@@ -95,7 +92,7 @@ _SPREAD_BAKED: Dict[Tuple[Any, ...], Callable[..., Any]] = {}
 def _spread_call(compiled: "_Compiled", values: List[Any]) -> Any:
     """A template with `<a {attrs}>`: baked for the names each mapping
     gives, each name's value a parameter."""
-    spread = {i: compiled.spread(i, values[i]) for i in compiled.spreads}
+    spread = {i: compiled.spread(i, tuple(values)) for i in compiled.spreads}
     names = [tuple(attrs) for attrs in spread.values()]
     key = (compiled, tuple(names))
     fn = _SPREAD_BAKED.get(key)
@@ -210,6 +207,7 @@ class _Compiled:
         "joined_at",
         "spreads",
         "beside",
+        "tag_of",
         "fn",
     )
 
@@ -228,12 +226,14 @@ class _Compiled:
         self.joined_at = tuple(index for index, _ in self.joined)
         # For each spread mapping, the other attributes of its start tag.
         self.beside: Dict[int, FrozenSet[str]] = {}
-        for node in _walk(tree):
+        self.tag_of: Dict[int, int] = {}  # spread -> its start tag (a number)
+        for number, node in enumerate(_walk(tree)):
             for name, parts in node.attrs:
                 if name == _SPREAD:
                     self.beside[parts[0]] = frozenset(
                         other for other, _ in node.attrs if other != _SPREAD
                     )
+                    self.tag_of[parts[0]] = number
         self.fn: Optional[Callable[..., Any]] = None
 
     def bake(self) -> None:
@@ -256,9 +256,11 @@ class _Compiled:
     def attr_value(self, name: str, value: Any) -> Any:
         return _joined(name.lower(), value)
 
-    def spread(self, index: int, value: Any) -> Dict[str, Any]:
-        """The attributes of a mapping spread in a start tag, checked and
-        named as an element's (a later one of the same name wins)."""
+    def spread(self, index: int, values: Tuple[Any, ...]) -> Dict[str, Any]:
+        """The attributes of the mapping `values[index]` spread in a start
+        tag, checked and named as an element's: a name its tag or another
+        mapping there also gives is refused (the parser keeps the first)."""
+        value = values[index]
         if isinstance(value, _template.StandIn):
             raise TypeError(
                 f"html(): value {index} is a mapping of attributes spread in a start tag, "
@@ -276,7 +278,16 @@ class _Compiled:
                     f"html(): value {index} spreads attributes, and their names must be str, "
                     f"got {type(name).__name__}"
                 )
-            if name.lower() in self.beside[index]:
+            others = [
+                values[j]
+                for j in self.spreads
+                if j != index and self.tag_of[j] == self.tag_of[index]
+            ]
+            if name.lower() in self.beside[index] or any(
+                isinstance(other, collections.abc.Mapping)
+                and any(isinstance(k, str) and k.lower() == name.lower() for k in other)
+                for other in others
+            ):
                 # The parser keeps the first of two, whichever was meant.
                 raise ValueError(
                     f"html(): value {index} spreads attribute {name!r}, which its start tag "
@@ -310,11 +321,19 @@ def _shell(child: Any, marks: List[Any]) -> Any:
     return _core.Tag(child.tag)(attrs, [_shell(c, marks) for c in child.children])
 
 
+# The HTML parser's whitespace (not Python's \s, which has more).
+_WS = "\t\n\f\r "
 # An attribute's name, '=' and opening quote (if any) at the end of the text
 # before its value: what a whole attribute value's slot writes itself.
-_ATTR_BEFORE = re.compile(r"(\s*)([^\s/>=]+)\s*=\s*([\"']?)\Z")
-# The same, for a value with text around it that is not quoted.
-_UNQUOTED_BEFORE = re.compile(r"[^\s/>=]+\s*=\s*(?=[^\s\"'>]*\Z)")
+_ATTR_BEFORE = re.compile(r"([\t\n\f\r ]*)([^\t\n\f\r />=]+)[\t\n\f\r ]*=[\t\n\f\r ]*([\"']?)\Z")
+# The same, for a value with text around it that is not quoted: where the
+# value begins.
+_UNQUOTED_BEFORE = re.compile(r"[^\t\n\f\r />=]+[\t\n\f\r ]*=[\t\n\f\r ]*(?=[^\t\n\f\r >]*\Z)")
+# Where an unquoted value ends: whitespace, '>' or '/>'.
+_UNQUOTED_END = re.compile(r"[\t\n\f\r >]|/>")
+# What the parser takes for part of an unquoted value, but would end or
+# change it once markup puts the value in double quotes.
+_UNQUOTED_SPECIAL = re.compile(r"[\"'<=`]")
 
 
 def _compile(strings: Tuple[str, ...]) -> _Compiled:
@@ -360,7 +379,7 @@ def _places(strings: Tuple[str, ...]) -> Tuple[List[str], List[Tuple[str, str, T
                     "name (name={value})",
                     line,
                 )
-            pieces[i] = pieces[i].rstrip()  # each attribute is written with its space
+            pieces[i] = pieces[i].rstrip(_WS)  # each attribute is written with its space
             slots.append(("spread", "", (i,)))
         elif place == "comment":
             raise _fail("a value is in a comment; comments are fixed text", line)
@@ -369,13 +388,14 @@ def _places(strings: Tuple[str, ...]) -> Tuple[List[str], List[Tuple[str, str, T
         elif place in ("text", "rcdata"):
             slots.append(("child", "", (i,)))
         else:
-            ends = after[:1] == quote if quote else after[:1].isspace() or after[:1] in ("", ">")
-            if quote == "" and after.startswith("/>"):
-                ends = True
+            if quote:
+                ends = after[:1] == quote
+            else:  # the next value, if one follows at once, is in this one too
+                ends = after[:1] in tuple(_WS) + (">",) or after.startswith("/>")
             if value_start and ends and not group:
                 match = _ATTR_BEFORE.search(pieces[i])
-                if match is None:  # pragma: no cover - the tokenizer read a name
-                    raise _fail("a value stands where the parser reads no attribute", line)
+                if match is None or match.group(2).lower()[:63] != attr:
+                    raise _fail("a value stands where the parser reads no attribute's value", line)
                 pieces[i] = pieces[i][: match.start()]
                 if quote:
                     pieces[i + 1] = pieces[i + 1][1:]
@@ -384,26 +404,41 @@ def _places(strings: Tuple[str, ...]) -> Tuple[List[str], List[Tuple[str, str, T
                 if not group:
                     if not quote:  # quoted on output: the value is one attribute value
                         match = _UNQUOTED_BEFORE.search(pieces[i])
-                        if match is None:  # pragma: no cover - as above
-                            raise _fail("a value stands where the parser reads no attribute", line)
+                        if match is None:
+                            raise _fail(
+                                "a value stands where the parser reads no attribute's value", line
+                            )
+                        _unquoted_text(pieces[i][match.end() :], line)
                         pieces[i] = pieces[i][: match.end()] + '"' + pieces[i][match.end() :]
-                    name = re.search(r"([^\s/>=]+)\s*=\s*[\"']?[^\"'=]*\Z", pieces[i])
-                    slots.append(("parts", name.group(1) if name else attr, ()))
+                    slots.append(("parts", attr, ()))
                     first = i
                 else:
+                    if not quote:
+                        _unquoted_text(pieces[i], line)
                     slots.append(("in_parts", "", ()))
                 group.append(i)
-                stays = quote not in after if quote else not re.search(r"[\s>]", after)
+                stays = quote not in after if quote else not _UNQUOTED_END.search(after)
                 if not stays:
                     if not quote:
-                        end = re.search(r"[\s>]|/>", after)
+                        end = _UNQUOTED_END.search(after)
                         at = end.start() if end else len(after)
+                        _unquoted_text(pieces[i + 1][:at], line)
                         pieces[i + 1] = pieces[i + 1][:at] + '"' + pieces[i + 1][at:]
                     kind, name_, _ = slots[first]
                     slots[first] = (kind, name_, tuple(group))
                     group = []
         scan.value()
     return pieces, slots
+
+
+def _unquoted_text(text: str, line: int) -> None:
+    """Refuses template text in an unquoted attribute value that markup
+    quotes (class=btn-{kind}) where the quotes would change what it is."""
+    if _UNQUOTED_SPECIAL.search(text):
+        raise _fail(
+            "an unquoted attribute value around a value holds \" ' < = or `; quote the value",
+            line,
+        )
 
 
 def _agree(tree: "_Node", slots: List[Tuple[str, str, Tuple[int, ...]]]) -> None:
@@ -441,7 +476,7 @@ def _walk(node: "_Node") -> Any:
 def _spread_here(before: str, after: str) -> bool:
     """Whether a value in a start tag stands alone, where a whole attribute
     would: after whitespace, before whitespace, '>' or '/>'."""
-    return before[-1:].isspace() and (after[:1].isspace() or after[:1] in (">", "/"))
+    return before[-1:] in tuple(_WS) and (after[:1] in tuple(_WS) + (">", "/"))
 
 
 def _split(text: str) -> List[Any]:
@@ -462,11 +497,40 @@ def _split(text: str) -> List[Any]:
 
 
 class _Node:
-    __slots__ = ("tag", "attrs", "children", "line")
+    __slots__ = ("tag", "attrs", "children", "line", "ns")
 
-    def __init__(self, tag: str, attrs: List[Tuple[str, Optional[List[Any]]]], line: int) -> None:
-        self.tag, self.attrs, self.line = tag, attrs, line
+    def __init__(
+        self, tag: str, attrs: List[Tuple[str, Optional[List[Any]]]], line: int, ns: str = "html"
+    ) -> None:
+        self.tag, self.attrs, self.line, self.ns = tag, attrs, line, ns
         self.children: List[Any] = []
+
+
+# Elements whose text the tokenizers that read a template (libmarkup's and
+# the standard library's) take as text, whatever it holds; inside svg and
+# math the browser's parser reads it as markup.
+_TEXT_ELEMENTS = frozenset(
+    "title textarea style script xmp iframe noembed noframes noscript plaintext".split()
+)
+
+
+def _namespace(parent: _Node, tag: str) -> str:
+    """The namespace the tree construction gives element `tag` in `parent`:
+    html, svg or math (the standard's rules for foreign content and its
+    HTML integration points)."""
+    html_rules = parent.ns == "html"
+    if parent.ns == "svg":
+        html_rules = parent.tag in ("foreignobject", "desc", "title")
+    elif parent.ns == "math":
+        if parent.tag in ("mi", "mo", "mn", "ms", "mtext"):
+            html_rules = tag not in ("mglyph", "malignmark")
+        elif parent.tag == "annotation-xml":
+            encoding = dict(parent.attrs).get("encoding")
+            text = "".join(p for p in encoding if isinstance(p, str)) if encoding else ""
+            html_rules = tag == "svg" or text.lower() in ("text/html", "application/xhtml+xml")
+    if html_rules:
+        return tag if tag in ("svg", "math") else "html"
+    return parent.ns
 
 
 def _fail(what: str, line: int) -> "TemplateError":
@@ -528,7 +592,7 @@ def _read(source: str) -> "_Node":
             )
             if closes and last is not None:
                 del last[-1]
-            node = _Node(tag, parsed, self.line())
+            node = _Node(tag, parsed, self.line(), _namespace(self.open[-1], tag))
             self.open[-1].children.append(node)
             if tag not in _VOID:
                 self.open.append(node)
@@ -552,14 +616,8 @@ def _read(source: str) -> "_Node":
 
         def foreign(self) -> bool:
             """Whether the element just opened is an svg or math one, which
-            '/>' ends: svg and math themselves, and what stands inside them
-            but not inside one of their HTML integration points."""
-            for node in reversed(self.open):
-                if node.tag in ("svg", "math"):
-                    return True
-                if node is not self.open[-1] and node.tag in _INTEGRATION_POINTS:
-                    return False
-            return False
+            '/>' ends."""
+            return self.open[-1].ns != "html"
 
         def handle_endtag(self, tag: str) -> None:
             if tag in _VOID:
@@ -576,6 +634,12 @@ def _read(source: str) -> "_Node":
 
         def handle_data(self, data: str) -> None:
             parent = self.open[-1]
+            if parent.ns != "html" and parent.tag in _TEXT_ELEMENTS and "<" in data:
+                raise _fail(
+                    f"'<' in the text of an {parent.ns} <{parent.tag}>, which the browser "
+                    f"reads as markup there (not as text, as in HTML); write &lt;",
+                    self.line(),
+                )
             if _OPEN in data and parent.tag in (
                 "script",
                 "style",

@@ -236,6 +236,65 @@ def test_slash_ends_only_what_the_parser_ends():
 
 
 @needs_314
+def test_text_elements_inside_svg_and_math_hold_no_markup():
+    # The tokenizers that read a template take <title>'s (and <textarea>'s,
+    # <style>'s ...) text for text; inside svg and math the browser's
+    # parser reads it as markup, so a '<' there would open elements the
+    # writer never saw (here a script around the value).
+    for source in (
+        ("<svg><title><script>", "alert(1)", "</script></title></svg>"),
+        ("<svg><textarea><script>", "x", "</script></textarea></svg>"),
+        ("<math><title><img alt=", "x", "></title></math>"),
+        ("<svg><style><!--</style>", "x", "--></svg>"),
+    ):
+        with pytest.raises(ValueError, match=r"'<' in the text of an (svg|math) <"):
+            html(t(*source))
+    # Where HTML goes on (an integration point), such text is text again.
+    out = html(t("<svg><foreignObject><textarea><b>", "<x>", "</textarea></foreignObject></svg>"))
+    assert out == "<svg><foreignObject><textarea><b>&lt;x&gt;</textarea></foreignObject></svg>"
+    source = '<math><annotation-xml encoding="text/html"><title><b>'
+    out = html(t(source, "x", "</title></annotation-xml></math>"))
+    assert out == source + "x</title></annotation-xml></math>"
+    # Text without '<' is the same text to both.
+    assert html(t("<svg><title>", "a & b", "</title></svg>")) == (
+        "<svg><title>a &amp; b</title></svg>"
+    )
+
+
+@needs_314
+def test_an_unquoted_value_markup_quotes_holds_no_quote_of_its_own():
+    # title={x}"{y}: the parser reads the '"' into the unquoted value; in
+    # the quotes markup adds, it would end the value and let y add
+    # attributes.
+    for parts in (
+        ("<a title=", "x", '"', " onmouseover=alert(1) ", ">go</a>"),
+        ("<a title=a'", "x", ">go</a>"),
+        ("<a title=", "x", "=b>go</a>"),
+        ("<a title=`", "x", ">go</a>"),
+    ):
+        with pytest.raises(ValueError, match=r"unquoted attribute value around a value"):
+            html(t(*parts))
+    # values one after the other are one value, quoted whole
+    assert html(t("<a class=", "x", "", "y", ">go</a>")) == '<a class="xy">go</a>'
+    # an attribute's name is the tokenizer's, whitespace the parser's only
+    out = html(t("<a x\u00a0onclick=", "v", ">go</a>"))
+    assert out == '<a x\u00a0onclick="v">go</a>'
+    assert [a for a, _ in parse_dom(out)[0][1]] == ["x\u00a0onclick"]
+    with pytest.raises(TypeError, match=r"font with a color"):
+        html(t('<svg><font color="a b=', "v", '"></font></svg>'))
+
+
+@needs_314
+def test_two_mappings_in_one_start_tag_give_a_name_once():
+    with pytest.raises(ValueError, match=r"spreads attribute 'href'"):
+        html(t("<a ", {"href": "/a"}, " ", {"href": "/b"}, ">go</a>"))
+    out = html(
+        t("<a ", {"href": "/a"}, " ", {"title": "b"}, ">go</a><a ", {"href": "/c"}, ">x</a>")
+    )
+    assert out == '<a href="/a" title="b">go</a><a href="/c">x</a>'
+
+
+@needs_314
 def test_a_value_first_in_pre_keeps_its_newline_after_the_templates():
     for tag in ("pre", "textarea", "listing"):
         for source in ((f"<{tag}>", f"</{tag}>"), (f"<{tag}>\n", f"</{tag}>")):

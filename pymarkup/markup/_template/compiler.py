@@ -448,7 +448,7 @@ class _Compiler:
             else:
                 pb.render_attr(aname, template.attr_value(aname, value))
         else:  # a mapping spread among the attributes
-            for key, item in template.spread(index, value).items():
+            for key, item in template.spread(index, values).items():
                 if isinstance(item, StandIn) or (isinstance(item, str) and _MARK in item):
                     self.on_stand_in(item, key, 0)
                 else:

@@ -58,6 +58,20 @@ _NOT_IN_RECURSION = (
 )
 
 
+def _calls_out(node: Any) -> bool:
+    """Whether `node` is a call of something (loop.cycle() and
+    loop.changed() excepted, which only read the loop)."""
+    if not isinstance(node, nodes.Call):
+        return False
+    callee = node.node
+    return not (
+        isinstance(callee, nodes.Getattr)
+        and callee.attr in ("cycle", "changed")
+        and isinstance(callee.node, nodes.Name)
+        and callee.node.name == "loop"
+    )
+
+
 class _Deferred:
     def __init__(self, run: Callable[[], None]) -> None:
         self.run = run
@@ -386,8 +400,10 @@ class StatementCompiler(ExpressionCompiler):
         """The items of `for ... in ... if test` that pass the test, in a
         list kept in a place of its own (whose number this gives). Jinja2
         tests each item as its loop reaches it; testing them all first is
-        the same where the test cannot see what the body does: no loop
-        variable, no call and nothing the body can change (a namespace)."""
+        the same where the test cannot see what the body does (no loop
+        variable, no call in the test, and no name but the loop's targets
+        where the body calls something or sets a namespace attribute) and
+        the body reads every item (no break)."""
         test_names = [n for n in _walk_all([node.test]) if isinstance(n, nodes.Name)]
         if any(n.name == "loop" for n in test_names) or any(
             isinstance(n, nodes.Call) for n in _walk_all([node.test])
@@ -395,9 +411,14 @@ class StatementCompiler(ExpressionCompiler):
             raise Unsupported(
                 "a filtered loop with loop.* or an else whose test calls or reads loop"
             )
-        if any(isinstance(n, nodes.NSRef) for n in _walk_all(node.body)) and any(
+        body = list(_walk_all(node.body))
+        if any(isinstance(n, nodes.Break) for n in body):
+            # Jinja2 stops reading the items there
+            raise Unsupported("a filtered loop with loop.* or an else and a break")
+        if any(isinstance(n, nodes.NSRef) or _calls_out(n) for n in body) and any(
             n.name not in names for n in test_names
         ):
+            # what the body calls or sets may change what the test reads
             raise Unsupported(
                 "a filtered loop with loop.* or an else whose test reads a name its body may change"
             )
