@@ -509,18 +509,17 @@ def test_a_t_string_renders_the_dom_of_the_same_h_tree(cls, title, kids):
 # attribute: the DOM is the one the same template makes with a harmless
 # word in every place, but for the text of the values themselves.
 _TAGS = ["div", "p", "span", "b", "title", "textarea", "pre", "svg", "g", "desc"]
-_HOSTILE_VALUES = st.sampled_from(
-    [
-        "v",
-        "\"'><img src=x onerror=alert(1)>",
-        "</title></textarea></style><script>x</script>",
-        "</svg><style><img src=x onerror=1></style>",
-        "a b=c",
-        "&amp;&#x3c;",
-        "\n",
-        "-->",
-    ]
-)
+_HOSTILE_LIST = [
+    "v",
+    "\"'><img src=x onerror=alert(1)>",
+    "</title></textarea></style><script>x</script>",
+    "</svg><style><img src=x onerror=1></style>",
+    "a b=c",
+    "&amp;&#x3c;",
+    "\n",
+    "-->",
+]
+_HOSTILE_VALUES = st.sampled_from(_HOSTILE_LIST)
 
 
 @st.composite
@@ -637,3 +636,91 @@ def test_html_neither_leaks_nor_loses_references():
         tracemalloc.stop()
     # a leak of one small object per html() call would show 1,200 of them
     assert mem1 - mem0 < 10000
+
+
+def _random_source(rng, depth=0):
+    """A template as in _random_template, drawn by `rng` (no hypothesis:
+    all of them go to one Chromium process)."""
+    parts, places = [""], []
+
+    def value(kind):
+        places.append(kind)
+        parts.extend([None, ""])
+
+    for _ in range(rng.randint(0, 3)):
+        tag = rng.choice(_TAGS + ["math", "mi", "foreignObject", "style", "textarea"])
+        parts[-1] += f"<{tag}"
+        for n in range(rng.randint(0, 2)):
+            form = rng.choice(["static", "whole", "quoted", "parts", "unquoted-parts"])
+            if form == "static":
+                parts[-1] += f' s{n}="x y"'
+            elif form == "whole":
+                parts[-1] += f" a{n}="
+                value("attr")
+            elif form == "quoted":
+                parts[-1] += f" a{n}='"
+                value("attr")
+                parts[-1] += "'"
+            elif form == "parts":
+                parts[-1] += f' a{n}="x '
+                value("attr")
+                parts[-1] += ' y"'
+            else:
+                parts[-1] += f" a{n}=x"
+                value("attr")
+                parts[-1] += "y"
+        parts[-1] += ">" + rng.choice(["", "t", "<i>i</i>", "&amp;"])
+        if rng.random() < 0.5:
+            value("child")
+        if depth < 2 and rng.random() < 0.5:
+            inner, inner_places = _random_source(rng, depth + 1)
+            parts[-1] += inner[0]
+            for k, place in enumerate(inner_places):
+                value(place)
+                parts[-1] += inner[2 * k + 2]
+        parts[-1] += f"</{tag}>"
+    return parts, places
+
+
+@needs_314
+def test_hostile_values_change_no_element_in_chromium():
+    # The browser as the oracle: a random template's output with hostile
+    # values holds the elements and attribute names it holds with harmless
+    # ones, read as a document and in a <div>, and runs no handler.
+    import random
+
+    import browser
+
+    if browser.CHROMIUM is None:
+        pytest.skip(browser.MISSING)
+    rng = random.Random(20261206)
+    hostile = [v for v in _HOSTILE_LIST if v != "v"]
+    pairs = []
+    while len(pairs) < 400:
+        parts, places = _random_source(rng)
+
+        def build(vals, parts=parts):
+            return Template(
+                *[
+                    p if i % 2 == 0 else Interpolation(vals[i // 2], "x")
+                    for i, p in enumerate(parts)
+                ]
+            )
+
+        try:
+            harmless = html(build(["v"] * len(places)))
+        except ValueError:
+            continue
+        pairs.append((harmless, html(build([rng.choice(hostile) for _ in places]))))
+    readings = browser.parse_all([s for pair in pairs for s in pair])
+    shape = lambda els: [(tag, sorted(name for name, _ in attrs)) for tag, attrs in els]  # noqa: E731
+    failures = []
+    for k, (harmless, out) in enumerate(pairs):
+        a, b = readings[2 * k], readings[2 * k + 1]
+        if (
+            shape(a.document) != shape(b.document)
+            or shape(a.fragment) != shape(b.fragment)
+            or b.handler_ran
+        ):
+            failures.append((harmless, out))
+    assert not failures, failures[:3]
