@@ -115,6 +115,9 @@ CONTEXT = {
         "{% for a in [1, 2] %}{% for i in tree recursive %}{{ a }}{{ i.name }}"
         "{{ loop.previtem.name }}{{ loop(i.kids) }}{% endfor %}{% endfor %}",
         "{% for i in tree recursive %}{{ loop(missing) }}{% endfor %}",
+        # the else reads the enclosing loop's i, at every level
+        "{% for i in [7] %}{% for i in [[], [[]]] recursive %}<{{ loop(i) }}>"
+        "{% else %}[{{ i }}]{% endfor %}{% endfor %}",
         # the items are the targets, as Jinja2's filter yields them: [1, 2] as (1, 2)
         "{% for a, b in [[1, 2], [3, 4], [5, 6]] if a > 1 %}{{ loop.previtem }}{{ a }}"
         "{% endfor %}",
@@ -310,6 +313,11 @@ def test_a_changed_parent_is_jinja2s_to_render():
             "the loop variable used other than",
         ),
         ("{% for x in xs if x.ok() %}{{ loop.index }}{% endfor %}", "whose test calls"),
+        (
+            "{% for a in xs %}{% for x in xs recursive %}{% else %}{{ loop.index }}{% endfor %}"
+            "{% endfor %}",
+            "a recursive loop's else reading loop",
+        ),
         # the body changes what the test reads: Jinja2 tests each item in turn
         (
             "{% for x in xs if x not in seen %}{{ loop.index }}{{ seen.append(x) }}{% endfor %}",

@@ -312,11 +312,17 @@ class StatementCompiler(ExpressionCompiler):
                 n.name in self.macro_names or n.name in self.imported or n.name in self.modules
             ):
                 raise Unsupported("a recursive loop that calls a macro")
+        if any(isinstance(n, nodes.Name) and n.name == "loop" for n in _walk_all(node.else_)):
+            raise Unsupported("a recursive loop's else reading loop")  # the enclosing one
         targets = _targets(node.target)
+        # The else reads the targets' names where the loop stands (no item
+        # was bound): those are handed down too.
         read = {
             n.name
             for n in _walk_all(parts)
             if isinstance(n, nodes.Name) and n.name not in targets and n.name != "loop"
+        } | {
+            n.name for n in _walk_all(node.else_) if isinstance(n, nodes.Name) and n.name in targets
         }
         captured = sorted(read | (set(_assigned_in(node.body)) - set(targets)))
         sub = type(self)(self.env, self.name)
