@@ -201,6 +201,22 @@ def test_errors_are_jinja2s():
     same("{% for a, b in items %}{% endfor %}", {"items": [(1, 2, 3)]})
 
 
+def test_compile_errors_are_jinja2s_in_its_order():
+    """An unknown filter in a loop's body and a constant that fails to
+    fold in the else after it: Jinja2's generator meets the filter first."""
+    source = (
+        "{% if s %}{% for x in xs %}{{ s|nofilter }}{% endfor %}"
+        "{% else %}{{ 1.name if 1.name }}{% endif %}"
+    )
+    for env in (jinja2.Environment, mj.Environment):
+        with pytest.raises(jinja2.TemplateAssertionError, match="No filter named 'nofilter'"):
+            env(undefined=jinja2.StrictUndefined).from_string(source)
+    # Without the filter, the fold's error is the template's.
+    for env in (jinja2.Environment, mj.Environment):
+        with pytest.raises(jinja2.UndefinedError, match="no attribute 'name'"):
+            env(undefined=jinja2.StrictUndefined).from_string("{{ 1.name if 1.name }}")
+
+
 def test_traceback_points_into_the_template():
     def fail():
         raise KeyError("boom")

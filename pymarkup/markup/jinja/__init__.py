@@ -98,6 +98,11 @@ class _Accelerating:
             _pending.compiled = (compile_template(self, source, name), None)
         except Unsupported as exc:
             _pending.compiled = (None, str(exc))
+        except jinja2.TemplateError as exc:
+            # Folding a constant failed (say, an undefined attribute under
+            # StrictUndefined). Jinja2's generator, folding in its own
+            # order, decides what the template raises, if anything.
+            _pending.compiled = (None, f"folding a constant raised {type(exc).__name__}")
         return super()._generate(source, name, filename, defer_init)  # type: ignore[misc,no-any-return]
 
     def _compile(self, source: str, filename: str) -> Any:
