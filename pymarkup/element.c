@@ -181,7 +181,11 @@ static PyObject *comment_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
                      Py_TYPE(text)->tp_name);
         return NULL;
     }
-    PyObject *plain = number ? PyObject_Str(text) : PyUnicode_FromObject(text); /* a plain str */
+    /* str(value), as for an element's children: a str subclass is its
+       __str__, kept as a plain str. */
+    PyObject *plain = PyUnicode_CheckExact(text) ? Py_NewRef(text) : PyObject_Str(text);
+    if (plain != NULL && !PyUnicode_CheckExact(plain))
+        Py_SETREF(plain, PyUnicode_FromObject(plain));
     if (plain == NULL) return NULL;
     Py_ssize_t n;
     pm_comment *self = NULL;

@@ -673,6 +673,14 @@ def test_comment_text_is_a_read_only_plain_str():
 
     comment = Comment(Text("a < b"))
     assert type(comment.text) is str and comment.text == "a < b"
+
+    class Shown(str):  # its text is its __str__, as an element's child's is
+        def __str__(self):
+            return Text("shown & told")
+
+    assert type(Comment(Shown("x")).text) is str and Comment(Shown("x")).text == "shown & told"
+    assert render(Comment(Shown("x"))) == "<!--shown &amp; told-->"
+    assert render(h.P(Shown("x"))) == "<p>shown &amp; told</p>"
     assert Comment(7).text == "7" and Comment(text="t").text == "t"
     with pytest.raises(AttributeError):
         comment.text = "changed"
