@@ -6,6 +6,7 @@ import os
 import shlex
 import sys
 
+import hypothesis
 import jinja2
 import markupsafe
 import pytest
@@ -18,6 +19,13 @@ import markup
 # MARKUP_TEST_TIME_SCALE how many times slower it runs.
 PYTHON = shlex.split(os.environ.get("MARKUP_TEST_PYTHON", "")) or [sys.executable]
 TIME_SCALE = float(os.environ.get("MARKUP_TEST_TIME_SCALE", "1"))
+
+# MARKUP_HYPOTHESIS_PROFILE=ci (.ci/run) draws the same examples on every
+# run, so that what lands is what was tested; other runs draw new ones,
+# which is how the property tests find what no one wrote down.
+hypothesis.settings.register_profile("ci", derandomize=True, database=None)
+if os.environ.get("MARKUP_HYPOTHESIS_PROFILE"):
+    hypothesis.settings.load_profile(os.environ["MARKUP_HYPOTHESIS_PROFILE"])
 
 
 def pytest_report_header(config):

@@ -201,6 +201,26 @@ def test_errors_are_jinja2s():
     same("{% for a, b in items %}{% endfor %}", {"items": [(1, 2, 3)]})
 
 
+@pytest.mark.parametrize(
+    "source",
+    [
+        # Python reads *args before the keywords' values, and Jinja2 passes
+        # keywords named like Python's as **dict({...}, **kwargs)
+        "{{ f(k=1 // zero, *n) }}",
+        "{{ f(*n, **(1 // zero)) }}",
+        "{{ items|join(k=1 // zero, *n) }}",
+        "{{ f(class=1, y=2, **pairs) }}",
+        "{{ f(class=1, **{'class': 2}) }}",
+        "{{ f(1, *items, y=2, **{'q': 3}) }}",
+    ],
+)
+def test_spread_arguments_in_pythons_order(source):
+    def f(*args, **kwargs):
+        return f"f{args}{sorted(kwargs.items())}"
+
+    same(source, dict(CONTEXT, f=f, zero=0))
+
+
 def test_compile_errors_are_jinja2s_in_its_order():
     """An unknown filter in a loop's body and a constant that fails to
     fold in the else after it: Jinja2's generator meets the filter first."""
@@ -329,6 +349,26 @@ def test_a_changed_parent_is_jinja2s_to_render():
             "the loop variable used other than",
         ),
         ("{% for x in xs if x.ok() %}{{ loop.index }}{% endfor %}", "whose test calls"),
+        # Jinja2 starts a name its frame sets before reading it as missing:
+        # undefined in a loop that stands before the set
+        (
+            "{% for x in xs %}{{ title }}{% endfor %}{% set title = 'set' %}",
+            "'title' read in a loop, with, macro or call body before its frame sets it",
+        ),
+        (
+            "{% macro m() %}{{ title }}{% endmacro %}{{ m() }}{% set title = 'set' %}",
+            "'title' read in a loop, with, macro or call body before its frame sets it",
+        ),
+        # defined only where the branch runs
+        (
+            "{% if n > 9 %}{% macro m() %}A{% endmacro %}{% endif %}{{ m() }}",
+            "a macro defined inside an if",
+        ),
+        (
+            "{% for x in xs %}{% macro m() %}{{ caller() }}{% endmacro %}{% call m() %}{{ x }}"
+            "{% endcall %}{% endfor %}",
+            "a macro in a loop that calls caller",
+        ),
         (
             "{% for a in xs %}{% for x in xs recursive %}{% else %}{{ loop.index }}{% endfor %}"
             "{% endfor %}",
@@ -380,6 +420,36 @@ def test_what_falls_back_says_why(source, reason):
     assert not ours.markup_native
     assert reason in ours.markup_reason
     assert outcome(ours, {"xs": [1, 2], "name": "x"}) == outcome(plain, {"xs": [1, 2], "name": "x"})
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        # the loop stands before the set: Jinja2 reads undefined there
+        ("{% for x in xs %}[{{ title }}]{% endfor %}{% set title = 's' %}{{ title }}", "[][]s"),
+        ("{% with %}[{{ title }}]{% endwith %}{% set title = 's' %}", "[]"),
+        # read by the frame first, or set first: the value around, or the set one
+        ("[{{ title }}]{% for x in xs %}{{ title }}{% endfor %}{% set title = 's' %}", "[t]tt"),
+        ("{% set title = 's' %}{% for x in xs %}{{ title }}{% endfor %}", "ss"),
+        ("{% macro m() %}{{ title }}{% endmacro %}{% set title = 's' %}{{ m() }}", "s"),
+        (
+            "{% if none %}{% set title = 's' %}{% endif %}{% for x in xs %}{{ title }}{% endfor %}",
+            "tt",
+        ),
+    ],
+)
+def test_a_name_its_frame_sets_reads_as_jinja2(source, expected):
+    context = {"xs": [1, 2], "title": "t", "none": None}
+    assert same(source, context, native=False) == ("ok", expected)
+
+
+@pytest.mark.parametrize("kind", [jinja2.pass_context, jinja2.pass_eval_context])
+@pytest.mark.parametrize("source", ["{{ '<x>' }}", "{{ 'a' ~ '<' }}", "{{ '<x>'|upper }}"])
+def test_a_finalize_taking_the_context_escapes_constants_once(kind, source):
+    finalize = kind(lambda ctx, value: f"[{value}]")
+    for autoescape in (True, False):
+        result = same(source, {}, autoescape=autoescape, finalize=finalize)
+        assert result[1].count("[") == 1 and "&amp;" not in result[1]
 
 
 def test_accelerate_an_existing_environment():
@@ -441,6 +511,14 @@ def test_a_context_callable_sees_what_was_set_around():
         "({{ loop(i.kids) }}){% endfor %}",
         "{% for x in xs %}{% if x == 2 %}{% continue %}{% endif %}{{ x }}{% if x == 4 %}"
         "{% break %}{% endif %}{% endfor %}",
+        # Jinja2 runs the else unless an item reached the body's end
+        "{% for x in xs %}{% continue %}{% else %}E{% endfor %}",
+        "{% for x in xs %}{% break %}{% else %}E{% endfor %}",
+        "{% for x in xs %}{% if x != 3 %}{% continue %}{% endif %}{{ x }}{% else %}E{% endfor %}",
+        "{% for x in xs %}{% for y in xs %}{% continue %}{% else %}E{% endfor %}{% endfor %}",
+        "{% for x in xs if x > 2 %}{{ loop.index }}{% continue %}{% else %}E{% endfor %}",
+        "{% for i in tree recursive %}{{ i.name }}{{ loop(i.kids) }}{% continue %}"
+        "{% else %}E{% endfor %}",
     ],
 )
 def test_loop_controls_as_jinja2(source):

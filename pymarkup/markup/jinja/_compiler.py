@@ -18,6 +18,8 @@ from ._nodes import (
     Unsupported,
     _assigned_in,
     _walk_scope,
+    macro_under_if,
+    read_before_set,
 )
 from ._writer import Compiled, _modified_eval_ctx
 
@@ -54,6 +56,13 @@ class Compiler(MacroCompiler):
             # Jinja2's code generator folds constants expression by
             # expression; folded here first, it finds them folded.
             template = _Folding(self.env).visit(template, self.eval_ctx)
+        if macro_under_if(template):
+            raise Unsupported("a macro defined inside an if")
+        name = read_before_set(template)
+        if name is not None:
+            raise Unsupported(
+                f"'{name}' read in a loop, with, macro or call body before its frame sets it"
+            )
         body, self.blocks = self.inherit(template, self.name)
         self.top_sets = bool(_assigned_in(body)) or any(
             isinstance(n, nodes.Assign) for n in _walk_scope(body)

@@ -2,6 +2,7 @@
 value on the program's stack."""
 
 import functools
+from keyword import iskeyword
 from typing import Any, Dict, List, Optional, Tuple
 
 from jinja2 import nodes
@@ -20,6 +21,7 @@ from ._runtime import (
     _chained_compare,
     _slice,
     _spread_args,
+    _star_items,
     _sync_iterable,
     _with_context,
     _with_locals,
@@ -288,6 +290,7 @@ class ExpressionCompiler(ProgramWriter):
             self.expr(arg)
         if node.dyn_args is not None:
             self.expr(node.dyn_args)
+            self.apply("CALL", 1, _star_items)  # read before the keywords are
         for kw in node.kwargs:
             self.expr(kw.value)
         names = [kw.key for kw in node.kwargs]
@@ -310,6 +313,9 @@ class ExpressionCompiler(ProgramWriter):
                 node.dyn_args is not None,
                 tuple(names),
                 node.dyn_kwargs is not None,
+                # Jinja2 passes keywords named like Python's as
+                # **dict({...}, **kwargs): kwargs' values win there
+                any(iskeyword(kw.key) for kw in node.kwargs),
             )
             count += (node.dyn_args is not None) + (node.dyn_kwargs is not None)
             self.apply("CALL", count, func)

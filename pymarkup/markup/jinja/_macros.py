@@ -127,6 +127,8 @@ class MacroCompiler(TemplateCompiler):
         } - params
         set_around = {name for scope in self.loops for name in scope.locals}
         targets = {name for scope in self.loops for name in scope.names}
+        if "caller" in read:
+            raise Unsupported("a macro in a loop that calls caller")
         if read & set_around or "loop" in read or node.name in set_around | targets:
             raise Unsupported("a macro in a loop that reads or is a name the loop's body sets")
         loop = self.loops[-1]

@@ -215,16 +215,26 @@ def _include(
     return Markup("".join(events))
 
 
+def _star_items(items: Any) -> Tuple[Any, ...]:
+    """The items of *args, read where Python reads them: before the
+    keyword arguments' values."""
+    if not hasattr(items, "__iter__") and not hasattr(items, "__getitem__"):
+        raise TypeError(f"Value after * must be an iterable, not {type(items).__name__}")
+    return tuple(items)
+
+
 def _spread_args(
     func: Callable[..., Any],
     npositional: int,
     star: bool,
     kwnames: Tuple[str, ...],
     starstar: bool,
+    override: bool,
     *values: Any,
 ) -> Any:
     """func(*positional, *args, **keywords, **kwargs) from the values a
-    program pushed in that order, as Python passes them."""
+    program pushed in that order, as Python passes them (with `override`,
+    as func(..., **dict(keywords, **kwargs)))."""
     args = list(values[:npositional])
     at = npositional
     if star:
@@ -234,6 +244,8 @@ def _spread_args(
     at += len(kwnames)
     if starstar:
         mapping = values[at]
+        if override:
+            return func(*args, **dict(kwargs, **mapping))
         if not hasattr(mapping, "keys"):
             raise TypeError(f"argument after ** must be a mapping, not {type(mapping).__name__}")
         for key in mapping.keys():

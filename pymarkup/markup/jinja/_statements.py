@@ -2,6 +2,7 @@
 
 import collections
 import functools
+import operator
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from jinja2 import nodes
@@ -117,19 +118,19 @@ class StatementCompiler(ExpressionCompiler):
         """A constant {{ }} (as folded) written as static text, as Jinja2
         folds it: escaped, then through finalize. False where Jinja2 leaves
         it to run time (a finalize that takes the context)."""
+        finalize = self.env.finalize
+        pass_arg = None if finalize is None else _PassArg.from_obj(finalize)
+        if pass_arg in (_PassArg.context, _PassArg.eval_context):
+            # Jinja2 writes it at run time: finalize, then escaped once
+            self.apply("CONST", 0, value)
+            self.write()
+            return True
         if self.eval_ctx.autoescape:
             value = _escape(value)
-        finalize = self.env.finalize
-        if finalize is not None:
-            pass_arg = _PassArg.from_obj(finalize)
-            if pass_arg is _PassArg.environment:
-                value = finalize(self.env, value)
-            elif pass_arg is None:
-                value = finalize(value)
-            else:
-                self.apply("CONST", 0, value)
-                self.write()
-                return True
+        if pass_arg is _PassArg.environment:
+            value = finalize(self.env, value)
+        elif finalize is not None:
+            value = finalize(value)
         self.static(str(value))
         return True
 
@@ -250,13 +251,23 @@ class StatementCompiler(ExpressionCompiler):
                 and stmt.target.name not in names
             ):
                 loop.alias_sets.add(id(stmt))
+        # Jinja2 runs the else unless an item reached the body's end: with a
+        # break or continue in the body, a flag says so (no longer "no item")
+        completed = None
+        if node.else_ and any(
+            isinstance(n, (nodes.Break, nodes.Continue)) for n in _walk_all(node.body)
+        ):
+            self.apply("CONST", 0, False)
+            self.names.append(None)  # type: ignore[arg-type]
+            completed = len(self.names) - 1
+            self.keep(completed)
         if iterable_place is None:
             self.expr(node.iter)  # in the scope around the loop
             if self.env.is_async:  # Jinja2's auto_aiter: an async iterable's items
                 self.apply("CALL", 1, _sync_iterable)
         else:
             self.emit(OP_PARAM, iterable_place)
-        flags = _J["LOOP_ELSE"] if node.else_ else 0
+        flags = _J["LOOP_ELSE"] if node.else_ and completed is None else 0
         start = self.emit(OP_LOOP, 0, flags)
         self.loops.append(loop)
         try:
@@ -267,6 +278,9 @@ class StatementCompiler(ExpressionCompiler):
                 # Items the test refuses are skipped: nothing counts them.
                 self.condition(node.test, skip)
             self.body(node.body)
+            if completed is not None:
+                self.apply("CONST", 0, True)
+                self.keep(completed)
             for at in skip:
                 self.patch(at, self.here())  # on to END_LOOP: the next item
         finally:
@@ -289,7 +303,12 @@ class StatementCompiler(ExpressionCompiler):
         for at in loop.breaks:
             self.patch(at, self.here())
         if node.else_:
-            end = self.emit(OP_JUMP)
+            if completed is not None:
+                self.emit(OP_PARAM, completed)
+                self.apply("CALL", 1, operator.not_)
+                end = self.emit(OP_IF)
+            else:
+                end = self.emit(OP_JUMP)
             self.local_scope += 1  # what the else part sets stays in it
             try:
                 self.body(node.else_)
