@@ -7,7 +7,7 @@ import copy
 import inspect
 import operator
 import threading
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple
 
 from jinja2 import filters as _jinja_filters
 from jinja2.exceptions import TemplateNotFound, TemplateRuntimeError
@@ -139,21 +139,15 @@ def _chain(ops: Tuple[str, ...]) -> Callable[..., Any]:
     return chained
 
 
-def _append(items: List[Any], item: Any) -> None:
-    """An item that passed a filtered loop's test."""
-    items.append(item)
-
-
 # The names a recursive loop's program reads its items and depth by: no
 # template's name (a Jinja2 name cannot hold a space).
 _RECURSION_ITEMS = " items"
 _RECURSION_DEPTH = (" depth", " depth0")
 
 
-class _Recursion:
-    """A recursive loop's program as Jinja2's loop function: called with
-    the names its body reads, the items and the depth0 of the level, it
-    gives the level's output, Markup when the template autoescapes."""
+class _SubProgram:
+    """A program of its own within a template's (a recursive loop's, a
+    filtered loop's test), run with the names it reads handed to it."""
 
     def __init__(self, autoescape: bool) -> None:
         self.autoescape = autoescape
@@ -161,11 +155,9 @@ class _Recursion:
         self.names: Tuple[str, ...] = ()
         self.lines: Tuple[int, ...] = ()  # the template line of each instruction
 
-    def __call__(self, *args: Any) -> Any:
-        vars = dict(zip(self.names, args))
-        vars[_RECURSION_DEPTH[0]] = args[-1] + 1
+    def run(self, vars: Dict[str, Any]) -> str:
         try:
-            out = self.program.render(vars, ())
+            return self.program.render(vars, ())  # type: ignore[no-any-return]
         except Exception as exc:
             # The line that failed, for the template's traceback; the
             # program that called this one then records where it stands.
@@ -175,7 +167,41 @@ class _Recursion:
                     exc._markup_line = self.lines[pc]  # type: ignore[attr-defined]
                 del exc._markup_pc  # type: ignore[attr-defined]
             raise
+
+
+class _Recursion(_SubProgram):
+    """A recursive loop's program as Jinja2's loop function: called with
+    the names its body reads, the items and the depth0 of the level, it
+    gives the level's output, Markup when the template autoescapes."""
+
+    def __call__(self, *args: Any) -> Any:
+        vars = dict(zip(self.names, args))
+        vars[_RECURSION_DEPTH[0]] = args[-1] + 1
+        out = self.run(vars)
         return Markup(out) if self.autoescape else out
+
+
+class _Filter(_SubProgram):
+    """A filtered loop's test as Jinja2's filter generator: called with the
+    names the test reads and the items, it yields those that pass, each
+    tested when the loop asks for it (the program writes "1" for one that
+    passes). With `count` targets, an item is unpacked first and yielded as
+    the tuple of the targets."""
+
+    count = 0
+
+    def __call__(self, *args: Any) -> Any:
+        vars = dict(zip(self.names, args))
+        return self.items(vars, args[-1])
+
+    def items(self, vars: Dict[str, Any], iterable: Any) -> Any:
+        unpack = _unpacker(self.count) if self.count else None
+        for item in iterable:
+            if unpack is not None:
+                item = unpack(item)
+            vars[_RECURSION_ITEMS] = (item,)
+            if self.run(vars):
+                yield item
 
 
 def _sync_iterable(iterable: Any) -> Any:
@@ -329,6 +355,9 @@ internal_code: set = {
     _include.__code__,
     _spread_args.__code__,
     _Recursion.__call__.__code__,
+    _SubProgram.run.__code__,
+    _Filter.__call__.__code__,
+    _Filter.items.__code__,
 }
 
 

@@ -21,8 +21,8 @@ from ._nodes import (
 from ._runtime import (
     _RECURSION_DEPTH,
     _RECURSION_ITEMS,
-    _append,
     _await_now,
+    _Filter,
     _Recursion,
     _sync_iterable,
     _text_markup,
@@ -57,20 +57,6 @@ _NOT_IN_RECURSION = (
     nodes.Extends,
     nodes.ScopedEvalContextModifier,
 )
-
-
-def _calls_out(node: Any) -> bool:
-    """Whether `node` is a call of something (loop.cycle() and
-    loop.changed() excepted, which only read the loop)."""
-    if not isinstance(node, nodes.Call):
-        return False
-    callee = node.node
-    return not (
-        isinstance(callee, nodes.Getattr)
-        and callee.attr in ("cycle", "changed")
-        and isinstance(callee.node, nodes.Name)
-        and callee.node.name == "loop"
-    )
 
 
 class _Deferred:
@@ -222,18 +208,15 @@ class StatementCompiler(ExpressionCompiler):
             self.recursive_for(node)
             return
         names = _targets(node.target)
-        iterable_place = None
-        if node.test is not None and (
-            node.else_
+        # loop.* counts, and else asks about, only the items the test lets
+        # through: the loop runs over a generator of those, as Jinja2's does
+        filtered = node.test is not None and (
+            bool(node.else_)
             or any(
                 isinstance(n, nodes.Name) and n.name == "loop"
                 for n in _walk_all(node.body + [node.test])
             )
-        ):
-            # loop.* counts, and else asks about, only the items the test
-            # lets through: those are collected first, and the loop runs
-            # over them.
-            iterable_place = self.filtered_items(node, names)
+        )
         loop = _Loop(names)
         loop.recursion = getattr(node, "markup_recursion", None)
         # {% set outer = loop %} at the top of the body, the name set
@@ -261,12 +244,12 @@ class StatementCompiler(ExpressionCompiler):
             self.names.append(None)  # type: ignore[arg-type]
             completed = len(self.names) - 1
             self.keep(completed)
-        if iterable_place is None:
+        if filtered:
+            self.filtered_items(node, names)
+        else:
             self.expr(node.iter)  # in the scope around the loop
             if self.env.is_async:  # Jinja2's auto_aiter: an async iterable's items
                 self.apply("CALL", 1, _sync_iterable)
-        else:
-            self.emit(OP_PARAM, iterable_place)
         flags = _J["LOOP_ELSE"] if node.else_ and completed is None else 0
         start = self.emit(OP_LOOP, 0, flags)
         self.loops.append(loop)
@@ -274,7 +257,7 @@ class StatementCompiler(ExpressionCompiler):
             self.scope_locals(loop, node.body, node.lineno)
             self.bind_targets(loop, names)
             skip: List[int] = []
-            if node.test is not None and iterable_place is None:
+            if node.test is not None and not filtered:
                 # Items the test refuses are skipped: nothing counts them.
                 self.condition(node.test, skip)
             self.body(node.body)
@@ -421,60 +404,56 @@ class StatementCompiler(ExpressionCompiler):
             self.apply("STORE", 1, None, loop.tuple_at)
             self.patch(self.emit(OP_IF), self.here())
 
-    def filtered_items(self, node: Any, names: Dict[str, Tuple[int, ...]]) -> int:
-        """The items of `for ... in ... if test` that pass the test, in a
-        list kept in a place of its own (whose number this gives). Jinja2
-        tests each item as its loop reaches it; testing them all first is
-        the same where the test cannot see what the body does (no loop
-        variable, no call in the test, and no name but the loop's targets
-        where the body calls something or sets a namespace attribute) and
-        the body reads every item (no break)."""
-        test_names = [n for n in _walk_all([node.test]) if isinstance(n, nodes.Name)]
-        if any(n.name == "loop" for n in test_names) or any(
-            isinstance(n, nodes.Call) for n in _walk_all([node.test])
-        ):
-            raise Unsupported(
-                "a filtered loop with loop.* or an else whose test calls or reads loop"
-            )
-        body = list(_walk_all(node.body))
-        if any(isinstance(n, nodes.Break) for n in body):
-            # Jinja2 stops reading the items there
-            raise Unsupported("a filtered loop with loop.* or an else and a break")
-        if any(isinstance(n, nodes.NSRef) or _calls_out(n) for n in body) and any(
-            n.name not in names for n in test_names
-        ):
-            # what the body calls or sets may change what the test reads
-            raise Unsupported(
-                "a filtered loop with loop.* or an else whose test reads a name its body may change"
-            )
-        self.apply("LIST", 0)
-        self.names.append(None)  # type: ignore[arg-type]
-        place = len(self.names) - 1
-        self.keep(place)
+    def filtered_items(self, node: Any, names: Dict[str, Tuple[int, ...]]) -> None:
+        """Pushes the items of `for ... in ... if test` that pass the test:
+        a generator that tests each item when the loop asks for it, as
+        Jinja2's does (so loop.length, loop.last and a break read as many
+        items as there). The test is a program of its own, run with the
+        names it reads taken where the loop stands, which is what Jinja2's
+        filter sees: the body's sets are its own."""
+        test_names = {n.name for n in _walk_all([node.test]) if isinstance(n, nodes.Name)}
+        if "loop" in test_names:
+            raise Unsupported("a filtered loop with loop.* or an else whose test reads loop")
+        if test_names & (self.macro_names | set(self.imported) | set(self.modules)):
+            raise Unsupported("a filtered loop with loop.* or an else whose test calls a macro")
+        captured = sorted(test_names - set(names))
+        sub = type(self)(self.env, self.name)
+        sub.eval_ctx = sub.template_eval_ctx = self.eval_ctx
+        sub.call = self.call
+        sub.local_scope = 1
+        for name in (*captured, _RECURSION_ITEMS):
+            sub.names.append(name)
+        # {% for <targets> in items %}{% if test %}1{% endif %}{% endfor %}
+        passes = nodes.Output([nodes.TemplateData("1")], lineno=node.lineno)
+        probe = nodes.For(
+            node.target,
+            nodes.Name(_RECURSION_ITEMS, "load", lineno=node.lineno),
+            [nodes.If(node.test, [passes], [], [], lineno=node.lineno)],
+            [],
+            None,
+            False,
+            lineno=node.lineno,
+        )
+        sub.line = self.line
+        sub.body([probe])
+        test = _Filter(bool(self.eval_ctx.autoescape))
+        test.program = _core._JinjaProgram(
+            sub.code,
+            tuple(sub.ops),
+            tuple(sub.names),
+            self.env.undefined,
+            bool(self.eval_ctx.autoescape),
+        )
+        test.names = tuple(captured)
+        test.lines = tuple(sub.lines)
+        test.count = len(names) if any(names.values()) else 0
+        self.calls = True  # the test may call what takes the render's context
+        for name in captured:
+            self.expr_Name(nodes.Name(name, "load", lineno=node.lineno))
         self.expr(node.iter)
         if self.env.is_async:
             self.apply("CALL", 1, _sync_iterable)
-        start = self.emit(OP_LOOP, 0, 0)
-        scan = _Loop(names)
-        self.loops.append(scan)
-        try:
-            self.bind_targets(scan, names)
-            skip: List[int] = []
-            self.condition(node.test, skip)
-            self.emit(OP_PARAM, place)
-            if scan.tuple_at >= 0:  # Jinja2 yields the target: a tuple of the names
-                self.emit(OP_PARAM, scan.tuple_at)
-            else:
-                self.emit(OP_ITEM, 0)
-            self.apply("CALL", 2, _append)
-            self.patch(self.emit(OP_IF), self.here())
-            for at in skip:
-                self.patch(at, self.here())
-        finally:
-            self.loops.pop()
-        self.emit(OP_END_LOOP, start + 1)
-        self.patch(start, self.here())
-        return place
+        self.apply("CALL", len(captured) + 1, test)
 
     def scope_locals(self, scope: _Loop, body: List[Any], line: int) -> None:
         """The names a loop's body (or a block's) sets: each iteration (or
