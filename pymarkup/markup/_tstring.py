@@ -386,8 +386,10 @@ def _places(strings: Tuple[str, ...]) -> Tuple[List[str], List[Tuple[str, str, T
         elif place == "raw_text":
             raise _fail(f"a value is in the text of a <{tag}>, {_core._RAW_PER_CALL_ADVICE}", line)
         elif place in ("text", "rcdata"):
+            _no_reference_before(literal, line)
             slots.append(("child", "", (i,)))
         else:
+            _no_reference_before(literal, line)
             if quote:
                 ends = after[:1] == quote
             else:  # the next value, if one follows at once, is in this one too
@@ -429,6 +431,23 @@ def _places(strings: Tuple[str, ...]) -> Tuple[List[str], List[Tuple[str, str, T
                     group = []
         scan.value()
     return pieces, slots
+
+
+# A character reference begun by the text before a value: '&', '&am', '&#3'.
+_REFERENCE_BEGUN = re.compile(r"&#?[0-9A-Za-z]*\Z")
+
+
+def _no_reference_before(text: str, line: int) -> None:
+    """Refuses a value right after an '&' that it could make a character
+    reference of ('&am' then 'p;'): the value would change how the
+    template's own text reads."""
+    begun = _REFERENCE_BEGUN.search(text)
+    if begun:
+        raise _fail(
+            f"a value right after '{begun.group()}', which it could complete as a character "
+            "reference; write &amp; for a literal '&'",
+            line,
+        )
 
 
 def _unquoted_text(text: str, line: int) -> None:
@@ -512,6 +531,11 @@ class _Node:
 _TEXT_ELEMENTS = frozenset(
     "title textarea style script xmp iframe noembed noframes noscript plaintext".split()
 )
+
+
+# What starts markup where the parser reads text as HTML: a tag, an end
+# tag, a comment or declaration, a processing instruction.
+_MARKUP_START = re.compile(r"<[A-Za-z/!?]")
 
 
 def _namespace(parent: _Node, tag: str) -> str:
@@ -638,6 +662,17 @@ def _read(source: str) -> "_Node":
                 raise _fail(
                     f"'<' in the text of an {parent.ns} <{parent.tag}>, which the browser "
                     f"reads as markup there (not as text, as in HTML); write &lt;",
+                    self.line(),
+                )
+            markup = _MARKUP_START.search(data) if parent.tag in _TEXT_ELEMENTS else None
+            if markup:
+                raise _fail(
+                    f"'{markup.group()}' in the text of a <{parent.tag}>: where the parser "
+                    f"ignores the <{parent.tag}> start tag (in a select, after a frameset, in "
+                    "a template of columns) or reads it as svg or math (this t-string placed "
+                    "in one), that text is markup, and a value after it could stand inside "
+                    "a tag; write &lt; in a title or textarea, a space after '<' in a script "
+                    "(a < b), or pass the text as a value",
                     self.line(),
                 )
             if _OPEN in data and parent.tag in (

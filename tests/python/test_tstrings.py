@@ -250,9 +250,11 @@ def test_text_elements_inside_svg_and_math_hold_no_markup():
         with pytest.raises(ValueError, match=r"'<' in the text of an (svg|math) <"):
             html(t(*source))
     # Where HTML goes on (an integration point), such text is text again.
-    out = html(t("<svg><foreignObject><textarea><b>", "<x>", "</textarea></foreignObject></svg>"))
-    assert out == "<svg><foreignObject><textarea><b>&lt;x&gt;</textarea></foreignObject></svg>"
-    source = '<math><annotation-xml encoding="text/html"><title><b>'
+    out = html(
+        t("<svg><foreignObject><textarea>1 < 2 ", "<x>", "</textarea></foreignObject></svg>")
+    )
+    assert out == "<svg><foreignObject><textarea>1 < 2 &lt;x&gt;</textarea></foreignObject></svg>"
+    source = '<math><annotation-xml encoding="text/html"><title>1 < 2 '
     out = html(t(source, "x", "</title></annotation-xml></math>"))
     assert out == source + "x</title></annotation-xml></math>"
     # Text without '<' is the same text to both.
@@ -328,6 +330,46 @@ def test_under_baked_a_t_string_writes_the_same_bytes():
         "<section class='card'>\n  <h2 >T</h2>\n  <svg viewBox='0 0 1 1'><path d=\"T\"/></svg>"
         '\n  <ul>\n    <li class=row data-id="0">&lt;n0&gt;</li>\n  </ul>\n</section>'
     )
+
+
+@needs_314
+@pytest.mark.parametrize(
+    "parts",
+    [
+        # The parser ignores these start tags in a select, after a frameset
+        # and in a template of columns, and reads svg's title as svg: the
+        # text is then markup, whose quote here holds the end tag, and the
+        # value stands in the tag, where escaping keeps no attribute out.
+        ("<select><title><option a='</title>' ", "onclick=alert(1)", "></select>"),
+        ("<!doctype html><frameset><title><frame a='</title>' ", "onload=x()", "></frameset>"),
+        ("<template><col><xmp><col a='</xmp>' ", "onclick=x()", "></template>"),
+        ("<title><a title='</title>' ", "onclick=x()", ">"),  # later placed in an svg
+        ("<xmp><option a='</xmp>' ", "onclick=x()", ">"),  # later placed in a select
+        ("<textarea></b>", "x", "</textarea>"),
+        ("<script>if (a<b) f()</script><p>", "x", "</p>"),
+        ("<style><!-- a {}</style>", ""),
+    ],
+)
+def test_text_of_text_elements_holds_no_markup(parts):
+    with pytest.raises(ValueError, match=r"' in the text of a <(title|xmp|textarea|script|style)>"):
+        html(t(*parts))
+    # Where the parser reads such text as text, '<' not starting markup is text.
+    assert html(t("<script>if (a < b) f()</script><p>", "<x>", "</p>")) == (
+        "<script>if (a < b) f()</script><p>&lt;x&gt;</p>"
+    )
+    assert html(t("<title>a &lt; b ", "<x>", "</title>")) == "<title>a &lt; b &lt;x&gt;</title>"
+
+
+@needs_314
+def test_a_value_cannot_complete_a_character_reference_begun_before_it():
+    for parts in (
+        ("<p>&am", "p;", "</p>"),
+        ('<p title="&#6', "0;", '">x</p>'),
+        ("<p>&", "lt;", ""),
+    ):
+        with pytest.raises(ValueError, match=r"a value right after '&"):
+            html(t(*parts))
+    assert html(t("<p>AT&amp;T ", "&", "</p>")) == "<p>AT&amp;T &amp;</p>"
 
 
 @needs_314
