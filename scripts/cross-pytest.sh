@@ -7,16 +7,20 @@
 #
 #   scripts/cross-pytest.sh CMAKE JOBS TRIPLE...
 #
-# Logs are in build/cross-pytest/<triple>.log.
+# Logs are in build/cross-pytest/<triple>.log. MARKUP_CROSS_PYTEST_PHASE=
+# build sets up and builds only, =run runs the suites of an earlier build
+# (so that CI can run them beside other steps); unset, both.
 set -euo pipefail
 cmake=$1 jobs=$2
 shift 2
+phase=${MARKUP_CROSS_PYTEST_PHASE:-all}
 cd "$(dirname "$0")/.."
 source scripts/emulated-suite.sh
 build=$PWD/build
 mkdir -p "$build/cross-pytest"
 
 for t in "$@"; do
+  [ "$phase" != run ] || break
   py=$build/cross-python-$t
   bash scripts/cross-python.sh "$t" "$py"
   "$cmake" -S . -B "$build/cross-py-$t" -DCMAKE_TOOLCHAIN_FILE="cmake/toolchains/$t.cmake" \
@@ -26,6 +30,8 @@ for t in "$@"; do
     "-DCMAKE_C_FLAGS=-idirafter $py/root/usr/include"
   "$cmake" --build "$build/cross-py-$t" -j "$jobs"
 done
+
+[ "$phase" != build ] || exit 0
 
 declare -A pids
 for t in "$@"; do
