@@ -535,7 +535,7 @@ _TEXT_ELEMENTS = frozenset(
 
 # What starts markup where the parser reads text as HTML: a tag, an end
 # tag, a comment or declaration, a processing instruction.
-_MARKUP_START = re.compile(r"<[A-Za-z/!?]")
+_MARKUP_START = re.compile(r"<[A-Za-z/!?\ue000]")  # U+E000: a value, which may be any
 
 
 def _namespace(parent: _Node, tag: str) -> str:
@@ -572,6 +572,8 @@ def _read(source: str) -> "_Node":
         def __init__(self, source: str) -> None:
             super().__init__(convert_charrefs=True)
             self.source = source
+            self.lower = source.lower()
+            self.line_starts = [0] + [i + 1 for i, c in enumerate(source) if c == "\n"]
             self.root = _Node("", [], 1)
             self.open: List[_Node] = [self.root]
 
@@ -656,18 +658,28 @@ def _read(source: str) -> "_Node":
                 )
             self.open.pop()
 
+        def raw_text(self, tag: str) -> str:
+            """The template's own text from here to </tag>, as written
+            (what handle_data is given has its references decoded)."""
+            line, offset = self.getpos()
+            start = self.line_starts[line - 1] + offset
+            end = self.lower.find("</" + tag, start)
+            return self.source[start : end if end >= 0 else len(self.source)]
+
         def handle_data(self, data: str) -> None:
             parent = self.open[-1]
-            if parent.ns != "html" and parent.tag in _TEXT_ELEMENTS and "<" in data:
+            raw = self.raw_text(parent.tag) if parent.tag in _TEXT_ELEMENTS else ""
+            if parent.ns != "html" and "<" in raw:
                 raise _fail(
                     f"'<' in the text of an {parent.ns} <{parent.tag}>, which the browser "
                     f"reads as markup there (not as text, as in HTML); write &lt;",
                     self.line(),
                 )
-            markup = _MARKUP_START.search(data) if parent.tag in _TEXT_ELEMENTS else None
+            markup = _MARKUP_START.search(raw)
             if markup:
+                start = markup.group().replace(_OPEN, "{value}")
                 raise _fail(
-                    f"'{markup.group()}' in the text of a <{parent.tag}>: where the parser "
+                    f"'{start}' in the text of a <{parent.tag}>: where the parser "
                     f"ignores the <{parent.tag}> start tag (in a select, after a frameset, in "
                     "a template of columns) or reads it as svg or math (this t-string placed "
                     "in one), that text is markup, and a value after it could stand inside "

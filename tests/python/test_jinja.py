@@ -417,6 +417,7 @@ def test_what_falls_back_says_why(source, reason):
         # the loop stands before the set: Jinja2 reads undefined there
         ("{% for x in xs %}[{{ title }}]{% endfor %}{% set title = 's' %}{{ title }}", "[][]s"),
         ("{% with %}[{{ title }}]{% endwith %}{% set title = 's' %}", "[]"),
+        ("{% autoescape true %}[{{ title }}]{% endautoescape %}{% set title = 's' %}", "[]"),
         # read by the frame first, or set first: the value around, or the set one
         ("[{{ title }}]{% for x in xs %}{{ title }}{% endfor %}{% set title = 's' %}", "[t]tt"),
         ("{% set title = 's' %}{% for x in xs %}{{ title }}{% endfor %}", "ss"),
@@ -439,6 +440,21 @@ def test_a_finalize_taking_the_context_escapes_constants_once(kind, source):
     for autoescape in (True, False):
         result = same(source, {}, autoescape=autoescape, finalize=finalize)
         assert result[1].count("[") == 1 and "&amp;" not in result[1]
+
+
+def test_a_finalize_that_raises_on_a_constant_raises_where_it_is_written():
+    def strict(value):
+        if value is None:
+            raise ValueError("None rendered")
+        return value
+
+    source = "{% if x %}{{ none }}{% endif %}ok"
+    for env in (jinja2.Environment, mj.Environment):
+        template = env(finalize=strict).from_string(source)
+        assert template.render() == "ok"
+        with pytest.raises(ValueError, match="None rendered"):
+            template.render(x=1)
+    assert template.markup_native
 
 
 def test_accelerate_an_existing_environment():

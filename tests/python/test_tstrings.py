@@ -348,6 +348,8 @@ def test_under_baked_a_t_string_writes_the_same_bytes():
         ("<textarea></b>", "x", "</textarea>"),
         ("<script>if (a<b) f()</script><p>", "x", "</p>"),
         ("<style><!-- a {}</style>", ""),
+        ("<title><", "img src=x onerror=alert(1)", "></title>"),  # the value names the tag
+        ("<textarea>a<", "b", "</textarea>"),
     ],
 )
 def test_text_of_text_elements_holds_no_markup(parts):
@@ -358,6 +360,13 @@ def test_text_of_text_elements_holds_no_markup(parts):
         "<script>if (a < b) f()</script><p>&lt;x&gt;</p>"
     )
     assert html(t("<title>a &lt; b ", "<x>", "</title>")) == "<title>a &lt; b &lt;x&gt;</title>"
+    # References are what the template wrote, not markup: &lt; is the way to write '<'.
+    assert html(t("<textarea>&lt;p&gt;", "x", "&#60;/p&gt;</textarea>")) == (
+        "<textarea>&lt;p&gt;x&#60;/p&gt;</textarea>"
+    )
+    assert html(t("<svg><title>a &lt; b ", "x", "</title></svg>")) == (
+        "<svg><title>a &lt; b x</title></svg>"
+    )
 
 
 @needs_314

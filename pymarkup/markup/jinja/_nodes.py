@@ -90,7 +90,7 @@ def _frames(node: Any) -> Any:
     """Each frame in `node` (a template), as (node, its statements)."""
     if isinstance(node, nodes.Template):
         yield node, node.body
-    for child in node.find_all((*_FRAME_BODIES, nodes.Block, nodes.AssignBlock)):
+    for child in node.find_all((*_FRAME_BODIES, nodes.Block, nodes.AssignBlock, nodes.Scope)):
         yield child, child.body
 
 
@@ -103,6 +103,7 @@ _INNER_FIELDS = {
     nodes.FilterBlock: ("body",),
     nodes.AssignBlock: ("body",),
     nodes.Block: ("body",),
+    nodes.Scope: ("body",),  # {% autoescape %}
 }
 
 
@@ -155,30 +156,36 @@ def read_before_set(template: Any) -> Any:
             for name, ref in symbols.refs.items()
             if symbols.loads.get(ref) == (VAR_LOAD_UNDEFINED, None)
         }
+        if not starts_missing:
+            continue
+        # each statement's reads in frames of its own, calls and sets, once
+        seen = []
+        for statement in statements:
+            own: List[Any] = []
+            inner: List[Any] = []
+            _split_frames(statement, own, inner)
+            reads = {
+                n.name for n in _walk_all(inner) if isinstance(n, nodes.Name) and n.ctx == "load"
+            }
+            calls = {
+                n.node.name
+                for n in _walk_all([statement])
+                if isinstance(n, nodes.Call) and isinstance(n.node, nodes.Name)
+            }
+            stores = {name for n in own for name in _stored_by(n)}
+            seen.append((statement, reads, calls, stores))
         for name in starts_missing:
             readers = set()  # macros defined here whose bodies read it: read where called
-            for statement in statements:
-                own: List[Any] = []
-                inner: List[Any] = []
-                _split_frames(statement, own, inner)
-                reads = any(
-                    isinstance(n, nodes.Name) and n.name == name and n.ctx == "load"
-                    for n in _walk_all(inner)
-                )
+            for statement, reads, calls, stores in seen:
                 if isinstance(statement, nodes.Macro):
                     if statement.name == name:
                         break  # defined: set
-                    if reads:
+                    if name in reads:
                         readers.add(statement.name)
                     continue
-                if reads or any(
-                    isinstance(n, nodes.Call)
-                    and isinstance(n.node, nodes.Name)
-                    and n.node.name in readers
-                    for n in _walk_all([statement])
-                ):
+                if name in reads or calls & readers:
                     return name
-                if any(name in _stored_by(n) for n in own):
+                if name in stores:
                     break
     return None
 

@@ -111,13 +111,17 @@ class StatementCompiler(ExpressionCompiler):
             self.apply("CONST", 0, value)
             self.write()
             return True
-        if self.eval_ctx.autoescape:
-            value = _escape(value)
-        if pass_arg is _PassArg.environment:
-            value = finalize(self.env, value)
-        elif finalize is not None:
-            value = finalize(value)
-        self.static(str(value))
+        try:
+            if self.eval_ctx.autoescape:
+                value = _escape(value)
+            if pass_arg is _PassArg.environment:
+                value = finalize(self.env, value)
+            elif finalize is not None:
+                value = finalize(value)
+            text = str(value)
+        except Exception:  # as Jinja2 does, left to run time, where it raises
+            return False
+        self.static(text)
         return True
 
     def write(self) -> None:
